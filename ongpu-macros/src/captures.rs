@@ -1,0 +1,271 @@
+//! Capture analysis: the free identifiers of a body (names not bound by `let`, `for` or the
+//! site-index parameter, and not called as functions), in order of first use, split into
+//! written and read-only sets. A written capture whose first use is a whole assignment
+//! (`x = ...` at the top level of the body, not reading `x`) is never loaded.
+
+use crate::check::is_compound_assign;
+use proc_macro2::Span;
+use std::collections::HashSet;
+use syn::{Block, Expr, Ident, Pat, Stmt};
+
+/// One capture.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// The name, with the span of its first use.
+    pub ident: Ident,
+    /// Where the body first assigns it, if it does.
+    pub written_at: Option<Span>,
+    /// Whether its old value is read (always, for read-only captures).
+    pub load: bool,
+}
+
+impl Capture {
+    /// True if the body assigns it.
+    pub fn is_written(&self) -> bool {
+        self.written_at.is_some()
+    }
+}
+
+/// The captures of `block`, whose outermost scope already binds `params` (the site index of
+/// `|i|`, or a function's parameters).
+pub fn analyse(block: &Block, params: &[Ident]) -> Vec<Capture> {
+    let mut a = Analysis { scopes: vec![params.iter().map(Ident::to_string).collect()], captures: Vec::new(), depth: 0 };
+    a.block_stmts(block);
+    a.captures
+}
+
+struct Analysis {
+    scopes: Vec<HashSet<String>>,
+    captures: Vec<Capture>,
+    /// Nesting inside control flow or nested blocks (a whole assignment there may not run).
+    depth: usize,
+}
+
+/// What a use of a capture does.
+#[derive(Clone, Copy, PartialEq)]
+enum Use {
+    Read,
+    /// `x = ...` at the body's top level: the old value is not needed, if nothing came first.
+    WholeAssign,
+    /// Any other write (`x += ...`, `x[i] = ...`, a conditional `x = ...`): the old value is
+    /// kept or read.
+    Write,
+}
+
+impl Analysis {
+    fn is_local(&self, name: &str) -> bool {
+        self.scopes.iter().any(|s| s.contains(name))
+    }
+
+    fn declare(&mut self, name: &Ident) {
+        self.scopes.last_mut().expect("a scope").insert(name.to_string());
+    }
+
+    fn note(&mut self, ident: &Ident, u: Use) {
+        let name = ident.to_string();
+        if self.is_local(&name) {
+            return;
+        }
+        let c = match self.captures.iter_mut().find(|c| c.ident == name) {
+            Some(c) => c,
+            None => {
+                self.captures.push(Capture { ident: ident.clone(), written_at: None, load: u != Use::WholeAssign });
+                let c = self.captures.last_mut().expect("just pushed");
+                if u != Use::Read {
+                    c.written_at = Some(ident.span());
+                }
+                return;
+            }
+        };
+        if u != Use::Read && c.written_at.is_none() {
+            c.written_at = Some(ident.span());
+        }
+    }
+
+    fn nested<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.scopes.push(HashSet::new());
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        self.scopes.pop();
+        r
+    }
+
+    fn block_stmts(&mut self, b: &Block) {
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn block(&mut self, b: &Block) {
+        self.nested(|a| a.block_stmts(b));
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Local(l) => {
+                if let Some(init) = &l.init {
+                    self.expr(&init.expr);
+                }
+                if let Some(id) = binding_ident(&l.pat) {
+                    self.declare(id);
+                }
+            }
+            Stmt::Expr(e, _) => self.expr(e),
+            Stmt::Item(_) | Stmt::Macro(_) => {}
+        }
+    }
+
+    /// The root name of an assigned place, and whether the place is the whole name.
+    fn place(&mut self, e: &Expr, whole: bool, compound: bool) {
+        match e {
+            Expr::Path(p) => {
+                if let Some(id) = p.path.get_ident() {
+                    let u = if compound || !whole || self.depth > 0 {
+                        Use::Write
+                    } else {
+                        Use::WholeAssign
+                    };
+                    if u == Use::Write {
+                        // `x += ...` and partial writes read the old value first.
+                        self.note(id, Use::Read);
+                    }
+                    self.note(id, u);
+                }
+            }
+            Expr::Index(i) => {
+                self.expr(&i.index);
+                self.place(&i.expr, false, compound);
+            }
+            Expr::Field(f) => self.place(&f.base, false, compound),
+            Expr::Paren(p) => self.place(&p.expr, whole, compound),
+            other => self.expr(other),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match e {
+            Expr::Assign(a) => {
+                self.expr(&a.right);
+                self.place(&a.left, true, false);
+            }
+            Expr::Binary(b) if is_compound_assign(&b.op) => {
+                self.expr(&b.right);
+                self.place(&b.left, false, true);
+            }
+            Expr::Binary(b) => {
+                self.expr(&b.left);
+                self.expr(&b.right);
+            }
+            Expr::Unary(u) => self.expr(&u.expr),
+            Expr::Path(p) => {
+                if let Some(id) = p.path.get_ident() {
+                    self.note(id, Use::Read);
+                }
+            }
+            Expr::Call(c) => {
+                for a in &c.args {
+                    self.expr(a);
+                }
+            }
+            Expr::MethodCall(m) => {
+                self.expr(&m.receiver);
+                for a in &m.args {
+                    self.expr(a);
+                }
+            }
+            Expr::Field(f) => self.expr(&f.base),
+            Expr::Index(i) => {
+                self.expr(&i.expr);
+                self.expr(&i.index);
+            }
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Cast(c) => self.expr(&c.expr),
+            Expr::If(i) => {
+                self.nested(|a| a.expr(&i.cond));
+                self.block(&i.then_branch);
+                if let Some((_, e)) = &i.else_branch {
+                    self.nested(|a| a.expr(e));
+                }
+            }
+            Expr::ForLoop(f) => {
+                if let Expr::Range(r) = &*f.expr {
+                    for end in r.start.iter().chain(&r.end) {
+                        self.expr(end);
+                    }
+                }
+                self.nested(|a| {
+                    if let Some(id) = binding_ident(&f.pat) {
+                        a.declare(id);
+                    }
+                    a.block_stmts(&f.body);
+                });
+            }
+            Expr::While(w) => self.nested(|a| {
+                a.expr(&w.cond);
+                a.block_stmts(&w.body);
+            }),
+            Expr::Loop(l) => self.block(&l.body),
+            Expr::Block(b) => self.block(&b.block),
+            Expr::Return(r) => {
+                if let Some(e) = &r.expr {
+                    self.expr(e);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The name a `let` or `for` pattern binds.
+pub fn binding_ident(p: &Pat) -> Option<&Ident> {
+    match p {
+        Pat::Ident(i) => Some(&i.ident),
+        Pat::Type(t) => binding_ident(&t.pat),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caps(src: &str) -> Vec<(String, bool, bool)> {
+        let b: Block = syn::parse_str(src).unwrap();
+        let i: Ident = syn::parse_str("i").unwrap();
+        analyse(&b, &[i]).into_iter().map(|c| (c.ident.to_string(), c.is_written(), c.load)).collect()
+    }
+
+    #[test]
+    fn free_names_in_first_use_order() {
+        assert_eq!(
+            caps("{ x += y * z; }"),
+            vec![("y".into(), false, true), ("z".into(), false, true), ("x".into(), true, true)]
+        );
+    }
+
+    #[test]
+    fn locals_site_index_and_functions_are_not_captures() {
+        let c = caps("{ let t = a * 2.0; for k in 0..3 { t += k as f32; } out = helper(t + i as f32).sqrt(); }");
+        assert_eq!(c, vec![("a".into(), false, true), ("out".into(), true, false)]);
+    }
+
+    #[test]
+    fn whole_assignment_first_is_not_loaded() {
+        assert_eq!(caps("{ x = y; }"), vec![("y".into(), false, true), ("x".into(), true, false)]);
+        // reads itself on the right: loaded
+        assert_eq!(caps("{ x = x + y; }")[0], ("x".into(), true, true));
+        // assigned only inside a branch: the other path keeps the old value
+        assert_eq!(caps("{ if c { x = y; } }")[2], ("x".into(), true, true));
+        // partial writes keep the rest
+        assert_eq!(caps("{ m[0][0] = z; }")[1], ("m".into(), true, true));
+        // read before the assignment
+        assert_eq!(caps("{ let t = x; x = t; }")[0], ("x".into(), true, true));
+    }
+
+    #[test]
+    fn shadowing_starts_after_the_let() {
+        assert_eq!(caps("{ let y = y * 2.0; x = y; }"), vec![("y".into(), false, true), ("x".into(), true, false)]);
+    }
+}

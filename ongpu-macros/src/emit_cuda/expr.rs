@@ -1,0 +1,226 @@
+//! Expressions. Binary expressions are fully parenthesised, so Rust's precedence carries
+//! over whatever C++'s is.
+
+use super::{lit, ty, Tail, Translator};
+use crate::supported;
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr, Path, UnOp};
+
+fn unsupported(span: proc_macro2::Span) -> syn::Error {
+    syn::Error::new(span, supported::BODY_LANGUAGE)
+}
+
+/// The C++ value of a constant path (`f32::MAX`, `std::f64::consts::PI`), if it is one.
+pub fn constant_path(path: &Path) -> Option<&'static str> {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let n = segs.len();
+    if n < 2 || path.segments.iter().any(|s| !s.arguments.is_none()) {
+        return None;
+    }
+    let (ty, name) = if n >= 3 && segs[n - 2] == "consts" { (&segs[n - 3], &segs[n - 1]) } else { (&segs[n - 2], &segs[n - 1]) };
+    supported::constant(ty, name)
+}
+
+/// The argument count of a supported associated function (`Complex::new`, `f32::sqrt`).
+pub fn associated_call_arity(path: &Path) -> Option<usize> {
+    let n = path.segments.len();
+    if n < 2 {
+        return None;
+    }
+    let ty = path.segments[n - 2].ident.to_string();
+    let f = path.segments[n - 1].ident.to_string();
+    if let Some(&(_, _, a)) = supported::ASSOCIATED_FUNCTIONS.iter().find(|(t, g, _)| *t == ty && *g == f) {
+        return Some(a);
+    }
+    if matches!(ty.as_str(), "f32" | "f64") {
+        return supported::method(&f).filter(|_| supported::math_function(&f).is_some() || f == "mul_add").map(|a| a + 1);
+    }
+    None
+}
+
+fn binop(op: &BinOp) -> Option<&'static str> {
+    Some(match op {
+        BinOp::Add(_) => "+",
+        BinOp::Sub(_) => "-",
+        BinOp::Mul(_) => "*",
+        BinOp::Div(_) => "/",
+        BinOp::And(_) => "&&",
+        BinOp::Or(_) => "||",
+        BinOp::BitXor(_) => "^",
+        BinOp::BitAnd(_) => "&",
+        BinOp::BitOr(_) => "|",
+        BinOp::Eq(_) => "==",
+        BinOp::Lt(_) => "<",
+        BinOp::Le(_) => "<=",
+        BinOp::Ne(_) => "!=",
+        BinOp::Ge(_) => ">=",
+        BinOp::Gt(_) => ">",
+        BinOp::AddAssign(_) => "+=",
+        BinOp::SubAssign(_) => "-=",
+        BinOp::MulAssign(_) => "*=",
+        BinOp::DivAssign(_) => "/=",
+        BinOp::BitXorAssign(_) => "^=",
+        BinOp::BitAndAssign(_) => "&=",
+        BinOp::BitOrAssign(_) => "|=",
+        _ => return None,
+    })
+}
+
+/// Operators whose C++ meaning differs from Rust's, as prelude helpers.
+fn helper_op(op: &BinOp) -> Option<(&'static str, bool)> {
+    Some(match op {
+        BinOp::Rem(_) => ("ongpu::rem", false),
+        BinOp::Shl(_) => ("ongpu::shl", false),
+        BinOp::Shr(_) => ("ongpu::shr", false),
+        BinOp::RemAssign(_) => ("ongpu::rem", true),
+        BinOp::ShlAssign(_) => ("ongpu::shl", true),
+        BinOp::ShrAssign(_) => ("ongpu::shr", true),
+        _ => return None,
+    })
+}
+
+/// A block whose only content is a tail expression.
+fn simple_value(b: &syn::Block) -> Option<&Expr> {
+    match b.stmts.as_slice() {
+        [syn::Stmt::Expr(e, None)] => Some(e),
+        _ => None,
+    }
+}
+
+impl Translator {
+    /// The C++ expression for `e`.
+    pub(super) fn expr(&mut self, e: &Expr) -> syn::Result<String> {
+        Ok(match e {
+            Expr::Lit(l) => lit::literal(&l.lit, &self.real).ok_or_else(|| unsupported(l.span()))?,
+            Expr::Path(p) => match p.path.get_ident() {
+                Some(id) => self.lookup(&id.to_string()),
+                None => constant_path(&p.path).ok_or_else(|| unsupported(p.span()))?.to_string(),
+            },
+            Expr::Paren(p) => format!("({})", self.expr(&p.expr)?),
+            Expr::Group(g) => self.expr(&g.expr)?,
+            Expr::Binary(b) => {
+                let (l, r) = (self.expr(&b.left)?, self.expr(&b.right)?);
+                if let Some((f, assign)) = helper_op(&b.op) {
+                    if assign {
+                        format!("({l} = {f}({l}, {r}))")
+                    } else {
+                        format!("{f}({l}, {r})")
+                    }
+                } else {
+                    let op = binop(&b.op).ok_or_else(|| unsupported(b.op.span()))?;
+                    format!("({l} {op} {r})")
+                }
+            }
+            Expr::Unary(u) => {
+                let v = self.expr(&u.expr)?;
+                match u.op {
+                    UnOp::Neg(_) => format!("(-{v})"),
+                    UnOp::Not(_) => format!("ongpu::not_({v})"),
+                    _ => return Err(unsupported(u.span())),
+                }
+            }
+            Expr::Assign(a) => format!("({} = {})", self.expr(&a.left)?, self.expr(&a.right)?),
+            Expr::Cast(c) => {
+                let t = ty::scalar_name(&c.ty).ok_or_else(|| unsupported(c.ty.span()))?;
+                format!("ongpu::cast<{t}>({})", self.expr(&c.expr)?)
+            }
+            Expr::Field(f) => {
+                let base = self.expr(&f.base)?;
+                match &f.member {
+                    syn::Member::Named(n) => format!("{base}.{n}"),
+                    m => return Err(unsupported(m.span())),
+                }
+            }
+            Expr::Index(i) => format!("{}[{}]", self.expr(&i.expr)?, self.expr(&i.index)?),
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                if supported::method(&name).is_none() {
+                    return Err(unsupported(m.method.span()));
+                }
+                let mut args = vec![self.expr(&m.receiver)?];
+                for a in &m.args {
+                    args.push(self.expr(a)?);
+                }
+                format!("ongpu::{name}({})", args.join(", "))
+            }
+            Expr::Call(c) => self.call(c)?,
+            Expr::If(i) => self.if_value(i)?,
+            Expr::Block(b) => self.lambda(&b.block)?,
+            other => return Err(unsupported(other.span())),
+        })
+    }
+
+    fn call(&mut self, c: &syn::ExprCall) -> syn::Result<String> {
+        let Expr::Path(p) = &*c.func else { return Err(unsupported(c.func.span())) };
+        let mut args = Vec::with_capacity(c.args.len());
+        for a in &c.args {
+            args.push(self.expr(a)?);
+        }
+        let args = args.join(", ");
+        let path = &p.path;
+        if let Some(id) = path.get_ident() {
+            let name = id.to_string();
+            if supported::math_function(&name).is_some() {
+                return Ok(format!("ongpu::{name}({args})"));
+            }
+        }
+        let n = path.segments.len();
+        if n >= 2 && associated_call_arity(path).is_some() {
+            let ty_seg = &path.segments[n - 2];
+            let f = path.segments[n - 1].ident.to_string();
+            let ty_name = ty_seg.ident.to_string();
+            return Ok(match (ty_name.as_str(), f.as_str()) {
+                ("Complex", "new") => match ty::real_argument(&ty_seg.arguments) {
+                    Some(r) => format!("ongpu::make_complex<{r}>({args})"),
+                    None => format!("ongpu::make_complex({args})"),
+                },
+                ("ColorMatrix" | "ColorVector", _) => {
+                    let real = ty::real_argument(&ty_seg.arguments).unwrap_or(&self.real).to_string();
+                    let base = supported::generic_type(&ty_name).expect("a lattice type");
+                    format!("{base}<{real}>::{f}({args})")
+                }
+                _ => format!("ongpu::{f}({args})"),
+            });
+        }
+        self.device_calls.push(path.clone());
+        Ok(format!("{}({args})", super::device_fn_name(path)))
+    }
+
+    /// `if` in value position: a conditional expression when both branches are plain values,
+    /// else an immediately invoked lambda.
+    fn if_value(&mut self, i: &syn::ExprIf) -> syn::Result<String> {
+        let else_simple = match i.else_branch.as_ref().map(|(_, e)| &**e) {
+            Some(Expr::Block(b)) => simple_value(&b.block).is_some(),
+            Some(Expr::If(_)) => true,
+            _ => false,
+        };
+        if let (Some(t), true) = (simple_value(&i.then_branch), else_simple) {
+            let cond = self.expr(&i.cond)?;
+            let t = self.expr(t)?;
+            let f = match i.else_branch.as_ref().map(|(_, e)| &**e) {
+                Some(Expr::Block(b)) => self.expr(simple_value(&b.block).expect("checked"))?,
+                Some(e @ Expr::If(_)) => self.expr(e)?,
+                _ => unreachable!("checked above"),
+            };
+            return Ok(format!("({cond} ? {t} : {f})"));
+        }
+        let block: syn::Block = syn::parse_quote!({ #i });
+        self.lambda(&block)
+    }
+
+    /// A block in value position: `[&]() { ...; return tail; }()`.
+    fn lambda(&mut self, block: &syn::Block) -> syn::Result<String> {
+        let saved = std::mem::take(&mut self.out);
+        let indent = std::mem::replace(&mut self.indent, 1);
+        let r = {
+            self.push_scope();
+            let r = self.stmts(block, Tail::Return);
+            self.pop_scope();
+            r
+        };
+        let body = std::mem::replace(&mut self.out, saved);
+        self.indent = indent;
+        r?;
+        Ok(format!("[&]() {{\n{body}}}()"))
+    }
+}

@@ -1,0 +1,182 @@
+//! The CUDA C++ emitter: translates a checked body to C++ statements, syntactically; C++
+//! overloading resolves the operators (rustc has already checked the types), and the
+//! prelude's helpers give the few operations whose C++ meaning differs from Rust's
+//! (`%` on floats, shifts, `!`, `as`) their Rust meaning.
+
+pub mod expr;
+mod lit;
+mod stmt;
+pub mod ty;
+
+use crate::names::{cuda_ident, NamePool};
+use std::collections::{HashMap, HashSet};
+use syn::visit::Visit;
+use syn::{Block, Ident};
+
+/// What happens to a block's tail expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tail {
+    /// Evaluated as a statement (element-wise bodies).
+    Discard,
+    /// Returned (device functions).
+    Return,
+}
+
+/// Translation state of one function or body.
+pub struct Translator {
+    /// Rust name → C++ name, innermost scope last.
+    scopes: Vec<HashMap<String, String>>,
+    /// C++ names declared so far in the function (for shadowing).
+    declared: HashSet<String>,
+    pool: NamePool,
+    /// The C++ type of unsuffixed float literals.
+    real: String,
+    out: String,
+    indent: usize,
+    /// Device functions called, as written (`helper`, `util::helper`).
+    device_calls: Vec<syn::Path>,
+}
+
+/// The result of translating a body.
+pub struct Translation {
+    /// C++ statements.
+    pub code: String,
+    /// The device functions the body calls.
+    pub device_calls: Vec<syn::Path>,
+}
+
+/// The C++ name of the device function at `path` (its last segment, prefixed).
+pub fn device_fn_name(path: &syn::Path) -> String {
+    let last = &path.segments.last().expect("a path has a segment").ident;
+    format!("ongpu_fn_{}", last.to_string().trim_start_matches("r#"))
+}
+
+struct Idents(HashSet<String>);
+impl<'ast> Visit<'ast> for Idents {
+    fn visit_ident(&mut self, i: &'ast Ident) {
+        self.0.insert(cuda_ident(&i.to_string()));
+    }
+}
+
+impl Translator {
+    /// A translator for `block`, whose outer scope binds `bound` (Rust name, C++ name):
+    /// captures, the site index, parameters.
+    pub fn new(block: &Block, bound: &[(String, String)], real: &str) -> Self {
+        let mut idents = Idents(HashSet::new());
+        idents.visit_block(block);
+        let mut used = idents.0;
+        used.extend(bound.iter().map(|(_, c)| c.clone()));
+        Translator {
+            scopes: vec![bound.iter().cloned().collect()],
+            declared: bound.iter().map(|(_, c)| c.clone()).collect(),
+            pool: NamePool::new(used),
+            real: real.to_string(),
+            out: String::new(),
+            indent: 0,
+            device_calls: Vec::new(),
+        }
+    }
+
+    /// Translates the statements of `block` (without braces).
+    pub fn translate(mut self, block: &Block, tail: Tail) -> syn::Result<Translation> {
+        self.stmts(block, tail)?;
+        Ok(Translation { code: self.out, device_calls: self.device_calls })
+    }
+
+    fn line(&mut self, s: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn lookup(&self, rust: &str) -> String {
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(rust).cloned())
+            .unwrap_or_else(|| cuda_ident(rust))
+    }
+
+    /// Declares a new binding in the current scope and returns its C++ name.
+    fn bind(&mut self, rust: &Ident) -> String {
+        let rust = rust.to_string();
+        let base = cuda_ident(&rust);
+        let name = self.pool.fresh(&base, self.declared.contains(&base));
+        self.declared.insert(base);
+        self.declared.insert(name.clone());
+        self.scopes.last_mut().expect("a scope").insert(rust, name.clone());
+        name
+    }
+
+    /// A fresh C++ name for a generated temporary.
+    fn temp(&mut self, hint: &str) -> String {
+        let name = self.pool.fresh(hint, self.declared.contains(hint));
+        self.declared.insert(hint.to_string());
+        self.declared.insert(name.clone());
+        name
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn body(src: &str) -> String {
+        let b: Block = syn::parse_str(src).unwrap();
+        let bound = vec![("x".into(), "x".into()), ("y".into(), "y".into()), ("i".into(), "i".into())];
+        Translator::new(&b, &bound, "ongpu_real").translate(&b, Tail::Discard).unwrap().code
+    }
+
+    #[test]
+    fn statements_translate() {
+        let c = body("{ let a = y * 2.0; let mut b: f32 = 0.0; b += a; x = b; }");
+        assert_eq!(c, "auto a = (y * ongpu_real(2.0));\nfloat b = ongpu_real(0.0);\nb += a;\nx = b;\n");
+    }
+
+    #[test]
+    fn shadowing_in_one_scope_renames() {
+        let c = body("{ let a = 1; let a = a + 1; x = a as f32; }");
+        assert!(c.contains("auto a = 1;"), "{c}");
+        assert!(c.contains("auto a_1 = (a + 1);"), "{c}");
+        assert!(c.contains("x = ongpu::cast<float>(a_1);"), "{c}");
+    }
+
+    #[test]
+    fn rust_semantics_helpers() {
+        let c = body("{ x = y % 2.0; let k = !(i << 3u32); }");
+        assert!(c.contains("ongpu::rem(y, ongpu_real(2.0))"), "{c}");
+        assert!(c.contains("ongpu::not_((ongpu::shl(i, 3u)))"), "{c}");
+    }
+
+    #[test]
+    fn loops_and_branches() {
+        let c = body("{ for k in 0..3 { if k == 1 { x += y; } else { x -= y; } } }");
+        assert!(c.contains("for (decltype((0) + (3)) k = 0, ongpu_end = 3; k < ongpu_end; ++k) {"), "{c}");
+        assert!(c.contains("if ((k == 1)) {"), "{c}");
+        assert!(c.contains("} else {"), "{c}");
+    }
+
+    #[test]
+    fn methods_fields_and_paths() {
+        let c = body("{ x = y.adj() * ColorMatrix::identity(); let t = x.trace().re; let z = Complex::new(t, 0.0); }");
+        assert!(c.contains("x = (ongpu::adj(y) * ongpu::ColorMatrix<ongpu_real>::identity());"), "{c}");
+        assert!(c.contains("auto t = ongpu::trace(x).re;"), "{c}");
+        assert!(c.contains("ongpu::make_complex(t, ongpu_real(0.0))"), "{c}");
+    }
+
+    #[test]
+    fn if_expression_becomes_ternary() {
+        let c = body("{ let a = if y > 0.0 { y } else { -y }; }");
+        assert!(c.contains("auto a = ((y > ongpu_real(0.0)) ? y : (-y));"), "{c}");
+    }
+}

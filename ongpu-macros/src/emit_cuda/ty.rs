@@ -1,0 +1,75 @@
+//! Rust types of the body language as CUDA C++ types.
+
+use crate::supported;
+use syn::{GenericArgument, PathArguments, Type};
+
+/// The scalar type a type names, if it is one (`f32` → `float`).
+pub fn scalar_name(t: &Type) -> Option<&'static str> {
+    match t {
+        Type::Path(p) if p.qself.is_none() => supported::scalar_type(&p.path.get_ident()?.to_string()),
+        Type::Paren(p) => scalar_name(&p.elem),
+        Type::Group(g) => scalar_name(&g.elem),
+        _ => None,
+    }
+}
+
+/// The C++ type of `t`; a lattice type without its real parameter (`Complex`) takes `real`.
+pub fn cuda_type(t: &Type, real: &str) -> Result<String, ()> {
+    if let Some(s) = scalar_name(t) {
+        return Ok(s.to_string());
+    }
+    let Type::Path(p) = t else { return Err(()) };
+    if p.qself.is_some() {
+        return Err(());
+    }
+    let last = p.path.segments.last().ok_or(())?;
+    let base = supported::generic_type(&last.ident.to_string()).ok_or(())?;
+    let param = match &last.arguments {
+        PathArguments::None => real.to_string(),
+        PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+            GenericArgument::Type(Type::Infer(_)) => real.to_string(),
+            GenericArgument::Type(inner) => match scalar_name(inner) {
+                Some(s @ ("float" | "double")) => s.to_string(),
+                _ => return Err(()),
+            },
+            _ => return Err(()),
+        },
+        _ => return Err(()),
+    };
+    Ok(format!("{base}<{param}>"))
+}
+
+/// The real type a lattice type's path fixes (`Complex::<f64>` → `double`), if any.
+pub fn real_argument(args: &PathArguments) -> Option<&'static str> {
+    match args {
+        PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+            GenericArgument::Type(t) => match scalar_name(t) {
+                Some(s @ ("float" | "double")) => Some(s),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(s: &str) -> Result<String, ()> {
+        cuda_type(&syn::parse_str(s).unwrap(), "ongpu_real")
+    }
+
+    #[test]
+    fn maps_scalars_and_lattice_types() {
+        assert_eq!(ty("f32").unwrap(), "float");
+        assert_eq!(ty("usize").unwrap(), "unsigned long long");
+        assert_eq!(ty("ColorMatrix<f64>").unwrap(), "ongpu::ColorMatrix<double>");
+        assert_eq!(ty("ongpu::Complex<f32>").unwrap(), "ongpu::complex<float>");
+        assert_eq!(ty("Complex").unwrap(), "ongpu::complex<ongpu_real>");
+        assert!(ty("Vec<f32>").is_err());
+        assert!(ty("Complex<i32>").is_err());
+        assert!(ty("&f32").is_err());
+    }
+}

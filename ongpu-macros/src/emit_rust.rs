@@ -1,0 +1,131 @@
+//! The Rust expansion of `on_gpu!`: a `static` describing the call site (with the CUDA body
+//! text), the captures wrapped as read or written arguments, and the body as a per-site
+//! closure, which the CPU backend runs and through which rustc type-checks the body.
+
+use crate::captures::Capture;
+use crate::input::Body;
+use crate::names::cuda_ident;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::{Expr, Path};
+
+/// Everything the expansion of one element-wise call needs.
+pub struct ElementwiseCall<'a> {
+    /// `n`, if given.
+    pub sites: Option<&'a Expr>,
+    /// Threads per block, if given.
+    pub threads_per_block: Option<&'a Expr>,
+    /// The body.
+    pub body: &'a Body,
+    /// The captures, in order.
+    pub captures: &'a [Capture],
+    /// The CUDA C++ statements of the body.
+    pub cuda_body: String,
+    /// Device functions the body calls.
+    pub device_calls: &'a [Path],
+}
+
+/// The `SiteInfo` literal of a call.
+pub fn site_info(captures: &[Capture], site_index: Option<&syn::Ident>, cuda_body: &str, device_calls: &[Path]) -> TokenStream {
+    let names = captures.iter().map(|c| c.ident.to_string());
+    let cuda_names = captures.iter().map(|c| cuda_ident(&c.ident.to_string()));
+    let site_index = match site_index {
+        Some(i) => {
+            let i = cuda_ident(&i.to_string());
+            quote!(::core::option::Option::Some(#i))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let device_fns = device_calls.iter().map(|p| {
+        let span = p.segments.last().map_or(Span::call_site(), |s| s.ident.span());
+        quote_spanned!(span=> ::ongpu::__private::device_fn(&#p))
+    });
+    quote! {
+        ::ongpu::__private::SiteInfo {
+            location: ::ongpu::__private::Location {
+                file: ::core::file!(),
+                line: ::core::line!(),
+                column: ::core::column!(),
+            },
+            captures: &[#(#names),*],
+            cuda_names: &[#(#cuda_names),*],
+            site_index: #site_index,
+            body: #cuda_body,
+            device_fns: &[#(#device_fns),*],
+        }
+    }
+}
+
+/// The capture arguments: `write::<LOAD, _>(x.__ongpu_mut())` for written fields (spanned at
+/// the first assignment, where a non-field is reported), `read(y.__ongpu_ref())` otherwise.
+pub fn capture_args(captures: &[Capture]) -> TokenStream {
+    let args = captures.iter().map(|c| {
+        let id = &c.ident;
+        match c.written_at {
+            Some(span) => {
+                let load = c.load;
+                quote_spanned!(span=> ::ongpu::__private::write::<#load, _>(#id.__ongpu_mut()))
+            }
+            None => quote_spanned!(id.span()=> ::ongpu::__private::read(#id.__ongpu_ref())),
+        }
+    });
+    quote!((#(#args,)*))
+}
+
+/// The closure parameters `(mut x, y, ...)` and the returned tuple `(x, y, ...)`.
+pub fn closure_tuple(captures: &[Capture]) -> (TokenStream, TokenStream) {
+    let pats = captures.iter().map(|c| {
+        let id = &c.ident;
+        if c.is_written() {
+            quote!(mut #id)
+        } else {
+            quote!(#id)
+        }
+    });
+    let ids = captures.iter().map(|c| &c.ident);
+    (quote!((#(#pats,)*)), quote!((#(#ids,)*)))
+}
+
+/// The expansion.
+pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
+    let info = site_info(call.captures, call.body.site_index.as_ref(), &call.cuda_body, call.device_calls);
+    let args = capture_args(call.captures);
+    let (pats, ret) = closure_tuple(call.captures);
+    let site = Span::mixed_site();
+    let site_static = syn::Ident::new("__ONGPU_SITE", site);
+    let site_var = syn::Ident::new("__ongpu_site", site);
+    let count = match call.sites {
+        Some(n) => quote_spanned!(syn::spanned::Spanned::span(n)=> ::ongpu::__private::sites(#n)),
+        None => quote!(::ongpu::__private::SiteCount::FromFields),
+    };
+    let tpb = match call.threads_per_block {
+        Some(t) => quote_spanned!(syn::spanned::Spanned::span(t)=>
+            ::core::option::Option::Some(::ongpu::__private::threads_per_block(#t))),
+        None => quote!(::core::option::Option::None),
+    };
+    let bind_index = call.body.site_index.as_ref().map(|i| quote!(let #i: usize = #site_var;));
+    let block = crate::rewrite::route_math_calls(&call.body.block);
+    let stmts = &block.stmts;
+    quote! {
+        {
+            #[allow(unused_imports)]
+            use ::ongpu::__private::{CaptureRef as _, Norm2 as _};
+            static #site_static: ::ongpu::__private::CallSite = ::ongpu::__private::CallSite::new(#info);
+            let __ongpu_count = #count;
+            let __ongpu_tpb = #tpb;
+            ::ongpu::__private::run_elementwise(
+                &#site_static,
+                __ongpu_count,
+                __ongpu_tpb,
+                #args,
+                |#site_var: usize, #pats| {
+                    #bind_index
+                    {
+                        #(#stmts)*
+                    };
+                    #ret
+                },
+            )
+        }
+    }
+}

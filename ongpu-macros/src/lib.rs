@@ -1,0 +1,36 @@
+//! Procedural macros of [ongpu](https://docs.rs/ongpu): `on_gpu!` and `#[device]`.
+//!
+//! This crate holds syntax only: parsing ([`input`]), the supported subset ([`check`]),
+//! capture analysis ([`captures`]), and one emitter per target ([`emit_cuda`] for the CUDA
+//! C++ kernel body, [`emit_rust`] for the Rust expansion). Everything that runs lives in
+//! `ongpu-runtime`, reached through `::ongpu::__private`. Use the macros through `ongpu`.
+
+use proc_macro::TokenStream;
+
+mod captures;
+mod check;
+mod device;
+mod emit_cuda;
+mod emit_rust;
+mod input;
+mod names;
+mod on_gpu;
+mod rewrite;
+mod supported;
+
+/// Runs a block of statements for every site, as a CUDA kernel or on CPU threads.
+///
+/// See the `ongpu` crate for the full description; forms: `on_gpu!(n, threads_per_block,
+/// BODY)`, `on_gpu!(n, BODY)`, `on_gpu!(BODY)`, with `BODY` = `{ statements }` or
+/// `|i| { statements }`. Evaluates to `ongpu::Result<()>`.
+#[proc_macro]
+pub fn on_gpu(input: TokenStream) -> TokenStream {
+    on_gpu::on_gpu(input.into()).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Marks a function as callable from `on_gpu!` bodies (and kernels): it is translated to
+/// CUDA C++ too.
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    device::device(attr.into(), item.into()).unwrap_or_else(syn::Error::into_compile_error).into()
+}

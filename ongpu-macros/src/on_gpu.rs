@@ -1,0 +1,34 @@
+//! `on_gpu!`: parse, check the body language, analyse captures, translate the body to CUDA
+//! C++, and emit the Rust expansion.
+
+use crate::captures;
+use crate::check::{check_block, Context};
+use crate::emit_cuda::{Tail, Translator};
+use crate::emit_rust::{expand, ElementwiseCall};
+use crate::input::OnGpuInput;
+use crate::names::cuda_ident;
+use proc_macro2::TokenStream;
+
+/// The expansion of `on_gpu!(input)`.
+pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
+    let call: OnGpuInput = syn::parse2(input)?;
+    let block = &call.body.block;
+    check_block(block, Context::OnGpu)?;
+    let params: Vec<_> = call.body.site_index.iter().cloned().collect();
+    let caps = captures::analyse(block, &params);
+    let bound: Vec<(String, String)> = caps
+        .iter()
+        .map(|c| &c.ident)
+        .chain(&params)
+        .map(|i| (i.to_string(), cuda_ident(&i.to_string())))
+        .collect();
+    let translation = Translator::new(block, &bound, "ongpu_real").translate(block, Tail::Discard)?;
+    Ok(expand(&ElementwiseCall {
+        sites: call.sites.as_ref(),
+        threads_per_block: call.threads_per_block.as_ref(),
+        body: &call.body,
+        captures: &caps,
+        cuda_body: translation.code,
+        device_calls: &translation.device_calls,
+    }))
+}

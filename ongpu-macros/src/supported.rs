@@ -1,0 +1,168 @@
+//! What the body language supports, in one place: maths functions, methods, types, constant
+//! paths, and the summary that error messages quote.
+
+/// The summary quoted by "not supported" errors.
+pub const BODY_LANGUAGE: &str = "an on_gpu! body supports: `let` (optionally typed), `=` and \
+`op=` assignments, arithmetic, bitwise and comparison operators, `if`/`else`, `for k in a..b`, \
+`as` casts, numeric and bool literals, the maths functions sqrt exp ln sin cos tan abs min max \
+floor ceil round trunc powf powi atan2 hypot (as `sqrt(x)` or `x.sqrt()`), the methods \
+.adj() .conj() .trace() .norm2() .transpose() .norm_sqr(), the fields .re .im, indexing \
+`m[i][j]`, `Complex::new`, `ColorMatrix::identity()`/`zero()`, and calls of functions marked \
+#[ongpu::device]";
+
+/// Maths functions callable as `name(args)` (routed to `ongpu::math` on the CPU and the
+/// prelude's `ongpu::name` in CUDA), with their argument counts.
+pub const MATH_FUNCTIONS: &[(&str, usize)] = &[
+    ("sqrt", 1),
+    ("exp", 1),
+    ("ln", 1),
+    ("sin", 1),
+    ("cos", 1),
+    ("tan", 1),
+    ("abs", 1),
+    ("min", 2),
+    ("max", 2),
+    ("floor", 1),
+    ("ceil", 1),
+    ("round", 1),
+    ("trunc", 1),
+    ("powf", 2),
+    ("powi", 2),
+    ("atan2", 2),
+    ("hypot", 2),
+];
+
+/// Methods: `(name, arguments besides the receiver)`; `x.name(a)` becomes
+/// `ongpu::name(x, a)` in CUDA. The float methods have the meaning of Rust's `f32`/`f64`
+/// methods; the others are those of `Complex`, `ColorVector` and `ColorMatrix`.
+pub const METHODS: &[(&str, usize)] = &[
+    ("sqrt", 0),
+    ("exp", 0),
+    ("ln", 0),
+    ("log10", 0),
+    ("log2", 0),
+    ("sin", 0),
+    ("cos", 0),
+    ("tan", 0),
+    ("abs", 0),
+    ("floor", 0),
+    ("ceil", 0),
+    ("round", 0),
+    ("trunc", 0),
+    ("min", 1),
+    ("max", 1),
+    ("powf", 1),
+    ("powi", 1),
+    ("atan2", 1),
+    ("hypot", 1),
+    ("mul_add", 2),
+    ("adj", 0),
+    ("conj", 0),
+    ("trace", 0),
+    ("norm2", 0),
+    ("transpose", 0),
+    ("norm_sqr", 0),
+    ("norm", 0),
+    ("arg", 0),
+    ("scale", 1),
+    ("unscale", 1),
+    ("dot", 1),
+];
+
+/// Struct fields a body may read or assign.
+pub const FIELDS: &[&str] = &["re", "im", "m", "v"];
+
+/// The names of the methods, for messages.
+pub fn method_names() -> String {
+    METHODS.iter().map(|(m, _)| format!(".{m}()")).collect::<Vec<_>>().join(" ")
+}
+
+/// Argument count of a maths function.
+pub fn math_function(name: &str) -> Option<usize> {
+    MATH_FUNCTIONS.iter().find(|(n, _)| *n == name).map(|&(_, a)| a)
+}
+
+/// Argument count of a method (receiver excluded).
+pub fn method(name: &str) -> Option<usize> {
+    METHODS.iter().find(|(n, _)| *n == name).map(|&(_, a)| a)
+}
+
+/// The CUDA C++ name of a Rust scalar type.
+pub fn scalar_type(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "f32" => "float",
+        "f64" => "double",
+        "i8" => "signed char",
+        "i16" => "short",
+        "i32" => "int",
+        "i64" => "long long",
+        "isize" => "long long",
+        "u8" => "unsigned char",
+        "u16" => "unsigned short",
+        "u32" => "unsigned int",
+        "u64" => "unsigned long long",
+        "usize" => "unsigned long long",
+        "bool" => "bool",
+        _ => return None,
+    })
+}
+
+/// The prelude's name of a generic lattice type.
+pub fn generic_type(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Complex" => "ongpu::complex",
+        "ColorVector" => "ongpu::ColorVector",
+        "ColorMatrix" => "ongpu::ColorMatrix",
+        _ => return None,
+    })
+}
+
+/// Associated functions of the lattice types: `(type, function, argument count)`.
+pub const ASSOCIATED_FUNCTIONS: &[(&str, &str, usize)] = &[
+    ("Complex", "new", 2),
+    ("ColorMatrix", "identity", 0),
+    ("ColorMatrix", "zero", 0),
+    ("ColorVector", "zero", 0),
+];
+
+/// The CUDA C++ value of a constant path (`f32::MAX`, `std::f64::consts::PI`), given the
+/// path's last two segments (`["f32", "MAX"]`) or, for `consts`, the type and the name.
+pub fn constant(ty: &str, name: &str) -> Option<&'static str> {
+    Some(match (ty, name) {
+        ("f32", "MAX") => "3.40282347e+38f",
+        ("f32", "MIN") => "-3.40282347e+38f",
+        ("f32", "MIN_POSITIVE") => "1.17549435e-38f",
+        ("f32", "EPSILON") => "1.1920929e-7f",
+        ("f32", "INFINITY") => "__int_as_float(0x7f800000)",
+        ("f32", "NEG_INFINITY") => "__int_as_float(0xff800000)",
+        ("f32", "NAN") => "__int_as_float(0x7fc00000)",
+        ("f64", "MAX") => "1.7976931348623157e+308",
+        ("f64", "MIN") => "-1.7976931348623157e+308",
+        ("f64", "MIN_POSITIVE") => "2.2250738585072014e-308",
+        ("f64", "EPSILON") => "2.220446049250313e-16",
+        ("f64", "INFINITY") => "__longlong_as_double(0x7ff0000000000000ll)",
+        ("f64", "NEG_INFINITY") => "__longlong_as_double(0xfff0000000000000ll)",
+        ("f64", "NAN") => "__longlong_as_double(0x7ff8000000000000ll)",
+        ("f32", "PI") => "3.14159265358979323846f",
+        ("f32", "TAU") => "6.28318530717958647692f",
+        ("f32", "E") => "2.71828182845904523536f",
+        ("f32", "SQRT_2") => "1.41421356237309504880f",
+        ("f32", "LN_2") => "0.693147180559945309417f",
+        ("f32", "FRAC_PI_2") => "1.57079632679489661923f",
+        ("f64", "PI") => "3.14159265358979323846",
+        ("f64", "TAU") => "6.28318530717958647692",
+        ("f64", "E") => "2.71828182845904523536",
+        ("f64", "SQRT_2") => "1.41421356237309504880",
+        ("f64", "LN_2") => "0.693147180559945309417",
+        ("f64", "FRAC_PI_2") => "1.57079632679489661923",
+        ("i32", "MAX") => "2147483647",
+        ("i32", "MIN") => "(-2147483647 - 1)",
+        ("u32", "MAX") => "4294967295u",
+        ("u32", "MIN") => "0u",
+        ("i64", "MAX") => "9223372036854775807ll",
+        ("i64", "MIN") => "(-9223372036854775807ll - 1)",
+        ("u64", "MAX") => "18446744073709551615ull",
+        ("usize", "MAX") => "18446744073709551615ull",
+        _ => return None,
+    })
+}

@@ -1,0 +1,68 @@
+//! The CPU backend: the body's Rust closure over every site, on rayon threads in chunks of
+//! whole layout blocks (so that an AoSoA block's lanes are processed together).
+
+use crate::capture::Captures;
+use crate::error::{Error, Result};
+use crate::site::CallSite;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Sites per task (rounded up to whole layout blocks); small calls run on the calling
+/// thread alone.
+const CHUNK_SITES: usize = 4096;
+
+/// "N rayon threads" (or "1 thread" without rayon), for messages.
+pub(crate) fn describe_threads() -> String {
+    #[cfg(feature = "rayon")]
+    {
+        format!("{} rayon threads", rayon::current_num_threads())
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        "1 thread: the rayon feature is off".to_string()
+    }
+}
+
+/// Runs `body` for sites `0..n`.
+pub(crate) fn run<C, F>(site: &CallSite, n: usize, caps: &mut C, body: &F) -> Result<()>
+where
+    C: Captures,
+    F: Fn(usize, C::Sites) -> C::Sites + Sync,
+{
+    if n == 0 {
+        return Ok(());
+    }
+    let views = caps.host_views(n)?;
+    let chunk = CHUNK_SITES.div_ceil(C::BLOCK) * C::BLOCK;
+    let run_range = |start: usize, end: usize| {
+        for s in start..end {
+            // SAFETY: `s < n` and the views were made for `n` sites. Tasks own disjoint site
+            // ranges, so no two threads touch the same site (see `HostPtr`).
+            unsafe {
+                let out = body(s, C::load(&views, s));
+                C::store(&views, s, out);
+            }
+        }
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        #[cfg(feature = "rayon")]
+        if n > chunk {
+            use rayon::prelude::*;
+            (0..n.div_ceil(chunk))
+                .into_par_iter()
+                .for_each(|c| run_range(c * chunk, ((c + 1) * chunk).min(n)));
+            return;
+        }
+        run_range(0, n)
+    }));
+    outcome.map_err(|panic| Error::BodyPanicked { site: site.location(), message: panic_message(&*panic) })
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with no message".to_string()
+    }
+}

@@ -1,0 +1,150 @@
+//! The CUDA backend: per call site, a lock-free list of kernels compiled for each tuple of
+//! capture types; a call after the first finds its kernel with no hashing, allocation or
+//! lock, prepares the fields, and launches a grid-stride kernel capped at one full wave of
+//! the device.
+
+use crate::capture::Captures;
+use crate::cuda::{self, nvrtc, Device, Function, ParamList, Shape};
+use crate::error::{Error, Result};
+use crate::kernel_source;
+use crate::site::{CallSite, SiteInfo};
+use std::any::TypeId;
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// Threads per block when the call does not say.
+pub const DEFAULT_THREADS_PER_BLOCK: u32 = 256;
+
+/// A kernel compiled and loaded for one call site and capture types.
+#[derive(Debug)]
+pub(crate) struct LoadedKernel {
+    pub(crate) function: Function,
+}
+
+#[derive(Debug)]
+struct Slot {
+    key: TypeId,
+    kernel: LoadedKernel,
+    next: *const Slot,
+}
+
+/// The kernels of one call site: an append-only list (entries are never freed, like the
+/// modules they point into), read without locks; the mutex only orders compilations.
+#[derive(Debug)]
+pub(crate) struct KernelSlots {
+    head: AtomicPtr<Slot>,
+    compiling: Mutex<()>,
+}
+
+// SAFETY: slots are immutable once published (Release store, Acquire loads) and never freed.
+unsafe impl Sync for KernelSlots {}
+// SAFETY: as above.
+unsafe impl Send for KernelSlots {}
+
+impl KernelSlots {
+    pub(crate) const fn new() -> Self {
+        KernelSlots { head: AtomicPtr::new(ptr::null_mut()), compiling: Mutex::new(()) }
+    }
+
+    #[inline]
+    fn find(&self, key: TypeId) -> Option<&LoadedKernel> {
+        let mut p = self.head.load(Ordering::Acquire) as *const Slot;
+        while !p.is_null() {
+            // SAFETY: published slots are valid forever (leaked, never mutated).
+            let slot = unsafe { &*p };
+            if slot.key == key {
+                return Some(&slot.kernel);
+            }
+            p = slot.next;
+        }
+        None
+    }
+
+    /// The kernel for the capture tuple `C`, compiled on first use.
+    #[inline]
+    fn get<C: Captures>(&self, info: &SiteInfo, dev: &'static Device) -> Result<&LoadedKernel> {
+        let key = TypeId::of::<C::Key>();
+        if let Some(k) = self.find(key) {
+            return Ok(k);
+        }
+        self.compile_slow::<C>(key, info, dev)
+    }
+
+    #[cold]
+    fn compile_slow<C: Captures>(&self, key: TypeId, info: &SiteInfo, dev: &'static Device) -> Result<&LoadedKernel> {
+        let _guard = self.compiling.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(k) = self.find(key) {
+            return Ok(k);
+        }
+        let source = kernel_source::elementwise(info, &C::kinds());
+        let kernel = compile_and_load(&source, &format!("the kernel of on_gpu! at {}", info.location), dev)?;
+        let slot = Box::leak(Box::new(Slot { key, kernel, next: self.head.load(Ordering::Acquire) }));
+        self.head.store(slot, Ordering::Release);
+        Ok(&slot.kernel)
+    }
+}
+
+/// True when `ONGPU_DUMP_SOURCE` asks to print each kernel's source.
+pub(crate) fn dump_source() -> bool {
+    static DUMP: OnceLock<bool> = OnceLock::new();
+    *DUMP.get_or_init(|| std::env::var("ONGPU_DUMP_SOURCE").is_ok_and(|v| !v.is_empty() && v != "0"))
+}
+
+/// Compiles `source` for the device (cubin for its own architecture) and loads its kernel.
+pub(crate) fn compile_and_load(source: &str, what: &str, dev: &'static Device) -> Result<LoadedKernel> {
+    if dump_source() {
+        eprintln!("ongpu: source of {what}:\n{}", crate::error::number_lines(source));
+    }
+    let (arch, _) = target(dev);
+    let compiled = nvrtc::compile(source, &arch, what, &[])?;
+    let function = cuda::load_function(dev, &compiled, kernel_source::KERNEL_NAME)?;
+    Ok(LoadedKernel { function })
+}
+
+/// The NVRTC target for the device, decided once.
+pub(crate) fn target(dev: &Device) -> (String, nvrtc::ImageKind) {
+    static TARGET: OnceLock<(String, nvrtc::ImageKind)> = OnceLock::new();
+    TARGET.get_or_init(|| nvrtc::target_for(dev.info().compute_capability)).clone()
+}
+
+/// Checks threads per block against the device.
+pub(crate) fn check_threads_per_block(site: &CallSite, tpb: u32, dev: &Device) -> Result<()> {
+    let max = dev.info().max_threads_per_block;
+    if tpb == 0 || tpb > max {
+        return Err(Error::InvalidLaunch {
+            site: site.location(),
+            reason: format!("{tpb} threads per block; this device allows 1 to {max} (a multiple of 32 is best)"),
+        });
+    }
+    Ok(())
+}
+
+/// Runs the kernel of `site` over sites `0..n`.
+pub(crate) fn run<C: Captures>(site: &'static CallSite, n: usize, tpb: Option<u32>, caps: &mut C) -> Result<()> {
+    let dev = cuda::device()?;
+    let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
+    check_threads_per_block(site, tpb, dev)?;
+    if n == 0 {
+        return Ok(());
+    }
+    // Compile before touching the fields, so that a compile error leaves them as they were.
+    let kernel = site.kernels.get::<C>(&site.info, dev)?;
+    caps.device_prepare(dev, n)?;
+    let info = dev.info();
+    let wave = info.sm_count as usize * (info.max_threads_per_sm / tpb).max(1) as usize;
+    let blocks = n.div_ceil(tpb as usize).min(wave).min(info.max_grid_x as usize) as u32;
+    let n64 = n as u64;
+    let mut params = ParamList::new();
+    caps.push_params(&mut params);
+    params.push(&n64);
+    let shape = Shape { grid: (blocks, 1, 1), block: (tpb, 1, 1), shared_bytes: 0 };
+    // SAFETY: the parameters follow the kernel's signature (built from the same captures in
+    // the same order by `kernel_source::elementwise`), and the fields they point into are
+    // borrowed by this call and freed only after the device has finished with them.
+    unsafe {
+        cuda::launch(dev, kernel.function, shape, &mut params, || {
+            format!("the kernel of on_gpu! at {}", site.location())
+        })
+    }
+}

@@ -1,0 +1,514 @@
+//! Captures: how each free identifier of an `on_gpu!` body reaches a site.
+//!
+//! The macro wraps each capture in one of three arguments: [`FieldRead`] (a field the body
+//! only reads), [`FieldWrite`] (a field it assigns; `LOAD = false` when the body assigns it
+//! whole before reading it, so its old value is never loaded) and [`Value`] (anything else,
+//! passed by value to every site). A tuple of arguments is a [`Captures`].
+
+use crate::element::{Element, RealKind, Scalar};
+use crate::error::Result;
+use crate::field::{site_io, Field};
+use crate::layout::Layout;
+use crate::types::{ColorMatrix, ColorVector};
+use num_complex::Complex;
+use std::marker::PhantomData;
+
+/// What a kernel's source needs to know about one capture's type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CaptureKind {
+    /// A field, indexed by the site.
+    Field {
+        /// CUDA name of the storage scalar (`float`).
+        scalar: &'static str,
+        /// CUDA type of an element (`ongpu::ColorMatrix<float>`).
+        element: String,
+        /// CUDA type of the layout (`ongpu::AoSoA<32>`).
+        layout: String,
+        /// Precision of the components, if they are floating point.
+        real: Option<RealKind>,
+        /// `None` if read only; `Some(load)` if written, `load` telling whether the old value
+        /// is read first.
+        write: Option<bool>,
+    },
+    /// A value passed to every site.
+    Value {
+        /// CUDA type of the value.
+        cuda_type: String,
+    },
+}
+
+/// One capture as a backend sees it.
+pub trait KernelArg {
+    /// The per-site value the body sees.
+    type Site: Copy + Send;
+    /// A `'static` stand-in for the argument's type, to key compiled kernels.
+    type Key: 'static;
+    /// What the CPU backend reads and writes sites through.
+    type HostView: Copy + Send + Sync;
+    /// Sites stored together (the layout's block; 1 for values).
+    const BLOCK: usize;
+
+    /// The type facts the kernel source depends on.
+    fn kind() -> CaptureKind;
+
+    /// The field's length, or `None` for a value.
+    fn field_len(&self) -> Option<usize>;
+
+    /// Makes the host copy ready for `n` sites and returns the view to it.
+    fn host_view(&mut self, n: usize) -> Result<Self::HostView>;
+
+    /// The value of site `s`.
+    ///
+    /// # Safety
+    /// `view` comes from [`host_view`](KernelArg::host_view) with `n > s`.
+    unsafe fn load(view: &Self::HostView, s: usize) -> Self::Site;
+
+    /// Writes back the value of site `s` (nothing for read-only arguments).
+    ///
+    /// # Safety
+    /// As for `load`, and no other thread touches site `s` meanwhile.
+    unsafe fn store(view: &Self::HostView, s: usize, value: Self::Site);
+
+    /// Makes the device copy ready for `n` sites.
+    #[cfg(feature = "cuda")]
+    fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()>;
+
+    /// Pushes the kernel parameters of this capture, in the order the source declares them.
+    #[cfg(feature = "cuda")]
+    fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
+}
+
+/// A field the body reads.
+pub struct FieldRead<'a, T: Element, L: Layout> {
+    field: &'a Field<T, L>,
+    device_ptr: u64,
+}
+
+/// A field the body writes; `LOAD` tells whether its old value is read.
+pub struct FieldWrite<'a, T: Element, L: Layout, const LOAD: bool> {
+    field: &'a mut Field<T, L>,
+    device_ptr: u64,
+}
+
+/// A value passed to every site.
+pub struct Value<'a, V> {
+    value: &'a V,
+}
+
+/// Key type of a [`FieldRead`] (see [`KernelArg::Key`]).
+pub struct FieldReadKey<T, L>(PhantomData<(T, L)>);
+/// Key type of a [`FieldWrite`].
+pub struct FieldWriteKey<T, L, const LOAD: bool>(PhantomData<(T, L)>);
+/// Key type of a [`Value`].
+pub struct ValueKey<V>(PhantomData<V>);
+
+/// A host pointer that may cross to rayon threads.
+///
+/// The CPU backend splits the sites of a call into disjoint ranges, one per task; a site's
+/// components are touched only by the task that owns the site, so no two threads ever access
+/// the same scalar, and a field written by the call is borrowed `&mut` by it (no one else
+/// can read it meanwhile).
+#[derive(Clone, Copy)]
+pub struct HostPtr<S> {
+    ptr: *mut S,
+    stride: usize,
+}
+// SAFETY: see the type's documentation: accesses through it are to disjoint sites.
+unsafe impl<S: Send> Send for HostPtr<S> {}
+// SAFETY: as above.
+unsafe impl<S: Sync> Sync for HostPtr<S> {}
+
+impl<'a, T: Element, L: Layout> KernelArg for FieldRead<'a, T, L> {
+    type Site = T;
+    type Key = FieldReadKey<T, L>;
+    type HostView = HostPtr<T::Scalar>;
+    const BLOCK: usize = L::BLOCK;
+
+    fn kind() -> CaptureKind {
+        field_kind::<T, L>(None)
+    }
+
+    fn field_len(&self) -> Option<usize> {
+        Some(self.field.len())
+    }
+
+    fn host_view(&mut self, _n: usize) -> Result<Self::HostView> {
+        // While this call holds `&Field`, the host copy, once current, is never reallocated
+        // or rewritten: that needs `&mut Field`.
+        let mut sides = self.field.lock();
+        let ptr = sides.host_for_read()?.as_mut_ptr();
+        Ok(HostPtr { ptr, stride: *self.field.stride_ref() as usize })
+    }
+
+    #[inline(always)]
+    unsafe fn load(view: &Self::HostView, s: usize) -> T {
+        site_io::load::<T, L>(view.ptr, s, view.stride)
+    }
+
+    #[inline(always)]
+    unsafe fn store(_: &Self::HostView, _: usize, _: T) {}
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare(&mut self, dev: &'static crate::cuda::Device, _n: usize) -> Result<()> {
+        let field = self.field;
+        self.device_ptr = field.lock().device_for_read(dev, &|| field.describe())?;
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    #[inline(always)]
+    fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
+        params.push(&self.device_ptr);
+        params.push(self.field.stride_ref());
+    }
+}
+
+impl<'a, T: Element, L: Layout, const LOAD: bool> KernelArg for FieldWrite<'a, T, L, LOAD> {
+    type Site = T;
+    type Key = FieldWriteKey<T, L, LOAD>;
+    type HostView = HostPtr<T::Scalar>;
+    const BLOCK: usize = L::BLOCK;
+
+    fn kind() -> CaptureKind {
+        field_kind::<T, L>(Some(LOAD))
+    }
+
+    fn field_len(&self) -> Option<usize> {
+        Some(self.field.len())
+    }
+
+    fn host_view(&mut self, n: usize) -> Result<Self::HostView> {
+        let overwrite_all = !LOAD && n == self.field.len();
+        let stride = *self.field.stride_ref() as usize;
+        let ptr = self.field.sides_mut().host_for_write(overwrite_all)?.as_mut_ptr();
+        Ok(HostPtr { ptr, stride })
+    }
+
+    #[inline(always)]
+    unsafe fn load(view: &Self::HostView, s: usize) -> T {
+        if LOAD {
+            site_io::load::<T, L>(view.ptr, s, view.stride)
+        } else {
+            T::zeroed()
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store(view: &Self::HostView, s: usize, value: T) {
+        site_io::store::<T, L>(view.ptr, s, view.stride, value)
+    }
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()> {
+        let overwrite_all = !LOAD && n == self.field.len();
+        let what = self.field.describe();
+        self.device_ptr = self.field.sides_mut().device_for_write(dev, overwrite_all, &|| what.clone())?;
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    #[inline(always)]
+    fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
+        params.push(&self.device_ptr);
+        params.push(self.field.stride_ref());
+    }
+}
+
+fn field_kind<T: Element, L: Layout>(write: Option<bool>) -> CaptureKind {
+    CaptureKind::Field {
+        scalar: <T::Scalar as Scalar>::CUDA_NAME,
+        element: T::cuda_type(),
+        layout: L::cuda_name(),
+        real: <T::Scalar as Scalar>::REAL,
+        write,
+    }
+}
+
+/// A type whose values can be captured by value (passed to every site).
+///
+/// # Safety
+/// `cuda_type()` must name a CUDA C++ type with the same size and layout, since the value is
+/// passed to the kernel as raw bytes.
+pub unsafe trait Uniform: Copy + Send + Sync + 'static {
+    /// The CUDA C++ type.
+    fn cuda_type() -> String;
+}
+
+macro_rules! uniform {
+    ($($t:ty => $cuda:expr;)*) => {$(
+        // SAFETY: the named CUDA type has the same layout (scalars, or the prelude's
+        // `#[repr(C)]` twins).
+        unsafe impl Uniform for $t {
+            fn cuda_type() -> String {
+                ($cuda).to_string()
+            }
+        }
+        impl ReadCapture for $t {
+            type Arg<'a> = Value<'a, $t>;
+            #[inline(always)]
+            fn read_arg(&self) -> Value<'_, $t> {
+                Value { value: self }
+            }
+        }
+    )*};
+}
+
+uniform! {
+    f32 => "float";
+    f64 => "double";
+    i32 => "int";
+    u32 => "unsigned int";
+    i64 => "long long";
+    u64 => "unsigned long long";
+    usize => "unsigned long long";
+    isize => "long long";
+    bool => "bool";
+    Complex<f32> => <Complex<f32> as Element>::cuda_type();
+    Complex<f64> => <Complex<f64> as Element>::cuda_type();
+    ColorVector<f32> => <ColorVector<f32> as Element>::cuda_type();
+    ColorVector<f64> => <ColorVector<f64> as Element>::cuda_type();
+    ColorMatrix<f32> => <ColorMatrix<f32> as Element>::cuda_type();
+    ColorMatrix<f64> => <ColorMatrix<f64> as Element>::cuda_type();
+}
+
+const _: () = assert!(std::mem::size_of::<usize>() == 8, "ongpu needs a 64-bit host");
+
+impl<'a, V: Uniform> KernelArg for Value<'a, V> {
+    type Site = V;
+    type Key = ValueKey<V>;
+    type HostView = V;
+    const BLOCK: usize = 1;
+
+    fn kind() -> CaptureKind {
+        CaptureKind::Value { cuda_type: V::cuda_type() }
+    }
+
+    fn field_len(&self) -> Option<usize> {
+        None
+    }
+
+    fn host_view(&mut self, _n: usize) -> Result<V> {
+        Ok(*self.value)
+    }
+
+    #[inline(always)]
+    unsafe fn load(view: &V, _s: usize) -> V {
+        *view
+    }
+
+    #[inline(always)]
+    unsafe fn store(_: &V, _: usize, _: V) {}
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare(&mut self, _dev: &'static crate::cuda::Device, _n: usize) -> Result<()> {
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    #[inline(always)]
+    fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
+        params.push(self.value);
+    }
+}
+
+/// Something an `on_gpu!` body can read: a [`Field`] (this site's element) or a [`Uniform`]
+/// value (the same for every site).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be captured by an on_gpu! body",
+    label = "captured here",
+    note = "a body can capture fields (Field<T, L>) and values of f32, f64, i32, u32, i64, u64, \
+            usize, isize, bool, Complex<f32|f64>, ColorVector<f32|f64> or ColorMatrix<f32|f64>; \
+            copy anything else into one of these before the call"
+)]
+pub trait ReadCapture {
+    /// The argument that carries it to the backends.
+    type Arg<'a>: KernelArg
+    where
+        Self: 'a;
+    /// Wraps a shared borrow.
+    fn read_arg(&self) -> Self::Arg<'_>;
+}
+
+impl<T: Element, L: Layout> ReadCapture for Field<T, L> {
+    type Arg<'a> = FieldRead<'a, T, L>;
+    #[inline(always)]
+    fn read_arg(&self) -> FieldRead<'_, T, L> {
+        FieldRead { field: self, device_ptr: 0 }
+    }
+}
+
+/// Something an `on_gpu!` body can assign: only a [`Field`] (this site's element).
+#[diagnostic::on_unimplemented(
+    message = "an on_gpu! body assigns this capture, but it is a `{Self}`, not a field",
+    label = "assigned here",
+    note = "only captured fields (Field<T, L>) can be written: they are this site's element; \
+            for a per-site temporary declare it inside the body with `let mut`"
+)]
+pub trait WriteCapture {
+    /// Element type of the field.
+    type Elem: Element;
+    /// Layout of the field.
+    type Lay: Layout;
+    /// The field itself.
+    fn field_mut(&mut self) -> &mut Field<Self::Elem, Self::Lay>;
+}
+
+impl<T: Element, L: Layout> WriteCapture for Field<T, L> {
+    type Elem = T;
+    type Lay = L;
+    #[inline(always)]
+    fn field_mut(&mut self) -> &mut Field<T, L> {
+        self
+    }
+}
+
+/// Wraps a read capture (the macro calls this).
+#[inline(always)]
+pub fn read<C: ReadCapture + ?Sized>(c: &C) -> C::Arg<'_> {
+    c.read_arg()
+}
+
+/// Wraps a written capture (the macro calls this); `LOAD` tells whether the body reads the
+/// old value.
+#[inline(always)]
+pub fn write<const LOAD: bool, C: WriteCapture + ?Sized>(c: &mut C) -> FieldWrite<'_, C::Elem, C::Lay, LOAD> {
+    FieldWrite { field: c.field_mut(), device_ptr: 0 }
+}
+
+/// Method-call reborrows, so that a capture named `x` works whether `x` is a value, a `&T`
+/// or a `&mut T` (method calls auto-dereference; `&mut x` would need `x` to be `mut`).
+pub trait CaptureRef {
+    /// `&self`, through auto-dereference.
+    #[inline(always)]
+    fn __ongpu_ref(&self) -> &Self {
+        self
+    }
+    /// `&mut self`, through auto-dereference and reborrow.
+    #[inline(always)]
+    fn __ongpu_mut(&mut self) -> &mut Self {
+        self
+    }
+}
+impl<T: ?Sized> CaptureRef for T {}
+
+/// A tuple of captures, as one call passes them.
+pub trait Captures {
+    /// The per-site values, in capture order.
+    type Sites: Copy + Send;
+    /// `'static` key of the tuple's types.
+    type Key: 'static;
+    /// The CPU backend's views.
+    type HostViews: Copy + Send + Sync;
+    /// Least common multiple of the captures' layout blocks.
+    const BLOCK: usize;
+
+    /// The kinds, in order.
+    fn kinds() -> Vec<CaptureKind>;
+    /// `f(index, length)` for each capture (`None` for values).
+    fn for_each_len(&self, f: impl FnMut(usize, Option<usize>));
+    /// Host views for `n` sites.
+    fn host_views(&mut self, n: usize) -> Result<Self::HostViews>;
+    /// Loads site `s`.
+    ///
+    /// # Safety
+    /// As [`KernelArg::load`].
+    unsafe fn load(views: &Self::HostViews, s: usize) -> Self::Sites;
+    /// Stores site `s`.
+    ///
+    /// # Safety
+    /// As [`KernelArg::store`].
+    unsafe fn store(views: &Self::HostViews, s: usize, sites: Self::Sites);
+    /// Device copies ready for `n` sites.
+    #[cfg(feature = "cuda")]
+    fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()>;
+    /// Kernel parameters, in order.
+    #[cfg(feature = "cuda")]
+    fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
+}
+
+const fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Least common multiple (of layout blocks).
+pub const fn lcm(a: usize, b: usize) -> usize {
+    a / gcd(a, b) * b
+}
+
+macro_rules! captures_tuple {
+    ($($a:ident $i:tt),*) => {
+        impl<$($a: KernelArg),*> Captures for ($($a,)*) {
+            type Sites = ($($a::Site,)*);
+            type Key = ($($a::Key,)*);
+            type HostViews = ($($a::HostView,)*);
+            const BLOCK: usize = {
+                #[allow(unused_mut)]
+                let mut block = 1;
+                $(block = lcm(block, $a::BLOCK);)*
+                block
+            };
+
+            fn kinds() -> Vec<CaptureKind> {
+                vec![$($a::kind()),*]
+            }
+
+            #[allow(unused_variables, unused_mut)]
+            fn for_each_len(&self, mut f: impl FnMut(usize, Option<usize>)) {
+                $(f($i, self.$i.field_len());)*
+            }
+
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn host_views(&mut self, n: usize) -> Result<Self::HostViews> {
+                Ok(($(self.$i.host_view(n)?,)*))
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, clippy::unused_unit)]
+            unsafe fn load(views: &Self::HostViews, s: usize) -> Self::Sites {
+                ($($a::load(&views.$i, s),)*)
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables)]
+            unsafe fn store(views: &Self::HostViews, s: usize, sites: Self::Sites) {
+                $($a::store(&views.$i, s, sites.$i);)*
+            }
+
+            #[cfg(feature = "cuda")]
+            #[allow(unused_variables)]
+            fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()> {
+                $(self.$i.device_prepare(dev, n)?;)*
+                Ok(())
+            }
+
+            #[cfg(feature = "cuda")]
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn push_params<'p>(&'p self, params: &mut crate::cuda::ParamList<'p>) {
+                $(self.$i.push_params(params);)*
+            }
+        }
+    };
+}
+
+captures_tuple!();
+captures_tuple!(A 0);
+captures_tuple!(A 0, B 1);
+captures_tuple!(A 0, B 1, C 2);
+captures_tuple!(A 0, B 1, C 2, D 3);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);

@@ -1,0 +1,54 @@
+//! Inspection of generated kernels: collect the CUDA source of every `on_gpu!` a piece of
+//! code runs (on any backend), and compile a source with NVRTC without a GPU.
+//!
+//! This is how the tests check, on machines with no GPU, that every construct of the body
+//! language translates to CUDA C++ that NVRTC accepts.
+
+use crate::error::Location;
+use crate::site::CallSite;
+use std::cell::RefCell;
+
+/// One generated kernel.
+#[derive(Debug, Clone)]
+pub struct KernelSource {
+    /// The `on_gpu!` it was generated for.
+    pub location: Location,
+    /// The complete CUDA C++ source.
+    pub source: String,
+}
+
+thread_local! {
+    static COLLECTED: RefCell<Option<Vec<KernelSource>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f`, returning its result and the source of each kernel that calls on this thread
+/// generated (one entry per call; the calls still run on their backend).
+///
+/// ```
+/// let ((), sources) = ongpu_runtime::codegen::collect_kernel_sources(|| ());
+/// assert!(sources.is_empty());
+/// ```
+pub fn collect_kernel_sources<R>(f: impl FnOnce() -> R) -> (R, Vec<KernelSource>) {
+    let previous = COLLECTED.with(|c| c.replace(Some(Vec::new())));
+    let r = f();
+    let got = COLLECTED.with(|c| c.replace(previous)).unwrap_or_default();
+    (r, got)
+}
+
+/// Records a kernel's source if a collection is active on this thread (`make` runs only then).
+#[inline]
+pub(crate) fn observe(site: &CallSite, make: impl FnOnce() -> String) {
+    COLLECTED.with(|c| {
+        if let Some(v) = c.borrow_mut().as_mut() {
+            v.push(KernelSource { location: site.location(), source: make() });
+        }
+    });
+}
+
+/// Compiles `source` with NVRTC for `arch` (`sm_90`, `compute_90`, ...) and returns NVRTC's
+/// log, including ptxas' resource report (registers, spills). Needs NVRTC, not a GPU.
+#[cfg(feature = "cuda")]
+pub fn compile(source: &KernelSource, arch: &str) -> crate::Result<String> {
+    let what = format!("the kernel of on_gpu! at {}", source.location);
+    crate::cuda::nvrtc::compile(&source.source, arch, &what, &["--ptxas-options=-v"]).map(|c| c.log)
+}

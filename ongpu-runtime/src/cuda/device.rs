@@ -1,0 +1,120 @@
+//! The process-wide CUDA device: found once, on first use, and bound to each thread that
+//! launches work (the context is the device's primary context, shared with other libraries).
+
+use super::error::DriverResultExt;
+use crate::error::{Error, Result};
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::CudaContext;
+use std::sync::{Arc, OnceLock};
+
+/// Facts about the device that kernels are compiled and launched for.
+#[derive(Debug, Clone)]
+pub struct DeviceInfo {
+    /// Device ordinal (0 for the first GPU).
+    pub ordinal: usize,
+    /// The device's name, as the driver reports it.
+    pub name: String,
+    /// Compute capability `(major, minor)`.
+    pub compute_capability: (u32, u32),
+    /// Number of streaming multiprocessors.
+    pub sm_count: u32,
+    /// Most threads in one block.
+    pub max_threads_per_block: u32,
+    /// Most resident threads on one multiprocessor.
+    pub max_threads_per_sm: u32,
+    /// Most blocks along x in a grid.
+    pub max_grid_x: u32,
+    /// Device memory in bytes.
+    pub total_memory: usize,
+}
+
+impl DeviceInfo {
+    /// The NVRTC architecture option for this device's own machine code (`sm_90`).
+    pub fn arch(&self) -> String {
+        format!("sm_{}{}", self.compute_capability.0, self.compute_capability.1)
+    }
+}
+
+/// The CUDA device ongpu runs on.
+#[derive(Debug)]
+pub struct Device {
+    ctx: Arc<CudaContext>,
+    info: DeviceInfo,
+}
+
+static DEVICE: OnceLock<std::result::Result<Device, String>> = OnceLock::new();
+
+impl Device {
+    /// The device's facts.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// Makes the device's context current on the calling thread.
+    #[inline]
+    pub(crate) fn bind(&self) -> Result<()> {
+        self.ctx.bind_to_thread().during("binding the CUDA context to this thread")
+    }
+
+    /// Waits for all work queued on the device and reports any error it raised.
+    pub fn synchronize(&self) -> Result<()> {
+        self.bind()?;
+        self.ctx.synchronize().during("synchronizing the device")
+    }
+
+    /// Free and total device memory, in bytes.
+    pub fn memory(&self) -> Result<(usize, usize)> {
+        self.bind()?;
+        self.ctx.mem_get_info().during("querying device memory")
+    }
+}
+
+/// Opens device 0 (or `ONGPU_DEVICE`), reading its facts. Never panics: a missing driver
+/// library is an error string.
+fn open() -> std::result::Result<Device, String> {
+    // SAFETY: only probes whether the library can be loaded.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err("the CUDA driver library (libcuda.so) was not found".to_string());
+    }
+    let ordinal = match std::env::var("ONGPU_DEVICE") {
+        Ok(s) => s
+            .trim()
+            .parse::<usize>()
+            .map_err(|_| format!("ONGPU_DEVICE={s:?} is not a device number"))?,
+        Err(_) => 0,
+    };
+    let count = CudaContext::device_count().map_err(|e| format!("cuDeviceGetCount failed: {e:?}"))?;
+    if count <= 0 {
+        return Err("the CUDA driver reports no device".to_string());
+    }
+    if ordinal >= count as usize {
+        return Err(format!("ONGPU_DEVICE={ordinal} but only {count} device(s) exist"));
+    }
+    let ctx = CudaContext::new(ordinal).map_err(|e| format!("creating a context failed: {e:?}"))?;
+    let attr = |a: Attr| ctx.attribute(a).map(|v| v.max(0) as u32).map_err(|e| format!("{e:?}"));
+    let (major, minor) = ctx.compute_capability().map_err(|e| format!("{e:?}"))?;
+    let info = DeviceInfo {
+        ordinal,
+        name: ctx.name().unwrap_or_else(|_| "unknown".to_string()),
+        compute_capability: (major as u32, minor as u32),
+        sm_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        max_threads_per_sm: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
+        max_grid_x: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+        total_memory: ctx.total_mem().unwrap_or(0),
+    };
+    Ok(Device { ctx, info })
+}
+
+/// The device, opened on first use, or why there is none.
+pub(crate) fn probe() -> std::result::Result<&'static Device, &'static str> {
+    DEVICE.get_or_init(open).as_ref().map_err(|s| s.as_str())
+}
+
+/// The device, bound to the calling thread; [`Error::NoDevice`] if there is none.
+#[inline]
+pub fn device() -> Result<&'static Device> {
+    let dev = probe().map_err(|reason| Error::NoDevice { reason: reason.to_string() })?;
+    dev.bind()?;
+    Ok(dev)
+}

@@ -1,0 +1,15 @@
+//! The CUDA backend's safe layer over cudarc's raw driver and NVRTC calls: the device,
+//! device buffers, run-time compilation, modules and launches.
+
+mod buffer;
+mod device;
+mod error;
+pub(crate) mod launch;
+mod module;
+pub mod nvrtc;
+
+pub use buffer::DeviceBuffer;
+pub use device::{device, Device, DeviceInfo};
+pub(crate) use device::probe;
+pub use launch::{launch, ParamList, Shape, MAX_PARAMS};
+pub use module::{load_function, Function};

@@ -1,0 +1,39 @@
+//! Loaded modules and their kernel functions. Kernels compiled for a call site live as long
+//! as the process, so a loaded module is never unloaded.
+
+use super::device::Device;
+use super::error::DriverResultExt;
+use super::nvrtc::Compiled;
+use crate::error::Result;
+use cudarc::driver::result;
+use cudarc::driver::sys::{CUfunction, CUmodule};
+use std::ffi::CString;
+
+/// A kernel function ready to launch.
+#[derive(Debug, Clone, Copy)]
+pub struct Function {
+    pub(crate) raw: CUfunction,
+}
+
+// SAFETY: a CUfunction handle is valid in every thread that has its context current, and
+// ongpu binds the context before each launch.
+unsafe impl Send for Function {}
+// SAFETY: as above; launching does not mutate the handle.
+unsafe impl Sync for Function {}
+
+/// Loads `compiled` into the device's context and returns its function `name`.
+pub fn load_function(device: &Device, compiled: &Compiled, name: &str) -> Result<Function> {
+    device.bind()?;
+    let mut image = compiled.image.clone();
+    if compiled.kind == super::nvrtc::ImageKind::Ptx && image.last() != Some(&0) {
+        image.push(0);
+    }
+    // SAFETY: the image is a complete cubin or NUL-terminated PTX from NVRTC; the driver
+    // copies it during the call.
+    let module: CUmodule =
+        unsafe { result::module::load_data(image.as_ptr().cast()) }.during("loading a compiled kernel")?;
+    let cname = CString::new(name).expect("kernel names contain no NUL");
+    // SAFETY: the module was just loaded and is never unloaded.
+    let raw = unsafe { result::module::get_function(module, cname) }.during("finding the kernel in its module")?;
+    Ok(Function { raw })
+}

@@ -1,0 +1,127 @@
+//! The entry point of an element-wise `on_gpu!`: checks the site count against the captured
+//! fields, then hands the call to the chosen backend.
+
+use crate::backend::{self, Backend};
+use crate::capture::Captures;
+use crate::error::{Error, Result};
+use crate::site::CallSite;
+
+/// How many sites a call runs.
+#[derive(Debug)]
+pub enum SiteCount {
+    /// Given as `on_gpu!(n, ...)` (already converted to `usize`, or why it could not be).
+    Given(Result<usize>),
+    /// The common length of the captured fields.
+    FromFields,
+}
+
+/// An integer type accepted for `n` and for threads per block.
+pub trait CountArg: Copy + std::fmt::Display {
+    /// The value as `u64`, or `None` if negative.
+    fn to_u64(self) -> Option<u64>;
+}
+
+macro_rules! count_arg {
+    ($($t:ty),*) => {$(
+        impl CountArg for $t {
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn to_u64(self) -> Option<u64> {
+                if self < 0 as $t { None } else { Some(self as u64) }
+            }
+        }
+    )*};
+}
+count_arg!(usize, u64, u32, u16, u8, isize, i64, i32, i16, i8);
+
+/// `n` of `on_gpu!(n, ...)` as a site count.
+#[inline(always)]
+pub fn sites<N: CountArg>(n: N) -> SiteCount {
+    SiteCount::Given(
+        n.to_u64()
+            .and_then(|v| usize::try_from(v).ok())
+            .ok_or_else(|| Error::InvalidSiteCount { value: n.to_string() }),
+    )
+}
+
+/// Threads per block of `on_gpu!(n, tpb, ...)`.
+#[inline(always)]
+pub fn threads_per_block<N: CountArg>(tpb: N) -> Result<u32> {
+    tpb.to_u64()
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| Error::InvalidArgument(format!("invalid threads per block {tpb}")))
+}
+
+/// The number of sites to run, checked against every captured field's length.
+pub(crate) fn resolve_sites<C: Captures>(site: &CallSite, count: SiteCount, caps: &C) -> Result<usize> {
+    let names = site.info.captures;
+    match count {
+        SiteCount::Given(n) => {
+            let n = n?;
+            let mut err = None;
+            caps.for_each_len(|i, len| match len {
+                Some(len) if len < n && err.is_none() => {
+                    err = Some(Error::SitesExceedField { site: site.location(), n, field: names[i], len })
+                }
+                _ => {}
+            });
+            err.map_or(Ok(n), Err)
+        }
+        SiteCount::FromFields => {
+            let mut first: Option<(usize, usize)> = None;
+            let mut err = None;
+            caps.for_each_len(|i, len| {
+                let Some(len) = len else { return };
+                match first {
+                    None => first = Some((i, len)),
+                    Some((j, first_len)) if first_len != len && err.is_none() => {
+                        err = Some(Error::UnequalLengths {
+                            site: site.location(),
+                            first: names[j],
+                            first_len,
+                            other: names[i],
+                            other_len: len,
+                        })
+                    }
+                    _ => {}
+                }
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+            first.map(|(_, len)| len).ok_or(Error::NoSiteCount { site: site.location() })
+        }
+    }
+}
+
+/// Runs an element-wise call: `body(site, values) -> values` for every site.
+pub fn run<C, F>(
+    site: &'static CallSite,
+    count: SiteCount,
+    threads_per_block: Option<Result<u32>>,
+    mut caps: C,
+    body: F,
+) -> Result<()>
+where
+    C: Captures,
+    F: Fn(usize, C::Sites) -> C::Sites + Sync,
+{
+    let n = resolve_sites(site, count, &caps)?;
+    let tpb = threads_per_block.transpose()?;
+    crate::codegen::observe(site, || crate::kernel_source::elementwise(&site.info, &C::kinds()));
+    match backend::current()? {
+        Backend::Cpu => {
+            if tpb == Some(0) || tpb.is_some_and(|t| t > 1024) {
+                return Err(Error::InvalidLaunch {
+                    site: site.location(),
+                    reason: format!("{} threads per block; CUDA allows 1 to 1024", tpb.unwrap_or(0)),
+                });
+            }
+            backend::cpu::run(site, n, &mut caps, &body)
+        }
+        #[cfg(feature = "cuda")]
+        Backend::Cuda => backend::cuda::run(site, n, tpb, &mut caps),
+        #[cfg(not(feature = "cuda"))]
+        Backend::Cuda => unreachable!("backend::current() refuses CUDA when it is not compiled in"),
+    }
+}

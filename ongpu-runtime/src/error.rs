@@ -1,0 +1,229 @@
+//! The one error type of ongpu: every failure a user can cause or meet is a value of [`Error`],
+//! with what went wrong and what to do about it.
+
+use std::fmt;
+
+/// A `Result` whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Where an `on_gpu!` (or kernel) call stands in the user's source, for error messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    /// Source file, as `file!()` gives it.
+    pub file: &'static str,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// Everything that can go wrong in ongpu.
+///
+/// Messages say what happened and what to do; the variants carry the facts so that programs
+/// can react (for example, fall back to the CPU on [`Error::NoDevice`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No usable CUDA driver or device, while the CUDA backend was required.
+    #[error(
+        "no CUDA device: {reason}. Install an NVIDIA driver, or run on CPU threads with \
+         ONGPU_BACKEND=cpu"
+    )]
+    NoDevice {
+        /// Why the device could not be used.
+        reason: String,
+    },
+
+    /// The crate was built without the backend that was asked for.
+    #[error("the {backend} backend is not compiled in: enable the cargo feature `{feature}` of ongpu")]
+    BackendNotCompiled {
+        /// The backend that was asked for.
+        backend: &'static str,
+        /// The cargo feature that provides it.
+        feature: &'static str,
+    },
+
+    /// NVRTC is missing or refused the generated kernel.
+    #[error("NVRTC could not compile {what}: {log}\n--- kernel source ---\n{numbered_source}")]
+    Compile {
+        /// What was compiled (the call site of the kernel).
+        what: String,
+        /// NVRTC's log (or why NVRTC could not be used at all).
+        log: String,
+        /// The kernel source with line numbers, to match the log's line references.
+        numbered_source: String,
+    },
+
+    /// A CUDA driver call failed.
+    #[error("CUDA driver error during {during}: {name}: {description}")]
+    Driver {
+        /// What ongpu was doing.
+        during: String,
+        /// The driver's error name (e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`).
+        name: String,
+        /// The driver's description.
+        description: String,
+    },
+
+    /// A device allocation did not fit.
+    #[error(
+        "out of device memory: {requested} bytes requested for {what}, {free} bytes free of {total}"
+    )]
+    OutOfDeviceMemory {
+        /// What the memory was for.
+        what: String,
+        /// Bytes asked for.
+        requested: usize,
+        /// Bytes free on the device at the time.
+        free: usize,
+        /// Total device memory.
+        total: usize,
+    },
+
+    /// `n` is larger than a captured field.
+    #[error(
+        "{site}: the call runs n = {n} sites but the captured field `{field}` has only {len}; \
+         nothing was run or written"
+    )]
+    SitesExceedField {
+        /// The call site.
+        site: Location,
+        /// The number of sites asked for.
+        n: usize,
+        /// The field's name in the body.
+        field: &'static str,
+        /// The field's length.
+        len: usize,
+    },
+
+    /// No `n` was given and the captured fields differ in length.
+    #[error(
+        "{site}: the captured fields `{first}` ({first_len} sites) and `{other}` ({other_len} \
+         sites) differ in length; give the number of sites explicitly: on_gpu!(n, ...). Nothing \
+         was run or written"
+    )]
+    UnequalLengths {
+        /// The call site.
+        site: Location,
+        /// The first field's name.
+        first: &'static str,
+        /// Its length.
+        first_len: usize,
+        /// The field whose length differs.
+        other: &'static str,
+        /// Its length.
+        other_len: usize,
+    },
+
+    /// No `n` was given and no field is captured, so the number of sites is unknown.
+    #[error(
+        "{site}: the body captures no field, so the number of sites is unknown; write \
+         on_gpu!(n, ...)"
+    )]
+    NoSiteCount {
+        /// The call site.
+        site: Location,
+    },
+
+    /// A site count that is not a valid `usize` (negative, or too large).
+    #[error("invalid number of sites {value}: it must be a non-negative integer that fits usize")]
+    InvalidSiteCount {
+        /// The value as given.
+        value: String,
+    },
+
+    /// The launch shape is outside what the device (or CUDA) allows.
+    #[error("{site}: invalid launch configuration: {reason}")]
+    InvalidLaunch {
+        /// The call site.
+        site: Location,
+        /// What is wrong and what is allowed.
+        reason: String,
+    },
+
+    /// A host access outside the field.
+    #[error("index {index} is out of range for a field of {len} sites")]
+    IndexOutOfRange {
+        /// The index asked for.
+        index: usize,
+        /// The field's length.
+        len: usize,
+    },
+
+    /// The body panicked on the CPU backend (integer overflow in a debug build, division by
+    /// zero, an out-of-range index). Sites that had already run keep their results.
+    #[error("{site}: the body panicked on the CPU backend: {message}")]
+    BodyPanicked {
+        /// The call site.
+        site: Location,
+        /// The panic's message.
+        message: String,
+    },
+
+    /// The kernel cache on disk could not be read or written (it is an optimisation only:
+    /// this error is reported where a user asked for the cache explicitly).
+    #[error("kernel cache at {path}: {source}")]
+    Cache {
+        /// The file or folder involved.
+        path: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A value that does not fit what the operation accepts.
+    #[error("{0}")]
+    InvalidArgument(String),
+}
+
+impl Error {
+    /// Builds [`Error::Compile`], numbering the source lines so that NVRTC's `(line)`
+    /// references can be followed.
+    pub fn compile(what: impl Into<String>, log: impl Into<String>, source: &str) -> Self {
+        Error::Compile {
+            what: what.into(),
+            log: log.into(),
+            numbered_source: number_lines(source),
+        }
+    }
+}
+
+/// Prefixes each line with its 1-based number, right-aligned.
+pub fn number_lines(source: &str) -> String {
+    let width = source.lines().count().max(1).to_string().len();
+    let mut out = String::with_capacity(source.len() + source.lines().count() * (width + 3));
+    for (i, line) in source.lines().enumerate() {
+        out.push_str(&format!("{:>width$} | {line}\n", i + 1));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_lines_from_one() {
+        let s = number_lines("a\nb\n");
+        assert_eq!(s, "1 | a\n2 | b\n");
+    }
+
+    #[test]
+    fn length_error_names_field_and_lengths() {
+        let e = Error::SitesExceedField {
+            site: Location { file: "f.rs", line: 3, column: 5 },
+            n: 10,
+            field: "x",
+            len: 4,
+        };
+        let text = e.to_string();
+        assert!(text.contains("f.rs:3:5") && text.contains("`x`") && text.contains("10"));
+        assert!(text.contains("only 4"));
+    }
+}

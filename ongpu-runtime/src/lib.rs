@@ -1,0 +1,46 @@
+//! Run-time of [ongpu](https://docs.rs/ongpu): fields and element types, the CUDA backend
+//! (NVRTC + driver API through cudarc) and the CPU backend (rayon).
+//!
+//! Users depend on the `ongpu` facade, which re-exports what is public here; the items under
+//! `__private` are what `on_gpu!` expansions call.
+
+#![warn(missing_docs)]
+
+mod backend;
+mod capture;
+pub mod codegen;
+#[cfg(feature = "cuda")]
+pub mod cuda;
+mod element;
+mod elementwise;
+mod error;
+mod field;
+mod kernel_source;
+pub mod math;
+mod site;
+mod types;
+
+pub use backend::{cuda_available, current as backend, synchronize, with_backend, Backend};
+pub use element::{Element, RealKind, Scalar};
+pub use error::{number_lines, Error, Location, Result};
+pub use field::{Field, HostMut, Residency, Transfers};
+pub use layout::{AoS, AoSoA, Layout, SoA};
+pub use num_complex::Complex;
+pub use types::{ColorMatrix, ColorVector, Norm2, Real};
+
+mod layout;
+
+/// What macro expansions call. Not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::capture::{
+        read, write, CaptureKind, CaptureRef, Captures, FieldRead, FieldWrite, KernelArg, ReadCapture, Uniform,
+        Value, WriteCapture,
+    };
+    pub use crate::elementwise::{run as run_elementwise, sites, threads_per_block, SiteCount};
+    pub use crate::error::Location;
+    pub use crate::kernel_source::{kernel_real, push_device_fns, PRELUDE};
+    pub use crate::math;
+    pub use crate::site::{device_fn, CallSite, DeviceFnInfo, DeviceFunction, SiteInfo};
+    pub use crate::types::Norm2;
+}

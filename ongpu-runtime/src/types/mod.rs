@@ -1,0 +1,10 @@
+//! The lattice element types: colour vectors and matrices over `f32`/`f64`, with the same
+//! operators as their twins in the CUDA prelude.
+
+mod color_matrix;
+mod color_vector;
+mod real;
+
+pub use color_matrix::ColorMatrix;
+pub use color_vector::ColorVector;
+pub use real::{Norm2, Real};
