@@ -85,9 +85,9 @@ pub use ongpu_macros::on_gpu;
 pub use ongpu_macros::device;
 
 pub use ongpu_runtime::{
-    backend, codegen, cuda_available, math, synchronize, with_backend, AoS, AoSoA, Backend, ColorMatrix,
-    ColorVector, Complex, Element, Error, Field, HostMut, Layout, Location, Norm2, Real, RealKind, Residency,
-    Result, Scalar, SoA, Transfers,
+    backend, codegen, cuda_available, math, synchronize, with_backend, AoS, AoSoA, Backend,
+    ColorMatrix, ColorVector, Complex, Element, Error, Field, HostMut, Layout, Location, Norm2,
+    Real, RealKind, Residency, Result, Scalar, SoA, Transfers,
 };
 
 /// The CUDA layer under the backend: the device, device buffers, NVRTC and launches, for
@@ -97,7 +97,9 @@ pub use ongpu_runtime::cuda;
 
 /// What most programs need: `use ongpu::prelude::*;`.
 pub mod prelude {
-    pub use crate::{on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, Field, Norm2, Result, SoA};
+    pub use crate::{
+        on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, Field, Norm2, Result, SoA,
+    };
 }
 
 /// What macro expansions call. Not a stable API.

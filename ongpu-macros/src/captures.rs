@@ -29,7 +29,11 @@ impl Capture {
 /// The captures of `block`, whose outermost scope already binds `params` (the site index of
 /// `|i|`, or a function's parameters).
 pub fn analyse(block: &Block, params: &[Ident]) -> Vec<Capture> {
-    let mut a = Analysis { scopes: vec![params.iter().map(Ident::to_string).collect()], captures: Vec::new(), depth: 0 };
+    let mut a = Analysis {
+        scopes: vec![params.iter().map(Ident::to_string).collect()],
+        captures: Vec::new(),
+        depth: 0,
+    };
     a.block_stmts(block);
     a.captures
 }
@@ -58,7 +62,10 @@ impl Analysis {
     }
 
     fn declare(&mut self, name: &Ident) {
-        self.scopes.last_mut().expect("a scope").insert(name.to_string());
+        self.scopes
+            .last_mut()
+            .expect("a scope")
+            .insert(name.to_string());
     }
 
     fn note(&mut self, ident: &Ident, u: Use) {
@@ -69,7 +76,11 @@ impl Analysis {
         let c = match self.captures.iter_mut().find(|c| c.ident == name) {
             Some(c) => c,
             None => {
-                self.captures.push(Capture { ident: ident.clone(), written_at: None, load: u != Use::WholeAssign });
+                self.captures.push(Capture {
+                    ident: ident.clone(),
+                    written_at: None,
+                    load: u != Use::WholeAssign,
+                });
                 let c = self.captures.last_mut().expect("just pushed");
                 if u != Use::Read {
                     c.written_at = Some(ident.span());
@@ -234,26 +245,39 @@ mod tests {
     fn caps(src: &str) -> Vec<(String, bool, bool)> {
         let b: Block = syn::parse_str(src).unwrap();
         let i: Ident = syn::parse_str("i").unwrap();
-        analyse(&b, &[i]).into_iter().map(|c| (c.ident.to_string(), c.is_written(), c.load)).collect()
+        analyse(&b, &[i])
+            .into_iter()
+            .map(|c| (c.ident.to_string(), c.is_written(), c.load))
+            .collect()
     }
 
     #[test]
     fn free_names_in_first_use_order() {
         assert_eq!(
             caps("{ x += y * z; }"),
-            vec![("y".into(), false, true), ("z".into(), false, true), ("x".into(), true, true)]
+            vec![
+                ("y".into(), false, true),
+                ("z".into(), false, true),
+                ("x".into(), true, true)
+            ]
         );
     }
 
     #[test]
     fn locals_site_index_and_functions_are_not_captures() {
         let c = caps("{ let t = a * 2.0; for k in 0..3 { t += k as f32; } out = helper(t + i as f32).sqrt(); }");
-        assert_eq!(c, vec![("a".into(), false, true), ("out".into(), true, false)]);
+        assert_eq!(
+            c,
+            vec![("a".into(), false, true), ("out".into(), true, false)]
+        );
     }
 
     #[test]
     fn whole_assignment_first_is_not_loaded() {
-        assert_eq!(caps("{ x = y; }"), vec![("y".into(), false, true), ("x".into(), true, false)]);
+        assert_eq!(
+            caps("{ x = y; }"),
+            vec![("y".into(), false, true), ("x".into(), true, false)]
+        );
         // reads itself on the right: loaded
         assert_eq!(caps("{ x = x + y; }")[0], ("x".into(), true, true));
         // assigned only inside a branch: the other path keeps the old value
@@ -266,6 +290,9 @@ mod tests {
 
     #[test]
     fn shadowing_starts_after_the_let() {
-        assert_eq!(caps("{ let y = y * 2.0; x = y; }"), vec![("y".into(), false, true), ("x".into(), true, false)]);
+        assert_eq!(
+            caps("{ let y = y * 2.0; x = y; }"),
+            vec![("y".into(), false, true), ("x".into(), true, false)]
+        );
     }
 }

@@ -30,7 +30,12 @@ struct Checker {
 }
 
 fn not_supported(what: &str) -> String {
-    format!("{what} is not supported; {BODY_LANGUAGE}")
+    match what.split_once(" (") {
+        Some((thing, hint)) => {
+            format!("{thing} is not supported in a GPU body ({hint}; {BODY_LANGUAGE}")
+        }
+        None => format!("{what} is not supported in a GPU body; {BODY_LANGUAGE}"),
+    }
 }
 
 impl Checker {
@@ -126,7 +131,10 @@ impl Checker {
     fn field_name(&mut self, f: &syn::ExprField) {
         match &f.member {
             syn::Member::Named(n) if supported::FIELDS.contains(&n.to_string().as_str()) => {}
-            m => self.error(m.span(), "only the fields .re and .im (of Complex), .m and .v are supported"),
+            m => self.error(
+                m.span(),
+                "only the fields .re and .im (of Complex), .m and .v are supported",
+            ),
         }
     }
 
@@ -162,16 +170,27 @@ impl Checker {
             }
             Expr::Unary(u) => match u.op {
                 UnOp::Neg(_) | UnOp::Not(_) => self.expr(&u.expr),
-                _ => self.error(u.span(), not_supported("dereferencing (`*x`): captures and locals are values")),
+                _ => self.error(
+                    u.span(),
+                    not_supported("dereferencing (`*x`): captures and locals are values"),
+                ),
             },
             Expr::Lit(l) => match &l.lit {
                 Lit::Int(_) | Lit::Float(_) | Lit::Bool(_) => {}
-                other => self.error(other.span(), not_supported("this literal (only numbers and bools)")),
+                other => self.error(
+                    other.span(),
+                    not_supported("this literal (only numbers and bools)"),
+                ),
             },
             Expr::Path(p) => {
                 if p.qself.is_some() {
-                    self.error(p.span(), not_supported("a qualified path `<T as Trait>::...`"));
-                } else if p.path.get_ident().is_none() && crate::emit_cuda::expr::constant_path(&p.path).is_none() {
+                    self.error(
+                        p.span(),
+                        not_supported("a qualified path `<T as Trait>::...`"),
+                    );
+                } else if p.path.get_ident().is_none()
+                    && crate::emit_cuda::expr::constant_path(&p.path).is_none()
+                {
                     self.error(
                         p.span(),
                         "this path is not supported; a GPU body can name locals, captures and the constants \
@@ -183,7 +202,10 @@ impl Checker {
             Expr::Call(c) => {
                 match &*c.func {
                     Expr::Path(p) if p.qself.is_none() => self.call_path(&p.path, c.args.len()),
-                    other => self.error(other.span(), not_supported("calling this (only named functions)")),
+                    other => self.error(
+                        other.span(),
+                        not_supported("calling this (only named functions)"),
+                    ),
                 }
                 for a in &c.args {
                     self.expr(a);
@@ -224,7 +246,10 @@ impl Checker {
                 self.expr(&c.expr);
                 match crate::emit_cuda::ty::scalar_name(&c.ty) {
                     Some(_) => {}
-                    None => self.error(c.ty.span(), "`as` casts are supported to the number types and bool only"),
+                    None => self.error(
+                        c.ty.span(),
+                        "`as` casts are supported to the number types and bool only",
+                    ),
                 }
             }
             Expr::If(i) => {
@@ -275,7 +300,9 @@ impl Checker {
                 }
             }
             Expr::Break(b) => {
-                if self.control(b.break_token.span, "`break`") && (b.label.is_some() || b.expr.is_some()) {
+                if self.control(b.break_token.span, "`break`")
+                    && (b.label.is_some() || b.expr.is_some())
+                {
                     self.error(b.span(), not_supported("`break` with a label or a value"));
                 }
             }
@@ -295,20 +322,35 @@ impl Checker {
                 c.span(),
                 not_supported("a closure (move the code into a function marked #[ongpu::device])"),
             ),
-            Expr::Macro(m) => self.error(m.span(), not_supported("a macro (println!, vec!, assert!, ...)")),
-            Expr::Match(m) => self.error(m.match_token.span, not_supported("`match` (use if/else)")),
-            Expr::Reference(r) => self.error(r.span(), not_supported("taking a reference (`&x`): pass values")),
+            Expr::Macro(m) => self.error(
+                m.span(),
+                not_supported("a macro (println!, vec!, assert!, ...)"),
+            ),
+            Expr::Match(m) => {
+                self.error(m.match_token.span, not_supported("`match` (use if/else)"))
+            }
+            Expr::Reference(r) => self.error(
+                r.span(),
+                not_supported("taking a reference (pass values, not `&x`)"),
+            ),
             Expr::Struct(s) => self.error(
                 s.span(),
-                not_supported("a struct literal (build values with Complex::new, ColorMatrix::identity, ...)"),
+                not_supported(
+                    "a struct literal (build values with Complex::new, ColorMatrix::identity, ...)",
+                ),
             ),
             Expr::Tuple(t) => self.error(t.span(), not_supported("a tuple")),
             Expr::Array(a) => self.error(a.span(), not_supported("an array")),
             Expr::Repeat(r) => self.error(r.span(), not_supported("an array")),
-            Expr::Range(r) => self.error(r.span(), not_supported("a range outside `for k in a..b`")),
+            Expr::Range(r) => {
+                self.error(r.span(), not_supported("a range outside `for k in a..b`"))
+            }
             Expr::Try(t) => self.error(t.span(), not_supported("the `?` operator")),
             Expr::Unsafe(u) => self.error(u.unsafe_token.span, not_supported("an `unsafe` block")),
-            Expr::Let(l) => self.error(l.span(), not_supported("`if let`/`while let` (use plain conditions)")),
+            Expr::Let(l) => self.error(
+                l.span(),
+                not_supported("`if let`/`while let` (use plain conditions)"),
+            ),
             other => self.error(other.span(), not_supported("this expression")),
         }
     }
@@ -330,7 +372,10 @@ impl Checker {
         }
         if let Some(expected) = crate::emit_cuda::expr::associated_call_arity(path) {
             if expected != args {
-                self.error(path.span(), format!("this function takes {expected} argument(s)"));
+                self.error(
+                    path.span(),
+                    format!("this function takes {expected} argument(s)"),
+                );
             }
             return;
         }

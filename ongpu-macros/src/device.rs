@@ -49,13 +49,18 @@ pub fn device(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         (sig.variadic.is_some(), sig.variadic.span(), "variadic"),
     ] {
         if present {
-            return Err(error(span, &format!("#[ongpu::device] functions cannot be {what}")));
+            return Err(error(
+                span,
+                &format!("#[ongpu::device] functions cannot be {what}"),
+            ));
         }
     }
     let mut params = Vec::new();
     for arg in &sig.inputs {
         match arg {
-            FnArg::Receiver(r) => return Err(error(r.span(), "#[ongpu::device] functions take no `self`")),
+            FnArg::Receiver(r) => {
+                return Err(error(r.span(), "#[ongpu::device] functions take no `self`"))
+            }
             FnArg::Typed(t) => match &*t.pat {
                 Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                     let cty = ty::cuda_type(&t.ty, "ongpu_real").map_err(|()| {
@@ -67,14 +72,20 @@ pub fn device(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     })?;
                     params.push((p.ident.clone(), (*t.ty).clone(), cty));
                 }
-                other => return Err(error(other.span(), "parameters must be plain names: `x: f32`")),
+                other => {
+                    return Err(error(
+                        other.span(),
+                        "parameters must be plain names: `x: f32`",
+                    ))
+                }
             },
         }
     }
     let (ret_rust, ret_cuda): (Type, String) = match &sig.output {
         ReturnType::Default => (syn::parse_quote!(()), "void".to_string()),
         ReturnType::Type(_, t) => {
-            let c = ty::cuda_type(t, "ongpu_real").map_err(|()| error(t.span(), "unsupported return type"))?;
+            let c = ty::cuda_type(t, "ongpu_real")
+                .map_err(|()| error(t.span(), "unsupported return type"))?;
             ((**t).clone(), c)
         }
     };
@@ -82,28 +93,60 @@ pub fn device(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 
     let mut sig_types: Vec<String> = params.iter().map(|(_, _, c)| c.clone()).collect();
     sig_types.push(ret_cuda.clone());
-    let bound: Vec<(String, String)> =
-        params.iter().map(|(i, _, _)| (i.to_string(), cuda_ident(&i.to_string()))).collect();
-    let tail = if ret_cuda == "void" { Tail::Discard } else { Tail::Return };
-    let translation = Translator::new(&f.block, &bound, literal_real(&sig_types)).translate(&f.block, tail)?;
+    let bound: Vec<(String, String)> = params
+        .iter()
+        .map(|(i, _, _)| (i.to_string(), cuda_ident(&i.to_string())))
+        .collect();
+    let tail = if ret_cuda == "void" {
+        Tail::Discard
+    } else {
+        Tail::Return
+    };
+    let translation = Translator::new(&f.block, &bound, literal_real(&sig_types))
+        .returning(&ret_cuda)
+        .translate(&f.block, tail)?;
     let name = &sig.ident;
     let cuda_name = device_fn_name(&syn::parse_quote!(#name));
     let cuda_params: Vec<String> = params
         .iter()
         .map(|(i, _, c)| format!("{c} {}", cuda_ident(&i.to_string())))
         .collect();
-    let body: String = translation.code.lines().map(|l| format!("  {l}\n")).collect();
-    let source = format!("__device__ {ret_cuda} {cuda_name}({}) {{\n{body}}}\n", cuda_params.join(", "));
+    let body: String = translation
+        .code
+        .lines()
+        .map(|l| format!("  {l}\n"))
+        .collect();
+    let source = format!(
+        "__device__ {ret_cuda} {cuda_name}({}) {{\n{body}}}\n",
+        cuda_params.join(", ")
+    );
 
     let vis = &f.vis;
-    let docs: Vec<_> = f.attrs.iter().filter(|a| a.path().is_ident("doc")).collect();
-    let other_attrs: Vec<_> = f.attrs.iter().filter(|a| !a.path().is_ident("doc")).collect();
-    let impl_name = syn::Ident::new(&format!("__ongpu_device_{}", name.to_string().trim_start_matches("r#")), name.span());
+    let docs: Vec<_> = f
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+    let other_attrs: Vec<_> = f
+        .attrs
+        .iter()
+        .filter(|a| !a.path().is_ident("doc"))
+        .collect();
+    let impl_name = syn::Ident::new(
+        &format!(
+            "__ongpu_device_{}",
+            name.to_string().trim_start_matches("r#")
+        ),
+        name.span(),
+    );
     let inputs = &sig.inputs;
     let param_types: Vec<&Type> = params.iter().map(|(_, t, _)| t).collect();
     let block = crate::rewrite::route_math_calls(&f.block);
     let calls = translation.device_calls.iter().map(|p| {
-        let span = p.segments.last().map_or(Span::call_site(), |s| s.ident.span());
+        let span = p
+            .segments
+            .last()
+            .map_or(Span::call_site(), |s| s.ident.span());
         quote_spanned!(span=> ::ongpu::__private::device_fn(&#p))
     });
     let fn_ptr = quote!(fn(#(#param_types),*) -> #ret_rust);

@@ -26,7 +26,12 @@ pub struct ElementwiseCall<'a> {
 }
 
 /// The `SiteInfo` literal of a call.
-pub fn site_info(captures: &[Capture], site_index: Option<&syn::Ident>, cuda_body: &str, device_calls: &[Path]) -> TokenStream {
+pub fn site_info(
+    captures: &[Capture],
+    site_index: Option<&syn::Ident>,
+    cuda_body: &str,
+    device_calls: &[Path],
+) -> TokenStream {
     let names = captures.iter().map(|c| c.ident.to_string());
     let cuda_names = captures.iter().map(|c| cuda_ident(&c.ident.to_string()));
     let site_index = match site_index {
@@ -37,7 +42,10 @@ pub fn site_info(captures: &[Capture], site_index: Option<&syn::Ident>, cuda_bod
         None => quote!(::core::option::Option::None),
     };
     let device_fns = device_calls.iter().map(|p| {
-        let span = p.segments.last().map_or(Span::call_site(), |s| s.ident.span());
+        let span = p
+            .segments
+            .last()
+            .map_or(Span::call_site(), |s| s.ident.span());
         quote_spanned!(span=> ::ongpu::__private::device_fn(&#p))
     });
     quote! {
@@ -88,7 +96,12 @@ pub fn closure_tuple(captures: &[Capture]) -> (TokenStream, TokenStream) {
 
 /// The expansion.
 pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
-    let info = site_info(call.captures, call.body.site_index.as_ref(), &call.cuda_body, call.device_calls);
+    let info = site_info(
+        call.captures,
+        call.body.site_index.as_ref(),
+        &call.cuda_body,
+        call.device_calls,
+    );
     let args = capture_args(call.captures);
     let (pats, ret) = closure_tuple(call.captures);
     let site = Span::mixed_site();
@@ -103,7 +116,11 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
             ::core::option::Option::Some(::ongpu::__private::threads_per_block(#t))),
         None => quote!(::core::option::Option::None),
     };
-    let bind_index = call.body.site_index.as_ref().map(|i| quote!(let #i: usize = #site_var;));
+    let bind_index = call
+        .body
+        .site_index
+        .as_ref()
+        .map(|i| quote!(let #i: usize = #site_var;));
     let block = crate::rewrite::route_math_calls(&call.body.block);
     let stmts = &block.stmts;
     quote! {

@@ -31,12 +31,18 @@ pub struct OnGpuInput {
 impl Parse for OnGpuInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         if input.is_empty() {
-            return Err(syn::Error::new(Span::call_site(), format!("on_gpu! needs a body: {FORMS}")));
+            return Err(syn::Error::new(
+                Span::call_site(),
+                format!("on_gpu! needs a body: {FORMS}"),
+            ));
         }
         let args: Punctuated<Expr, Token![,]> = Punctuated::parse_terminated(input)?;
         let mut args: Vec<Expr> = args.into_iter().collect();
         if args.len() > 3 {
-            return Err(syn::Error::new(args[3].span(), format!("too many arguments: {FORMS}")));
+            return Err(syn::Error::new(
+                args[3].span(),
+                format!("too many arguments: {FORMS}"),
+            ));
         }
         let body = parse_body(args.pop().expect("not empty"))?;
         let mut args = args.into_iter();
@@ -44,23 +50,39 @@ impl Parse for OnGpuInput {
         let threads_per_block = args.next();
         for e in sites.iter().chain(&threads_per_block) {
             if matches!(e, Expr::Block(_) | Expr::Closure(_)) {
-                return Err(syn::Error::new(e.span(), format!("the body must be the last argument: {FORMS}")));
+                return Err(syn::Error::new(
+                    e.span(),
+                    format!("the body must be the last argument: {FORMS}"),
+                ));
             }
         }
-        Ok(OnGpuInput { sites, threads_per_block, body })
+        Ok(OnGpuInput {
+            sites,
+            threads_per_block,
+            body,
+        })
     }
 }
 
 /// The last argument as a body.
 pub fn parse_body(e: Expr) -> syn::Result<Body> {
     match e {
-        Expr::Block(b) if b.attrs.is_empty() && b.label.is_none() => Ok(Body { site_index: None, block: b.block }),
+        Expr::Block(b) if b.attrs.is_empty() && b.label.is_none() => Ok(Body {
+            site_index: None,
+            block: b.block,
+        }),
         Expr::Closure(c) => {
             if let Some(m) = &c.movability {
-                return Err(syn::Error::new(m.span(), "an on_gpu! body is `|i| { ... }`, not a `static` closure"));
+                return Err(syn::Error::new(
+                    m.span(),
+                    "an on_gpu! body is `|i| { ... }`, not a `static` closure",
+                ));
             }
             if let Some(a) = &c.asyncness {
-                return Err(syn::Error::new(a.span(), "an on_gpu! body cannot be `async`"));
+                return Err(syn::Error::new(
+                    a.span(),
+                    "an on_gpu! body cannot be `async`",
+                ));
             }
             if let Some(m) = &c.capture {
                 return Err(syn::Error::new(
@@ -78,26 +100,44 @@ pub fn parse_body(e: Expr) -> syn::Result<Body> {
                 ));
             }
             let site_index = match &c.inputs[0] {
-                Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() => p.ident.clone(),
+                Pat::Ident(p)
+                    if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() =>
+                {
+                    p.ident.clone()
+                }
                 Pat::Type(t) => {
                     return Err(syn::Error::new(
                         t.ty.span(),
                         "the site index has type usize; write `|i| { ... }` without a type",
                     ))
                 }
-                p => return Err(syn::Error::new(p.span(), "the site index parameter must be a plain name: `|i| { ... }`")),
+                p => {
+                    return Err(syn::Error::new(
+                        p.span(),
+                        "the site index parameter must be a plain name: `|i| { ... }`",
+                    ))
+                }
             };
             if let syn::ReturnType::Type(_, ty) = &c.output {
-                return Err(syn::Error::new(ty.span(), "an element-wise on_gpu! body returns nothing; drop `-> ...`"));
+                return Err(syn::Error::new(
+                    ty.span(),
+                    "an element-wise on_gpu! body returns nothing; drop `-> ...`",
+                ));
             }
             match *c.body {
-                Expr::Block(b) if b.label.is_none() => Ok(Body { site_index: Some(site_index), block: b.block }),
+                Expr::Block(b) if b.label.is_none() => Ok(Body {
+                    site_index: Some(site_index),
+                    block: b.block,
+                }),
                 other => Err(syn::Error::new(
                     other.span(),
                     "the body after `|i|` must be a block: `|i| { statements }`",
                 )),
             }
         }
-        other => Err(syn::Error::new(other.span(), format!("the last argument must be the body: {FORMS}"))),
+        other => Err(syn::Error::new(
+            other.span(),
+            format!("the last argument must be the body: {FORMS}"),
+        )),
     }
 }

@@ -1,8 +1,8 @@
 //! Procedural macros of [ongpu](https://docs.rs/ongpu): `on_gpu!` and `#[device]`.
 //!
-//! This crate holds syntax only: parsing ([`input`]), the supported subset ([`check`]),
-//! capture analysis ([`captures`]), and one emitter per target ([`emit_cuda`] for the CUDA
-//! C++ kernel body, [`emit_rust`] for the Rust expansion). Everything that runs lives in
+//! This crate holds syntax only: parsing (`input`), the supported subset (`check`), capture
+//! analysis (`captures`), and one emitter per target (`emit_cuda` for the CUDA C++ kernel
+//! body, `emit_rust` for the Rust expansion). Everything that runs lives in
 //! `ongpu-runtime`, reached through `::ongpu::__private`. Use the macros through `ongpu`.
 
 use proc_macro::TokenStream;
@@ -25,12 +25,23 @@ mod supported;
 /// `|i| { statements }`. Evaluates to `ongpu::Result<()>`.
 #[proc_macro]
 pub fn on_gpu(input: TokenStream) -> TokenStream {
-    on_gpu::on_gpu(input.into()).unwrap_or_else(syn::Error::into_compile_error).into()
+    on_gpu::on_gpu(input.into())
+        .unwrap_or_else(errors_as_expression)
+        .into()
+}
+
+/// Compile errors in expression position: one block holding every `compile_error!`, whose
+/// value has the call's type, so that rustc reports nothing else about the call.
+fn errors_as_expression(e: syn::Error) -> proc_macro2::TokenStream {
+    let errors = e.into_compile_error();
+    quote::quote!({ #errors; ::core::result::Result::<(), ::ongpu::Error>::Ok(()) })
 }
 
 /// Marks a function as callable from `on_gpu!` bodies (and kernels): it is translated to
 /// CUDA C++ too.
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
-    device::device(attr.into(), item.into()).unwrap_or_else(syn::Error::into_compile_error).into()
+    device::device(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

@@ -6,23 +6,109 @@ use std::collections::{HashMap, HashSet};
 /// C++ keywords and names the generated code relies on, which a Rust identifier must not
 /// take over.
 const RESERVED: &[&str] = &[
-    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case",
-    "catch", "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast",
-    "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
-    "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int",
-    "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
-    "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "return", "short",
-    "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template",
-    "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union",
-    "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "main", "NULL", "ongpu_real",
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "char16_t",
+    "char32_t",
+    "class",
+    "compl",
+    "const",
+    "constexpr",
+    "const_cast",
+    "continue",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "wchar_t",
+    "while",
+    "xor",
+    "xor_eq",
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "warpSize",
+    "main",
+    "NULL",
+    "ongpu_real",
 ];
 
 /// The C++ spelling of a Rust identifier: itself, unless C++ reserves it or it could meet a
 /// generated name (those start with `ongpu`); then `ongpu_u_` + the name.
 pub fn cuda_ident(rust: &str) -> String {
     let rust = rust.strip_prefix("r#").unwrap_or(rust);
-    if RESERVED.contains(&rust) || rust.starts_with("ongpu") || rust.starts_with("__") || rust.contains("__") {
+    if RESERVED.contains(&rust)
+        || rust.starts_with("ongpu")
+        || rust.starts_with("__")
+        || rust.contains("__")
+    {
         format!("ongpu_u_{rust}")
     } else {
         rust.to_string()
@@ -40,7 +126,10 @@ pub struct NamePool {
 impl NamePool {
     /// A pool in which `used` (every identifier of the body, in C++ spelling) is taken.
     pub fn new(used: impl IntoIterator<Item = String>) -> Self {
-        NamePool { taken: used.into_iter().collect(), counters: HashMap::new() }
+        NamePool {
+            taken: used.into_iter().collect(),
+            counters: HashMap::new(),
+        }
     }
 
     /// A name for a new binding whose C++ spelling would be `base`: `base` itself unless a

@@ -22,7 +22,8 @@ pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
         .chain(&params)
         .map(|i| (i.to_string(), cuda_ident(&i.to_string())))
         .collect();
-    let translation = Translator::new(block, &bound, "ongpu_real").translate(block, Tail::Discard)?;
+    let translation =
+        Translator::new(block, &bound, "ongpu_real").translate(block, Tail::Discard)?;
     Ok(expand(&ElementwiseCall {
         sites: call.sites.as_ref(),
         threads_per_block: call.threads_per_block.as_ref(),

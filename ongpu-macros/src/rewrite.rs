@@ -15,7 +15,8 @@ impl VisitMut for MathCalls {
                 if let Some(id) = p.path.get_ident() {
                     if supported::math_function(&id.to_string()).is_some() {
                         let id = id.clone();
-                        p.path = syn::parse_quote_spanned!(id.span()=> ::ongpu::__private::math::#id);
+                        p.path =
+                            syn::parse_quote_spanned!(id.span()=> ::ongpu::__private::math::#id);
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //! paths, and the summary that error messages quote.
 
 /// The summary quoted by "not supported" errors.
-pub const BODY_LANGUAGE: &str = "an on_gpu! body supports: `let` (optionally typed), `=` and \
+pub const BODY_LANGUAGE: &str = "a body can use `let` (optionally typed), `=` and \
 `op=` assignments, arithmetic, bitwise and comparison operators, `if`/`else`, `for k in a..b`, \
 `as` casts, numeric and bool literals, the maths functions sqrt exp ln sin cos tan abs min max \
 floor ceil round trunc powf powi atan2 hypot (as `sqrt(x)` or `x.sqrt()`), the methods \
@@ -74,12 +74,19 @@ pub const FIELDS: &[&str] = &["re", "im", "m", "v"];
 
 /// The names of the methods, for messages.
 pub fn method_names() -> String {
-    METHODS.iter().map(|(m, _)| format!(".{m}()")).collect::<Vec<_>>().join(" ")
+    METHODS
+        .iter()
+        .map(|(m, _)| format!(".{m}()"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Argument count of a maths function.
 pub fn math_function(name: &str) -> Option<usize> {
-    MATH_FUNCTIONS.iter().find(|(n, _)| *n == name).map(|&(_, a)| a)
+    MATH_FUNCTIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, a)| a)
 }
 
 /// Argument count of a method (receiver excluded).

@@ -8,13 +8,14 @@ namespace ongpu {
 typedef unsigned long long u64;
 
 // ---------------------------------------------------------------- integers and casts
-// Rust's `as` from float to integer saturates and maps NaN to 0: the rz conversion
-// intrinsics do exactly that (a C++ cast would be undefined out of range).
+// Rust's `as` from float to integer saturates and maps NaN to 0. The rz conversion
+// intrinsics saturate (a C++ cast would be undefined out of range); the 64-bit ones turn
+// NaN into the minimum, so NaN is tested first.
 template <class To, class From> struct caster {
   static ONGPU_FN To run(From x) { return (To)x; }
 };
 #define ONGPU_SAT_CAST(TO, FROM, FN) \
-  template <> struct caster<TO, FROM> { static ONGPU_FN TO run(FROM x) { return FN(x); } };
+  template <> struct caster<TO, FROM> { static ONGPU_FN TO run(FROM x) { return x != x ? (TO)0 : FN(x); } };
 ONGPU_SAT_CAST(int, float, __float2int_rz)
 ONGPU_SAT_CAST(unsigned int, float, __float2uint_rz)
 ONGPU_SAT_CAST(long long, float, __float2ll_rz)
@@ -339,6 +340,30 @@ template <class T> ONGPU_FN T norm2(ColorMatrix<T> a) {
 #pragma unroll
     for (int j = 0; j < 3; j++) acc += norm2(a.m[i][j]);
   return acc;
+}
+
+// ---------------------------------------------------------------- unsuffixed float literals
+// Rust gives `2.0` the type of the operand it meets (`x * 2.0` with x: f32 is an f32
+// product). The translation passes that operand's type T, and `lit<T, D>(2.0f, 2.0)` is the
+// float or double spelling of the literal that matches T's real type (D when T has none),
+// so the literal is rounded once, from its decimal digits, as rustc does.
+struct no_real {};
+template <class T> struct real_of { typedef no_real type; };
+template <class T> struct real_of<const T> : real_of<T> {};
+template <class T> struct real_of<T&> : real_of<T> {};
+template <> struct real_of<float> { typedef float type; };
+template <> struct real_of<double> { typedef double type; };
+template <class T> struct real_of<complex<T> > { typedef T type; };
+template <class T> struct real_of<ColorVector<T> > { typedef T type; };
+template <class T> struct real_of<ColorMatrix<T> > { typedef T type; };
+template <class R, class D> struct pick_real { typedef R type; };
+template <class D> struct pick_real<no_real, D> { typedef D type; };
+template <class R> struct lit_value;
+template <> struct lit_value<float> { static ONGPU_FN float get(float f, double) { return f; } };
+template <> struct lit_value<double> { static ONGPU_FN double get(float, double d) { return d; } };
+template <class T, class D>
+ONGPU_FN typename pick_real<typename real_of<T>::type, D>::type lit(float f, double d) {
+  return lit_value<typename pick_real<typename real_of<T>::type, D>::type>::get(f, d);
 }
 
 // ---------------------------------------------------------------- layouts and site access

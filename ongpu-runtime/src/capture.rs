@@ -24,6 +24,8 @@ pub enum CaptureKind {
         element: String,
         /// CUDA type of the layout (`ongpu::AoSoA<32>`).
         layout: String,
+        /// Scalars per element.
+        components: usize,
         /// Precision of the components, if they are floating point.
         real: Option<RealKind>,
         /// `None` if read only; `Some(load)` if written, `load` telling whether the old value
@@ -81,12 +83,14 @@ pub trait KernelArg {
 /// A field the body reads.
 pub struct FieldRead<'a, T: Element, L: Layout> {
     field: &'a Field<T, L>,
+    #[cfg(feature = "cuda")]
     device_ptr: u64,
 }
 
 /// A field the body writes; `LOAD` tells whether its old value is read.
 pub struct FieldWrite<'a, T: Element, L: Layout, const LOAD: bool> {
     field: &'a mut Field<T, L>,
+    #[cfg(feature = "cuda")]
     device_ptr: u64,
 }
 
@@ -137,7 +141,10 @@ impl<'a, T: Element, L: Layout> KernelArg for FieldRead<'a, T, L> {
         // or rewritten: that needs `&mut Field`.
         let mut sides = self.field.lock();
         let ptr = sides.host_for_read()?.as_mut_ptr();
-        Ok(HostPtr { ptr, stride: *self.field.stride_ref() as usize })
+        Ok(HostPtr {
+            ptr,
+            stride: *self.field.stride_ref() as usize,
+        })
     }
 
     #[inline(always)]
@@ -180,7 +187,11 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> KernelArg for FieldWrite<'a, T
     fn host_view(&mut self, n: usize) -> Result<Self::HostView> {
         let overwrite_all = !LOAD && n == self.field.len();
         let stride = *self.field.stride_ref() as usize;
-        let ptr = self.field.sides_mut().host_for_write(overwrite_all)?.as_mut_ptr();
+        let ptr = self
+            .field
+            .sides_mut()
+            .host_for_write(overwrite_all)?
+            .as_mut_ptr();
         Ok(HostPtr { ptr, stride })
     }
 
@@ -202,7 +213,10 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> KernelArg for FieldWrite<'a, T
     fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()> {
         let overwrite_all = !LOAD && n == self.field.len();
         let what = self.field.describe();
-        self.device_ptr = self.field.sides_mut().device_for_write(dev, overwrite_all, &|| what.clone())?;
+        self.device_ptr = self
+            .field
+            .sides_mut()
+            .device_for_write(dev, overwrite_all, &|| what.clone())?;
         Ok(())
     }
 
@@ -219,6 +233,7 @@ fn field_kind<T: Element, L: Layout>(write: Option<bool>) -> CaptureKind {
         scalar: <T::Scalar as Scalar>::CUDA_NAME,
         element: T::cuda_type(),
         layout: L::cuda_name(),
+        components: T::COMPONENTS,
         real: <T::Scalar as Scalar>::REAL,
         write,
     }
@@ -271,7 +286,10 @@ uniform! {
     ColorMatrix<f64> => <ColorMatrix<f64> as Element>::cuda_type();
 }
 
-const _: () = assert!(std::mem::size_of::<usize>() == 8, "ongpu needs a 64-bit host");
+const _: () = assert!(
+    std::mem::size_of::<usize>() == 8,
+    "ongpu needs a 64-bit host"
+);
 
 impl<'a, V: Uniform> KernelArg for Value<'a, V> {
     type Site = V;
@@ -280,7 +298,9 @@ impl<'a, V: Uniform> KernelArg for Value<'a, V> {
     const BLOCK: usize = 1;
 
     fn kind() -> CaptureKind {
-        CaptureKind::Value { cuda_type: V::cuda_type() }
+        CaptureKind::Value {
+            cuda_type: V::cuda_type(),
+        }
     }
 
     fn field_len(&self) -> Option<usize> {
@@ -333,7 +353,11 @@ impl<T: Element, L: Layout> ReadCapture for Field<T, L> {
     type Arg<'a> = FieldRead<'a, T, L>;
     #[inline(always)]
     fn read_arg(&self) -> FieldRead<'_, T, L> {
-        FieldRead { field: self, device_ptr: 0 }
+        FieldRead {
+            field: self,
+            #[cfg(feature = "cuda")]
+            device_ptr: 0,
+        }
     }
 }
 
@@ -371,8 +395,14 @@ pub fn read<C: ReadCapture + ?Sized>(c: &C) -> C::Arg<'_> {
 /// Wraps a written capture (the macro calls this); `LOAD` tells whether the body reads the
 /// old value.
 #[inline(always)]
-pub fn write<const LOAD: bool, C: WriteCapture + ?Sized>(c: &mut C) -> FieldWrite<'_, C::Elem, C::Lay, LOAD> {
-    FieldWrite { field: c.field_mut(), device_ptr: 0 }
+pub fn write<const LOAD: bool, C: WriteCapture + ?Sized>(
+    c: &mut C,
+) -> FieldWrite<'_, C::Elem, C::Lay, LOAD> {
+    FieldWrite {
+        field: c.field_mut(),
+        #[cfg(feature = "cuda")]
+        device_ptr: 0,
+    }
 }
 
 /// Method-call reborrows, so that a capture named `x` works whether `x` is a value, a `&T`

@@ -40,7 +40,10 @@ pub fn collect_kernel_sources<R>(f: impl FnOnce() -> R) -> (R, Vec<KernelSource>
 pub(crate) fn observe(site: &CallSite, make: impl FnOnce() -> String) {
     COLLECTED.with(|c| {
         if let Some(v) = c.borrow_mut().as_mut() {
-            v.push(KernelSource { location: site.location(), source: make() });
+            v.push(KernelSource {
+                location: site.location(),
+                source: make(),
+            });
         }
     });
 }

@@ -40,7 +40,9 @@ pub fn sites<N: CountArg>(n: N) -> SiteCount {
     SiteCount::Given(
         n.to_u64()
             .and_then(|v| usize::try_from(v).ok())
-            .ok_or_else(|| Error::InvalidSiteCount { value: n.to_string() }),
+            .ok_or_else(|| Error::InvalidSiteCount {
+                value: n.to_string(),
+            }),
     )
 }
 
@@ -53,7 +55,11 @@ pub fn threads_per_block<N: CountArg>(tpb: N) -> Result<u32> {
 }
 
 /// The number of sites to run, checked against every captured field's length.
-pub(crate) fn resolve_sites<C: Captures>(site: &CallSite, count: SiteCount, caps: &C) -> Result<usize> {
+pub(crate) fn resolve_sites<C: Captures>(
+    site: &CallSite,
+    count: SiteCount,
+    caps: &C,
+) -> Result<usize> {
     let names = site.info.captures;
     match count {
         SiteCount::Given(n) => {
@@ -61,7 +67,12 @@ pub(crate) fn resolve_sites<C: Captures>(site: &CallSite, count: SiteCount, caps
             let mut err = None;
             caps.for_each_len(|i, len| match len {
                 Some(len) if len < n && err.is_none() => {
-                    err = Some(Error::SitesExceedField { site: site.location(), n, field: names[i], len })
+                    err = Some(Error::SitesExceedField {
+                        site: site.location(),
+                        n,
+                        field: names[i],
+                        len,
+                    })
                 }
                 _ => {}
             });
@@ -89,7 +100,9 @@ pub(crate) fn resolve_sites<C: Captures>(site: &CallSite, count: SiteCount, caps
             if let Some(e) = err {
                 return Err(e);
             }
-            first.map(|(_, len)| len).ok_or(Error::NoSiteCount { site: site.location() })
+            first.map(|(_, len)| len).ok_or(Error::NoSiteCount {
+                site: site.location(),
+            })
         }
     }
 }
@@ -108,13 +121,18 @@ where
 {
     let n = resolve_sites(site, count, &caps)?;
     let tpb = threads_per_block.transpose()?;
-    crate::codegen::observe(site, || crate::kernel_source::elementwise(&site.info, &C::kinds()));
+    crate::codegen::observe(site, || {
+        crate::kernel_source::elementwise(&site.info, &C::kinds())
+    });
     match backend::current()? {
         Backend::Cpu => {
             if tpb == Some(0) || tpb.is_some_and(|t| t > 1024) {
                 return Err(Error::InvalidLaunch {
                     site: site.location(),
-                    reason: format!("{} threads per block; CUDA allows 1 to 1024", tpb.unwrap_or(0)),
+                    reason: format!(
+                        "{} threads per block; CUDA allows 1 to 1024",
+                        tpb.unwrap_or(0)
+                    ),
                 });
             }
             backend::cpu::run(site, n, &mut caps, &body)

@@ -41,7 +41,9 @@ pub enum Error {
     },
 
     /// The crate was built without the backend that was asked for.
-    #[error("the {backend} backend is not compiled in: enable the cargo feature `{feature}` of ongpu")]
+    #[error(
+        "the {backend} backend is not compiled in: enable the cargo feature `{feature}` of ongpu"
+    )]
     BackendNotCompiled {
         /// The backend that was asked for.
         backend: &'static str,
@@ -217,7 +219,11 @@ mod tests {
     #[test]
     fn length_error_names_field_and_lengths() {
         let e = Error::SitesExceedField {
-            site: Location { file: "f.rs", line: 3, column: 5 },
+            site: Location {
+                file: "f.rs",
+                line: 3,
+                column: 5,
+            },
             n: 10,
             field: "x",
             len: 4,

@@ -24,7 +24,10 @@ pub fn kernel_real(kinds: &[CaptureKind]) -> RealKind {
         CaptureKind::Value { cuda_type } => real_of_cuda_type(cuda_type),
         CaptureKind::Field { .. } => None,
     });
-    fields.max().or_else(|| values.max()).unwrap_or(RealKind::F64)
+    fields
+        .max()
+        .or_else(|| values.max())
+        .unwrap_or(RealKind::F64)
 }
 
 fn real_of_cuda_type(t: &str) -> Option<RealKind> {
@@ -57,58 +60,117 @@ pub fn push_device_fns(out: &mut String, fns: &[&'static DeviceFnInfo]) {
     }
 }
 
+/// Sites each thread runs per iteration of the main loop. A thread should have about 16
+/// loads in flight to cover memory latency; a site with few loaded components (vector add:
+/// 2) runs 4 at a time so their loads issue together, a colour-matrix site (54 loads) one.
+/// `ONGPU_UNROLL` overrides it (1 to 8), for tuning.
+pub fn sites_per_iteration(kinds: &[CaptureKind]) -> usize {
+    static OVERRIDE: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let forced = *OVERRIDE.get_or_init(|| {
+        std::env::var("ONGPU_UNROLL")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .map(|k: usize| k.clamp(1, 8))
+    });
+    forced.unwrap_or_else(|| {
+        let loaded: usize = kinds
+            .iter()
+            .map(|k| match k {
+                CaptureKind::Field {
+                    components,
+                    write: None | Some(true),
+                    ..
+                } => *components,
+                _ => 0,
+            })
+            .sum();
+        (16 / loaded.max(1)).clamp(1, 4)
+    })
+}
+
 /// The source of the element-wise kernel of `site` for captures of the given kinds.
 pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind]) -> String {
-    let mut s = String::with_capacity(PRELUDE.len() + 2048);
+    let mut s = String::with_capacity(PRELUDE.len() + 4096);
     let _ = writeln!(s, "// ongpu: kernel of on_gpu! at {}", site.location);
     s.push_str(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} ongpu_real;", kernel_real(kinds).cuda_name());
+    let _ = writeln!(
+        s,
+        "\ntypedef {} ongpu_real;",
+        kernel_real(kinds).cuda_name()
+    );
     push_device_fns(&mut s, site.device_fns);
 
     let mut params = Vec::new();
-    let mut loads = String::new();
+    let mut site_code = String::new();
+    if let Some(i) = site.site_index {
+        let _ = writeln!(site_code, "const unsigned long long {i} = ongpu_site;");
+    }
     let mut stores = String::new();
     for (kind, name) in kinds.iter().zip(site.cuda_names) {
         match kind {
-            CaptureKind::Field { scalar, element, layout, write, .. } => {
+            CaptureKind::Field {
+                scalar,
+                element,
+                layout,
+                write,
+                ..
+            } => {
                 let constness = if write.is_some() { "" } else { "const " };
                 params.push(format!("{constness}{scalar}* __restrict__ ongpu_p_{name}"));
                 params.push(format!("unsigned long long ongpu_s_{name}"));
-                let load = format!("ongpu::load<{layout}, {element} >(ongpu_p_{name}, ongpu_site, ongpu_s_{name})");
-                match write {
-                    Some(false) => {
-                        let _ = writeln!(loads, "    {element} {name}{{}};");
-                    }
-                    _ => {
-                        let _ = writeln!(loads, "    {element} {name} = {load};");
-                    }
+                if *write == Some(false) {
+                    let _ = writeln!(site_code, "{element} {name}{{}};");
+                } else {
+                    let _ = writeln!(
+                        site_code,
+                        "{element} {name} = ongpu::load<{layout}, {element} >(ongpu_p_{name}, ongpu_site, ongpu_s_{name});"
+                    );
                 }
                 if write.is_some() {
-                    let _ = writeln!(stores, "    ongpu::store<{layout} >(ongpu_p_{name}, ongpu_site, ongpu_s_{name}, {name});");
+                    let _ = writeln!(stores, "ongpu::store<{layout} >(ongpu_p_{name}, ongpu_site, ongpu_s_{name}, {name});");
                 }
             }
             CaptureKind::Value { cuda_type } => params.push(format!("const {cuda_type} {name}")),
         }
     }
+    site_code.push_str("{\n");
+    for line in site.body.lines() {
+        let _ = writeln!(site_code, "  {line}");
+    }
+    site_code.push_str("}\n");
+    site_code.push_str(&stores);
     params.push("unsigned long long ongpu_n".to_string());
 
+    let indent = |code: &str, by: &str| {
+        code.lines()
+            .map(|l| format!("{by}{l}\n"))
+            .collect::<String>()
+    };
+    let k = sites_per_iteration(kinds);
     let _ = writeln!(s, "\nextern \"C\" __global__ void {KERNEL_NAME}(");
     let _ = writeln!(s, "    {}) {{", params.join(",\n    "));
-    s.push_str("  const unsigned long long ongpu_step = (unsigned long long)gridDim.x * blockDim.x;\n");
     s.push_str(
-        "  for (unsigned long long ongpu_site = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n       \
-         ongpu_site < ongpu_n; ongpu_site += ongpu_step) {\n",
+        "  const unsigned long long ongpu_step = (unsigned long long)gridDim.x * blockDim.x;\n",
     );
-    if let Some(i) = site.site_index {
-        let _ = writeln!(s, "    const unsigned long long {i} = ongpu_site;");
+    s.push_str("  unsigned long long ongpu_first = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
+    if k > 1 {
+        let _ = writeln!(s, "  // {k} sites per iteration while all are in range, so that their loads issue together");
+        let _ = writeln!(
+            s,
+            "  for (; ongpu_first + {} * ongpu_step < ongpu_n; ongpu_first += {k} * ongpu_step) {{",
+            k - 1
+        );
+        s.push_str("#pragma unroll\n");
+        let _ = writeln!(s, "    for (int ongpu_u = 0; ongpu_u < {k}; ongpu_u++) {{");
+        s.push_str(
+            "      const unsigned long long ongpu_site = ongpu_first + ongpu_u * ongpu_step;\n",
+        );
+        s.push_str(&indent(&site_code, "      "));
+        s.push_str("    }\n  }\n");
     }
-    s.push_str(&loads);
-    s.push_str("    {\n");
-    for line in site.body.lines() {
-        let _ = writeln!(s, "      {line}");
-    }
-    s.push_str("    }\n");
-    s.push_str(&stores);
+    s.push_str("  for (; ongpu_first < ongpu_n; ongpu_first += ongpu_step) {\n");
+    s.push_str("    const unsigned long long ongpu_site = ongpu_first;\n");
+    s.push_str(&indent(&site_code, "    "));
     s.push_str("  }\n}\n");
     s
 }
@@ -120,7 +182,11 @@ mod tests {
 
     fn site() -> SiteInfo {
         SiteInfo {
-            location: Location { file: "t.rs", line: 1, column: 1 },
+            location: Location {
+                file: "t.rs",
+                line: 1,
+                column: 1,
+            },
             captures: &["x", "y", "a"],
             cuda_names: &["x", "y", "a"],
             site_index: Some("i"),
@@ -136,6 +202,7 @@ mod tests {
                 scalar: "float",
                 element: "float".into(),
                 layout: "ongpu::AoS".into(),
+                components: 1,
                 real: Some(RealKind::F32),
                 write: Some(true),
             },
@@ -143,10 +210,13 @@ mod tests {
                 scalar: "float",
                 element: "float".into(),
                 layout: "ongpu::SoA".into(),
+                components: 1,
                 real: Some(RealKind::F32),
                 write: None,
             },
-            CaptureKind::Value { cuda_type: "float".into() },
+            CaptureKind::Value {
+                cuda_type: "float".into(),
+            },
         ];
         let src = elementwise(&site(), &kinds);
         assert!(src.contains("typedef float ongpu_real;"));
@@ -164,11 +234,23 @@ mod tests {
             scalar: "x",
             element: "x".into(),
             layout: "x".into(),
+            components: 1,
             real: r,
             write: None,
         };
-        assert_eq!(kernel_real(&[f(Some(RealKind::F32)), f(Some(RealKind::F64))]), RealKind::F64);
-        assert_eq!(kernel_real(&[f(None), CaptureKind::Value { cuda_type: "float".into() }]), RealKind::F32);
+        assert_eq!(
+            kernel_real(&[f(Some(RealKind::F32)), f(Some(RealKind::F64))]),
+            RealKind::F64
+        );
+        assert_eq!(
+            kernel_real(&[
+                f(None),
+                CaptureKind::Value {
+                    cuda_type: "float".into()
+                }
+            ]),
+            RealKind::F32
+        );
         assert_eq!(kernel_real(&[f(None)]), RealKind::F64);
     }
 }

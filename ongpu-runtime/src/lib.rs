@@ -34,8 +34,8 @@ mod layout;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::capture::{
-        read, write, CaptureKind, CaptureRef, Captures, FieldRead, FieldWrite, KernelArg, ReadCapture, Uniform,
-        Value, WriteCapture,
+        read, write, CaptureKind, CaptureRef, Captures, FieldRead, FieldWrite, KernelArg,
+        ReadCapture, Uniform, Value, WriteCapture,
     };
     pub use crate::elementwise::{run as run_elementwise, sites, threads_per_block, SiteCount};
     pub use crate::error::Location;

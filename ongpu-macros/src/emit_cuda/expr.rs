@@ -1,7 +1,8 @@
 //! Expressions. Binary expressions are fully parenthesised, so Rust's precedence carries
 //! over whatever C++'s is.
 
-use super::{lit, ty, Tail, Translator};
+use super::lit::{self, is_unsuffixed_float, Partner};
+use super::{ty, Tail, Translator};
 use crate::supported;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Path, UnOp};
@@ -17,7 +18,11 @@ pub fn constant_path(path: &Path) -> Option<&'static str> {
     if n < 2 || path.segments.iter().any(|s| !s.arguments.is_none()) {
         return None;
     }
-    let (ty, name) = if n >= 3 && segs[n - 2] == "consts" { (&segs[n - 3], &segs[n - 1]) } else { (&segs[n - 2], &segs[n - 1]) };
+    let (ty, name) = if n >= 3 && segs[n - 2] == "consts" {
+        (&segs[n - 3], &segs[n - 1])
+    } else {
+        (&segs[n - 2], &segs[n - 1])
+    };
     supported::constant(ty, name)
 }
 
@@ -29,11 +34,16 @@ pub fn associated_call_arity(path: &Path) -> Option<usize> {
     }
     let ty = path.segments[n - 2].ident.to_string();
     let f = path.segments[n - 1].ident.to_string();
-    if let Some(&(_, _, a)) = supported::ASSOCIATED_FUNCTIONS.iter().find(|(t, g, _)| *t == ty && *g == f) {
+    if let Some(&(_, _, a)) = supported::ASSOCIATED_FUNCTIONS
+        .iter()
+        .find(|(t, g, _)| *t == ty && *g == f)
+    {
         return Some(a);
     }
     if matches!(ty.as_str(), "f32" | "f64") {
-        return supported::method(&f).filter(|_| supported::math_function(&f).is_some() || f == "mul_add").map(|a| a + 1);
+        return supported::method(&f)
+            .filter(|_| supported::math_function(&f).is_some() || f == "mul_add")
+            .map(|a| a + 1);
     }
     None
 }
@@ -91,15 +101,19 @@ impl Translator {
     /// The C++ expression for `e`.
     pub(super) fn expr(&mut self, e: &Expr) -> syn::Result<String> {
         Ok(match e {
-            Expr::Lit(l) => lit::literal(&l.lit, &self.real).ok_or_else(|| unsupported(l.span()))?,
+            Expr::Lit(l) => lit::literal(&l.lit, &Partner::None, &self.real)
+                .ok_or_else(|| unsupported(l.span()))?,
             Expr::Path(p) => match p.path.get_ident() {
                 Some(id) => self.lookup(&id.to_string()),
-                None => constant_path(&p.path).ok_or_else(|| unsupported(p.span()))?.to_string(),
+                None => constant_path(&p.path)
+                    .ok_or_else(|| unsupported(p.span()))?
+                    .to_string(),
             },
             Expr::Paren(p) => format!("({})", self.expr(&p.expr)?),
             Expr::Group(g) => self.expr(&g.expr)?,
             Expr::Binary(b) => {
-                let (l, r) = (self.expr(&b.left)?, self.expr(&b.right)?);
+                let (l, r) =
+                    self.operands(&b.left, &b.right, crate::check::is_compound_assign(&b.op))?;
                 if let Some((f, assign)) = helper_op(&b.op) {
                     if assign {
                         format!("({l} = {f}({l}, {r}))")
@@ -119,7 +133,10 @@ impl Translator {
                     _ => return Err(unsupported(u.span())),
                 }
             }
-            Expr::Assign(a) => format!("({} = {})", self.expr(&a.left)?, self.expr(&a.right)?),
+            Expr::Assign(a) => {
+                let (l, r) = self.operands(&a.left, &a.right, true)?;
+                format!("({l} = {r})")
+            }
             Expr::Cast(c) => {
                 let t = ty::scalar_name(&c.ty).ok_or_else(|| unsupported(c.ty.span()))?;
                 format!("ongpu::cast<{t}>({})", self.expr(&c.expr)?)
@@ -137,9 +154,10 @@ impl Translator {
                 if supported::method(&name).is_none() {
                     return Err(unsupported(m.method.span()));
                 }
-                let mut args = vec![self.expr(&m.receiver)?];
+                let recv = self.expr(&m.receiver)?;
+                let mut args = vec![recv.clone()];
                 for a in &m.args {
-                    args.push(self.expr(a)?);
+                    args.push(self.expr_like(a, &Partner::Expr(recv.clone()))?);
                 }
                 format!("ongpu::{name}({})", args.join(", "))
             }
@@ -151,12 +169,10 @@ impl Translator {
     }
 
     fn call(&mut self, c: &syn::ExprCall) -> syn::Result<String> {
-        let Expr::Path(p) = &*c.func else { return Err(unsupported(c.func.span())) };
-        let mut args = Vec::with_capacity(c.args.len());
-        for a in &c.args {
-            args.push(self.expr(a)?);
-        }
-        let args = args.join(", ");
+        let Expr::Path(p) = &*c.func else {
+            return Err(unsupported(c.func.span()));
+        };
+        let args = self.args_sharing_a_partner(c.args.iter())?.join(", ");
         let path = &p.path;
         if let Some(id) = path.get_ident() {
             let name = id.to_string();
@@ -175,7 +191,9 @@ impl Translator {
                     None => format!("ongpu::make_complex({args})"),
                 },
                 ("ColorMatrix" | "ColorVector", _) => {
-                    let real = ty::real_argument(&ty_seg.arguments).unwrap_or(&self.real).to_string();
+                    let real = ty::real_argument(&ty_seg.arguments)
+                        .unwrap_or(&self.real)
+                        .to_string();
                     let base = supported::generic_type(&ty_name).expect("a lattice type");
                     format!("{base}<{real}>::{f}({args})")
                 }
@@ -184,6 +202,63 @@ impl Translator {
         }
         self.device_calls.push(path.clone());
         Ok(format!("{}({args})", super::device_fn_name(path)))
+    }
+
+    /// The C++ of an expression whose unsuffixed float literal (if it is one) is typed by
+    /// `partner`.
+    pub(super) fn expr_like(&mut self, e: &Expr, partner: &Partner) -> syn::Result<String> {
+        match e {
+            Expr::Lit(l) if is_unsuffixed_float(e) => {
+                lit::literal(&l.lit, partner, &self.real).ok_or_else(|| unsupported(l.span()))
+            }
+            Expr::Unary(u) if is_unsuffixed_float(e) => {
+                Ok(format!("(-{})", self.expr_like(&u.expr, partner)?))
+            }
+            Expr::Paren(p) if is_unsuffixed_float(e) => {
+                Ok(format!("({})", self.expr_like(&p.expr, partner)?))
+            }
+            Expr::Group(g) => self.expr_like(&g.expr, partner),
+            _ => self.expr(e),
+        }
+    }
+
+    /// Two operands of one operation: an unsuffixed float literal on one side takes the
+    /// other side's type (`assign`: the left side is a place, and always decides).
+    fn operands(&mut self, l: &Expr, r: &Expr, assign: bool) -> syn::Result<(String, String)> {
+        if !assign && is_unsuffixed_float(l) && !is_unsuffixed_float(r) {
+            let r = self.expr(r)?;
+            let l = self.expr_like(l, &Partner::Expr(r.clone()))?;
+            Ok((l, r))
+        } else {
+            let l = self.expr(l)?;
+            let r = self.expr_like(r, &Partner::Expr(l.clone()))?;
+            Ok((l, r))
+        }
+    }
+
+    /// Arguments of a maths call: unsuffixed float literals take the type of the first
+    /// argument that is not one.
+    fn args_sharing_a_partner<'e>(
+        &mut self,
+        args: impl Iterator<Item = &'e Expr>,
+    ) -> syn::Result<Vec<String>> {
+        let args: Vec<&Expr> = args.collect();
+        let mut out = vec![String::new(); args.len()];
+        let mut partner = Partner::None;
+        for (k, a) in args.iter().enumerate() {
+            if !is_unsuffixed_float(a) {
+                out[k] = self.expr(a)?;
+                if matches!(partner, Partner::None) {
+                    partner = Partner::Expr(out[k].clone());
+                }
+            }
+        }
+        for (k, a) in args.iter().enumerate() {
+            if is_unsuffixed_float(a) {
+                out[k] = self.expr_like(a, &partner)?;
+            }
+        }
+        Ok(out)
     }
 
     /// `if` in value position: a conditional expression when both branches are plain values,
@@ -196,12 +271,12 @@ impl Translator {
         };
         if let (Some(t), true) = (simple_value(&i.then_branch), else_simple) {
             let cond = self.expr(&i.cond)?;
-            let t = self.expr(t)?;
-            let f = match i.else_branch.as_ref().map(|(_, e)| &**e) {
-                Some(Expr::Block(b)) => self.expr(simple_value(&b.block).expect("checked"))?,
-                Some(e @ Expr::If(_)) => self.expr(e)?,
+            let f_expr = match i.else_branch.as_ref().map(|(_, e)| &**e) {
+                Some(Expr::Block(b)) => simple_value(&b.block).expect("checked"),
+                Some(e @ Expr::If(_)) => e,
                 _ => unreachable!("checked above"),
             };
+            let (t, f) = self.operands(t, f_expr, false)?;
             return Ok(format!("({cond} ? {t} : {f})"));
         }
         let block: syn::Block = syn::parse_quote!({ #i });

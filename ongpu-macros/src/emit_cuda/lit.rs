@@ -1,10 +1,62 @@
-//! Literals: numbers keep Rust's value and type; an unsuffixed float takes the kernel's real
-//! type (`ongpu_real`, or a device function's own precision).
+//! Literals. Numbers keep Rust's value and type. An unsuffixed float takes the type Rust
+//! would infer: that of the operand it meets (its *partner*), else the kernel's real type.
 
-use syn::Lit;
+use syn::{Expr, Lit, UnOp};
 
-/// The C++ spelling of a numeric or bool literal. `real` is the type of unsuffixed floats.
-pub fn literal(l: &Lit, real: &str) -> Option<String> {
+/// What decides the type of an unsuffixed float literal.
+#[derive(Debug, Clone)]
+pub enum Partner {
+    /// Nothing nearby: the default real type.
+    None,
+    /// A C++ type (`float`, `ongpu::complex<double>`).
+    Type(String),
+    /// A C++ expression whose type decides (`x` in `x * 2.0`).
+    Expr(String),
+}
+
+/// True for an unsuffixed float literal, possibly negated or parenthesised.
+pub fn is_unsuffixed_float(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(l) => matches!(&l.lit, Lit::Float(f) if f.suffix().is_empty()),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => is_unsuffixed_float(&u.expr),
+        Expr::Paren(p) => is_unsuffixed_float(&p.expr),
+        Expr::Group(g) => is_unsuffixed_float(&g.expr),
+        _ => false,
+    }
+}
+
+/// `digits` as an f32 literal (infinity when out of f32's range: only an f64 context can
+/// then select it, since rustc rejects such an f32 literal).
+fn f32_spelling(digits: &str) -> String {
+    match digits.parse::<f64>() {
+        Ok(v) if v.is_finite() && v.abs() > f32::MAX as f64 => {
+            "__int_as_float(0x7f800000)".to_string()
+        }
+        _ => format!("{digits}f"),
+    }
+}
+
+/// The C++ spelling of a float literal of digits `digits` typed by `partner`, with
+/// `default_real` the type when no partner decides.
+pub fn unsuffixed_float(digits: &str, partner: &Partner, default_real: &str) -> String {
+    let ty = match partner {
+        Partner::None => default_real.to_string(),
+        Partner::Type(t) => t.clone(),
+        Partner::Expr(e) if e.contains("[&]") => default_real.to_string(),
+        Partner::Expr(e) => format!("decltype({e})"),
+    };
+    match ty.as_str() {
+        "float" => f32_spelling(digits),
+        "double" => digits.to_string(),
+        _ => format!(
+            "ongpu::lit<{ty}, {default_real}>({}, {digits})",
+            f32_spelling(digits)
+        ),
+    }
+}
+
+/// The C++ spelling of a numeric or bool literal.
+pub fn literal(l: &Lit, partner: &Partner, default_real: &str) -> Option<String> {
     Some(match l {
         Lit::Bool(b) => b.value.to_string(),
         Lit::Int(i) => {
@@ -25,8 +77,8 @@ pub fn literal(l: &Lit, real: &str) -> Option<String> {
                 digits.push_str(".0");
             }
             match f.suffix() {
-                "" => format!("{real}({digits})"),
-                "f32" => format!("{digits}f"),
+                "" => unsuffixed_float(&digits, partner, default_real),
+                "f32" => f32_spelling(&digits),
                 "f64" => digits,
                 _ => return None,
             }
@@ -39,19 +91,37 @@ pub fn literal(l: &Lit, real: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn lit(s: &str) -> String {
-        literal(&syn::parse_str(s).unwrap(), "ongpu_real").unwrap()
+    fn lit(s: &str, p: Partner) -> String {
+        literal(&syn::parse_str(s).unwrap(), &p, "ongpu_real").unwrap()
     }
 
     #[test]
     fn numbers_keep_value_and_type() {
-        assert_eq!(lit("1_000"), "1000");
-        assert_eq!(lit("0xff_u32"), "255u");
-        assert_eq!(lit("7usize"), "7ull");
-        assert_eq!(lit("2f32"), "2.0f");
-        assert_eq!(lit("1.5"), "ongpu_real(1.5)");
-        assert_eq!(lit("1e-3f32"), "1e-3f");
-        assert_eq!(lit("2.5f64"), "2.5");
-        assert_eq!(lit("true"), "true");
+        assert_eq!(lit("1_000", Partner::None), "1000");
+        assert_eq!(lit("0xff_u32", Partner::None), "255u");
+        assert_eq!(lit("7usize", Partner::None), "7ull");
+        assert_eq!(lit("2f32", Partner::None), "2.0f");
+        assert_eq!(lit("1e-3f32", Partner::None), "1e-3f");
+        assert_eq!(lit("2.5f64", Partner::None), "2.5");
+        assert_eq!(lit("true", Partner::None), "true");
+    }
+
+    #[test]
+    fn unsuffixed_floats_follow_their_partner() {
+        assert_eq!(
+            lit("1.5", Partner::None),
+            "ongpu::lit<ongpu_real, ongpu_real>(1.5f, 1.5)"
+        );
+        assert_eq!(lit("0.1", Partner::Type("float".into())), "0.1f");
+        assert_eq!(lit("0.1", Partner::Type("double".into())), "0.1");
+        assert_eq!(
+            lit("0.5", Partner::Expr("x".into())),
+            "ongpu::lit<decltype(x), ongpu_real>(0.5f, 0.5)"
+        );
+        assert_eq!(lit("1e300", Partner::Type("double".into())), "1e300");
+        assert_eq!(
+            lit("1e300", Partner::Expr("d".into())),
+            "ongpu::lit<decltype(d), ongpu_real>(__int_as_float(0x7f800000), 1e300)"
+        );
     }
 }

@@ -35,6 +35,9 @@ pub struct Translator {
     indent: usize,
     /// Device functions called, as written (`helper`, `util::helper`).
     device_calls: Vec<syn::Path>,
+    /// What decides the type of a returned unsuffixed float literal (a device function's
+    /// return type).
+    returns: lit::Partner,
 }
 
 /// The result of translating a body.
@@ -74,13 +77,23 @@ impl Translator {
             out: String::new(),
             indent: 0,
             device_calls: Vec::new(),
+            returns: lit::Partner::None,
         }
+    }
+
+    /// Types returned unsuffixed float literals as `ty` (a device function's result type).
+    pub fn returning(mut self, ty: &str) -> Self {
+        self.returns = lit::Partner::Type(ty.to_string());
+        self
     }
 
     /// Translates the statements of `block` (without braces).
     pub fn translate(mut self, block: &Block, tail: Tail) -> syn::Result<Translation> {
         self.stmts(block, tail)?;
-        Ok(Translation { code: self.out, device_calls: self.device_calls })
+        Ok(Translation {
+            code: self.out,
+            device_calls: self.device_calls,
+        })
     }
 
     fn line(&mut self, s: &str) {
@@ -106,7 +119,10 @@ impl Translator {
         let name = self.pool.fresh(&base, self.declared.contains(&base));
         self.declared.insert(base);
         self.declared.insert(name.clone());
-        self.scopes.last_mut().expect("a scope").insert(rust, name.clone());
+        self.scopes
+            .last_mut()
+            .expect("a scope")
+            .insert(rust, name.clone());
         name
     }
 
@@ -133,14 +149,21 @@ mod tests {
 
     pub(crate) fn body(src: &str) -> String {
         let b: Block = syn::parse_str(src).unwrap();
-        let bound = vec![("x".into(), "x".into()), ("y".into(), "y".into()), ("i".into(), "i".into())];
-        Translator::new(&b, &bound, "ongpu_real").translate(&b, Tail::Discard).unwrap().code
+        let bound = vec![
+            ("x".into(), "x".into()),
+            ("y".into(), "y".into()),
+            ("i".into(), "i".into()),
+        ];
+        Translator::new(&b, &bound, "ongpu_real")
+            .translate(&b, Tail::Discard)
+            .unwrap()
+            .code
     }
 
     #[test]
     fn statements_translate() {
         let c = body("{ let a = y * 2.0; let mut b: f32 = 0.0; b += a; x = b; }");
-        assert_eq!(c, "auto a = (y * ongpu_real(2.0));\nfloat b = ongpu_real(0.0);\nb += a;\nx = b;\n");
+        assert_eq!(c, "auto a = (y * ongpu::lit<decltype(y), ongpu_real>(2.0f, 2.0));\nfloat b = 0.0f;\nb += a;\nx = b;\n");
     }
 
     #[test]
@@ -154,14 +177,20 @@ mod tests {
     #[test]
     fn rust_semantics_helpers() {
         let c = body("{ x = y % 2.0; let k = !(i << 3u32); }");
-        assert!(c.contains("ongpu::rem(y, ongpu_real(2.0))"), "{c}");
+        assert!(
+            c.contains("ongpu::rem(y, ongpu::lit<decltype(y), ongpu_real>(2.0f, 2.0))"),
+            "{c}"
+        );
         assert!(c.contains("ongpu::not_((ongpu::shl(i, 3u)))"), "{c}");
     }
 
     #[test]
     fn loops_and_branches() {
         let c = body("{ for k in 0..3 { if k == 1 { x += y; } else { x -= y; } } }");
-        assert!(c.contains("for (decltype((0) + (3)) k = 0, ongpu_end = 3; k < ongpu_end; ++k) {"), "{c}");
+        assert!(
+            c.contains("for (decltype((0) + (3)) k = 0, ongpu_end = 3; k < ongpu_end; ++k) {"),
+            "{c}"
+        );
         assert!(c.contains("if ((k == 1)) {"), "{c}");
         assert!(c.contains("} else {"), "{c}");
     }
@@ -169,14 +198,25 @@ mod tests {
     #[test]
     fn methods_fields_and_paths() {
         let c = body("{ x = y.adj() * ColorMatrix::identity(); let t = x.trace().re; let z = Complex::new(t, 0.0); }");
-        assert!(c.contains("x = (ongpu::adj(y) * ongpu::ColorMatrix<ongpu_real>::identity());"), "{c}");
+        assert!(
+            c.contains("x = (ongpu::adj(y) * ongpu::ColorMatrix<ongpu_real>::identity());"),
+            "{c}"
+        );
         assert!(c.contains("auto t = ongpu::trace(x).re;"), "{c}");
-        assert!(c.contains("ongpu::make_complex(t, ongpu_real(0.0))"), "{c}");
+        assert!(
+            c.contains("ongpu::make_complex(t, ongpu::lit<decltype(t), ongpu_real>(0.0f, 0.0))"),
+            "{c}"
+        );
     }
 
     #[test]
     fn if_expression_becomes_ternary() {
         let c = body("{ let a = if y > 0.0 { y } else { -y }; }");
-        assert!(c.contains("auto a = ((y > ongpu_real(0.0)) ? y : (-y));"), "{c}");
+        assert!(
+            c.contains(
+                "auto a = ((y > ongpu::lit<decltype(y), ongpu_real>(0.0f, 0.0)) ? y : (-y));"
+            ),
+            "{c}"
+        );
     }
 }

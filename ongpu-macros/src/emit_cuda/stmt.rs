@@ -1,6 +1,7 @@
 //! Statements: `let`, expression statements, and `if`/`for`/`while`/`loop`/blocks in
 //! statement position (where they need no value).
 
+use super::lit::Partner;
 use super::{ty, Tail, Translator};
 use crate::captures::binding_ident;
 use syn::spanned::Spanned;
@@ -34,13 +35,20 @@ impl Translator {
     fn stmt(&mut self, s: &Stmt, tail: Tail) -> syn::Result<()> {
         match s {
             Stmt::Local(l) => {
-                let init = match &l.init {
-                    Some(i) => Some(self.expr(&i.expr)?),
-                    None => None,
-                };
                 let cty = match &l.pat {
-                    Pat::Type(t) => ty::cuda_type(&t.ty, &self.real).map_err(|()| unsupported(t.ty.span()))?,
+                    Pat::Type(t) => {
+                        ty::cuda_type(&t.ty, &self.real).map_err(|()| unsupported(t.ty.span()))?
+                    }
                     _ => "auto".to_string(),
+                };
+                let partner = if cty == "auto" {
+                    Partner::None
+                } else {
+                    Partner::Type(cty.clone())
+                };
+                let init = match &l.init {
+                    Some(i) => Some(self.expr_like(&i.expr, &partner)?),
+                    None => None,
                 };
                 let id = binding_ident(&l.pat).ok_or_else(|| unsupported(l.pat.span()))?;
                 let name = self.bind(id);
@@ -115,7 +123,7 @@ impl Translator {
             Expr::Return(r) => {
                 match &r.expr {
                     Some(v) => {
-                        let v = self.expr(v)?;
+                        let v = self.expr_like(v, &self.returns.clone())?;
                         self.line(&format!("return {v};"));
                     }
                     None => self.line("return;"),
@@ -123,12 +131,16 @@ impl Translator {
                 Ok(())
             }
             Expr::Assign(a) => {
-                let (l, r) = (self.expr(&a.left)?, self.expr(&a.right)?);
+                let l = self.expr(&a.left)?;
+                let r = self.expr_like(&a.right, &Partner::Expr(l.clone()))?;
                 self.line(&format!("{l} = {r};"));
                 Ok(())
             }
             other => {
-                let v = self.expr(other)?;
+                let v = match tail {
+                    Tail::Return => self.expr_like(other, &self.returns.clone())?,
+                    Tail::Discard => self.expr(other)?,
+                };
                 match tail {
                     Tail::Return => self.line(&format!("return {v};")),
                     Tail::Discard => self.line(&format!("{};", strip_parens(&v))),
@@ -139,8 +151,12 @@ impl Translator {
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> syn::Result<()> {
-        let Expr::Range(r) = &*f.expr else { return Err(unsupported(f.expr.span())) };
-        let (Some(a), Some(b)) = (&r.start, &r.end) else { return Err(unsupported(r.span())) };
+        let Expr::Range(r) = &*f.expr else {
+            return Err(unsupported(f.expr.span()));
+        };
+        let (Some(a), Some(b)) = (&r.start, &r.end) else {
+            return Err(unsupported(r.span()));
+        };
         let (a, b) = (self.expr(a)?, self.expr(b)?);
         let id = binding_ident(&f.pat).ok_or_else(|| unsupported(f.pat.span()))?;
         let mutable = matches!(&*f.pat, Pat::Ident(p) if p.mutability.is_some());
@@ -150,12 +166,18 @@ impl Translator {
             RangeLimits::HalfOpen(_) if !mutable => {
                 let end = self.temp("ongpu_end");
                 let k = self.bind(id);
-                self.line(&format!("for ({ty} {k} = {a}, {end} = {b}; {k} < {end}; ++{k}) {{"));
+                self.line(&format!(
+                    "for ({ty} {k} = {a}, {end} = {b}; {k} < {end}; ++{k}) {{"
+                ));
             }
             limits => {
                 // `a..=b` must stop after `b` even when `b` is the type's maximum, and a `mut`
                 // loop variable is a copy: iterate a hidden counter and bind the name to it.
-                let (it, end, go) = (self.temp("ongpu_it"), self.temp("ongpu_end"), self.temp("ongpu_go"));
+                let (it, end, go) = (
+                    self.temp("ongpu_it"),
+                    self.temp("ongpu_end"),
+                    self.temp("ongpu_go"),
+                );
                 self.line("{");
                 self.indent += 1;
                 self.line(&format!("{ty} {it} = {a};"));
@@ -164,7 +186,9 @@ impl Translator {
                     RangeLimits::Closed(_) => ("<=", format!("{it} != {end} && (++{it}, true)")),
                     RangeLimits::HalfOpen(_) => ("<", format!("++{it} < {end}")),
                 };
-                self.line(&format!("for (bool {go} = {it} {cmp} {end}; {go}; {go} = {step}) {{"));
+                self.line(&format!(
+                    "for (bool {go} = {it} {cmp} {end}; {go}; {go} = {step}) {{"
+                ));
                 let k = self.bind(id);
                 self.indent += 1;
                 let constness = if mutable { "" } else { "const " };

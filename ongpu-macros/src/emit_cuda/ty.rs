@@ -6,7 +6,9 @@ use syn::{GenericArgument, PathArguments, Type};
 /// The scalar type a type names, if it is one (`f32` → `float`).
 pub fn scalar_name(t: &Type) -> Option<&'static str> {
     match t {
-        Type::Path(p) if p.qself.is_none() => supported::scalar_type(&p.path.get_ident()?.to_string()),
+        Type::Path(p) if p.qself.is_none() => {
+            supported::scalar_type(&p.path.get_ident()?.to_string())
+        }
         Type::Paren(p) => scalar_name(&p.elem),
         Type::Group(g) => scalar_name(&g.elem),
         _ => None,
@@ -65,7 +67,10 @@ mod tests {
     fn maps_scalars_and_lattice_types() {
         assert_eq!(ty("f32").unwrap(), "float");
         assert_eq!(ty("usize").unwrap(), "unsigned long long");
-        assert_eq!(ty("ColorMatrix<f64>").unwrap(), "ongpu::ColorMatrix<double>");
+        assert_eq!(
+            ty("ColorMatrix<f64>").unwrap(),
+            "ongpu::ColorMatrix<double>"
+        );
         assert_eq!(ty("ongpu::Complex<f32>").unwrap(), "ongpu::complex<float>");
         assert_eq!(ty("Complex").unwrap(), "ongpu::complex<ongpu_real>");
         assert!(ty("Vec<f32>").is_err());

@@ -11,6 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 const CHUNK_SITES: usize = 4096;
 
 /// "N rayon threads" (or "1 thread" without rayon), for messages.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub(crate) fn describe_threads() -> String {
     #[cfg(feature = "rayon")]
     {
@@ -54,7 +55,10 @@ where
         }
         run_range(0, n)
     }));
-    outcome.map_err(|panic| Error::BodyPanicked { site: site.location(), message: panic_message(&*panic) })
+    outcome.map_err(|panic| Error::BodyPanicked {
+        site: site.location(),
+        message: panic_message(&*panic),
+    })
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

@@ -10,7 +10,7 @@ use crate::kernel_source;
 use crate::site::{CallSite, SiteInfo};
 use std::any::TypeId;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Threads per block when the call does not say.
@@ -20,6 +20,53 @@ pub const DEFAULT_THREADS_PER_BLOCK: u32 = 256;
 #[derive(Debug)]
 pub(crate) struct LoadedKernel {
     pub(crate) function: Function,
+    /// The last threads-per-block asked for and the resident blocks per multiprocessor it
+    /// allows (`tpb << 32 | blocks`), so that repeated calls skip the occupancy query.
+    occupancy: AtomicU64,
+}
+
+impl LoadedKernel {
+    pub(crate) fn new(function: Function) -> Self {
+        LoadedKernel {
+            function,
+            occupancy: AtomicU64::new(0),
+        }
+    }
+
+    /// Blocks of `tpb` threads that fill the device once (all resident at the same time).
+    pub(crate) fn one_wave(&self, dev: &Device, tpb: u32) -> Result<usize> {
+        let packed = self.occupancy.load(Ordering::Relaxed);
+        let per_sm = if packed >> 32 == tpb as u64 {
+            packed as u32
+        } else {
+            // SAFETY: a loaded function; a plain query.
+            let n = unsafe {
+                cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(
+                    self.function.raw,
+                    tpb as i32,
+                    0,
+                )
+            }
+            .map_err(|e| crate::cuda::driver_error("querying the kernel's occupancy", e))?
+            .max(1) as u32;
+            self.occupancy
+                .store((tpb as u64) << 32 | n as u64, Ordering::Relaxed);
+            n
+        };
+        Ok(dev.info().sm_count as usize * per_sm as usize * waves())
+    }
+}
+
+/// Grids span this many full waves of resident blocks (`ONGPU_WAVES`, default 1; 0 lifts
+/// the cap so that each thread runs about one iteration).
+fn waves() -> usize {
+    static WAVES: OnceLock<usize> = OnceLock::new();
+    *WAVES.get_or_init(|| {
+        std::env::var("ONGPU_WAVES")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(1)
+    })
 }
 
 #[derive(Debug)]
@@ -44,7 +91,10 @@ unsafe impl Send for KernelSlots {}
 
 impl KernelSlots {
     pub(crate) const fn new() -> Self {
-        KernelSlots { head: AtomicPtr::new(ptr::null_mut()), compiling: Mutex::new(()) }
+        KernelSlots {
+            head: AtomicPtr::new(ptr::null_mut()),
+            compiling: Mutex::new(()),
+        }
     }
 
     #[inline]
@@ -72,14 +122,30 @@ impl KernelSlots {
     }
 
     #[cold]
-    fn compile_slow<C: Captures>(&self, key: TypeId, info: &SiteInfo, dev: &'static Device) -> Result<&LoadedKernel> {
-        let _guard = self.compiling.lock().unwrap_or_else(PoisonError::into_inner);
+    fn compile_slow<C: Captures>(
+        &self,
+        key: TypeId,
+        info: &SiteInfo,
+        dev: &'static Device,
+    ) -> Result<&LoadedKernel> {
+        let _guard = self
+            .compiling
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         if let Some(k) = self.find(key) {
             return Ok(k);
         }
         let source = kernel_source::elementwise(info, &C::kinds());
-        let kernel = compile_and_load(&source, &format!("the kernel of on_gpu! at {}", info.location), dev)?;
-        let slot = Box::leak(Box::new(Slot { key, kernel, next: self.head.load(Ordering::Acquire) }));
+        let kernel = compile_and_load(
+            &source,
+            &format!("the kernel of on_gpu! at {}", info.location),
+            dev,
+        )?;
+        let slot = Box::leak(Box::new(Slot {
+            key,
+            kernel,
+            next: self.head.load(Ordering::Acquire),
+        }));
         self.head.store(slot, Ordering::Release);
         Ok(&slot.kernel)
     }
@@ -88,24 +154,34 @@ impl KernelSlots {
 /// True when `ONGPU_DUMP_SOURCE` asks to print each kernel's source.
 pub(crate) fn dump_source() -> bool {
     static DUMP: OnceLock<bool> = OnceLock::new();
-    *DUMP.get_or_init(|| std::env::var("ONGPU_DUMP_SOURCE").is_ok_and(|v| !v.is_empty() && v != "0"))
+    *DUMP
+        .get_or_init(|| std::env::var("ONGPU_DUMP_SOURCE").is_ok_and(|v| !v.is_empty() && v != "0"))
 }
 
 /// Compiles `source` for the device (cubin for its own architecture) and loads its kernel.
-pub(crate) fn compile_and_load(source: &str, what: &str, dev: &'static Device) -> Result<LoadedKernel> {
+pub(crate) fn compile_and_load(
+    source: &str,
+    what: &str,
+    dev: &'static Device,
+) -> Result<LoadedKernel> {
     if dump_source() {
-        eprintln!("ongpu: source of {what}:\n{}", crate::error::number_lines(source));
+        eprintln!(
+            "ongpu: source of {what}:\n{}",
+            crate::error::number_lines(source)
+        );
     }
     let (arch, _) = target(dev);
     let compiled = nvrtc::compile(source, &arch, what, &[])?;
     let function = cuda::load_function(dev, &compiled, kernel_source::KERNEL_NAME)?;
-    Ok(LoadedKernel { function })
+    Ok(LoadedKernel::new(function))
 }
 
 /// The NVRTC target for the device, decided once.
 pub(crate) fn target(dev: &Device) -> (String, nvrtc::ImageKind) {
     static TARGET: OnceLock<(String, nvrtc::ImageKind)> = OnceLock::new();
-    TARGET.get_or_init(|| nvrtc::target_for(dev.info().compute_capability)).clone()
+    TARGET
+        .get_or_init(|| nvrtc::target_for(dev.info().compute_capability))
+        .clone()
 }
 
 /// Checks threads per block against the device.
@@ -114,14 +190,21 @@ pub(crate) fn check_threads_per_block(site: &CallSite, tpb: u32, dev: &Device) -
     if tpb == 0 || tpb > max {
         return Err(Error::InvalidLaunch {
             site: site.location(),
-            reason: format!("{tpb} threads per block; this device allows 1 to {max} (a multiple of 32 is best)"),
+            reason: format!(
+                "{tpb} threads per block; this device allows 1 to {max} (a multiple of 32 is best)"
+            ),
         });
     }
     Ok(())
 }
 
 /// Runs the kernel of `site` over sites `0..n`.
-pub(crate) fn run<C: Captures>(site: &'static CallSite, n: usize, tpb: Option<u32>, caps: &mut C) -> Result<()> {
+pub(crate) fn run<C: Captures>(
+    site: &'static CallSite,
+    n: usize,
+    tpb: Option<u32>,
+    caps: &mut C,
+) -> Result<()> {
     let dev = cuda::device()?;
     let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
     check_threads_per_block(site, tpb, dev)?;
@@ -131,14 +214,21 @@ pub(crate) fn run<C: Captures>(site: &'static CallSite, n: usize, tpb: Option<u3
     // Compile before touching the fields, so that a compile error leaves them as they were.
     let kernel = site.kernels.get::<C>(&site.info, dev)?;
     caps.device_prepare(dev, n)?;
-    let info = dev.info();
-    let wave = info.sm_count as usize * (info.max_threads_per_sm / tpb).max(1) as usize;
-    let blocks = n.div_ceil(tpb as usize).min(wave).min(info.max_grid_x as usize) as u32;
+    let mut blocks = n.div_ceil(tpb as usize);
+    let wave = kernel.one_wave(dev, tpb)?;
+    if wave > 0 {
+        blocks = blocks.min(wave);
+    }
+    let blocks = blocks.min(dev.info().max_grid_x as usize) as u32;
     let n64 = n as u64;
     let mut params = ParamList::new();
     caps.push_params(&mut params);
     params.push(&n64);
-    let shape = Shape { grid: (blocks, 1, 1), block: (tpb, 1, 1), shared_bytes: 0 };
+    let shape = Shape {
+        grid: (blocks, 1, 1),
+        block: (tpb, 1, 1),
+        shared_bytes: 0,
+    };
     // SAFETY: the parameters follow the kernel's signature (built from the same captures in
     // the same order by `kernel_source::elementwise`), and the fields they point into are
     // borrowed by this call and freed only after the device has finished with them.

@@ -91,7 +91,10 @@ pub fn current() -> Result<Backend> {
 
 fn check_compiled(b: Backend) -> Result<Backend> {
     if b == Backend::Cuda && !cfg!(feature = "cuda") {
-        return Err(Error::BackendNotCompiled { backend: "CUDA", feature: "cuda" });
+        return Err(Error::BackendNotCompiled {
+            backend: "CUDA",
+            feature: "cuda",
+        });
     }
     Ok(b)
 }

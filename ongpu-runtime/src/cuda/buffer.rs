@@ -20,7 +20,11 @@ impl DeviceBuffer {
     /// Allocates `bytes` bytes (uninitialised) on `device`; `what` names the owner in errors.
     pub fn alloc(device: &'static Device, bytes: usize, what: &str) -> Result<Self> {
         if bytes == 0 {
-            return Ok(DeviceBuffer { ptr: 0, bytes, device });
+            return Ok(DeviceBuffer {
+                ptr: 0,
+                bytes,
+                device,
+            });
         }
         device.bind()?;
         // SAFETY: a plain allocation; the pointer is owned by the returned value.
@@ -28,9 +32,17 @@ impl DeviceBuffer {
             Ok(ptr) => Ok(DeviceBuffer { ptr, bytes, device }),
             Err(e) if is_out_of_memory(&e) => {
                 let (free, total) = device.memory().unwrap_or((0, 0));
-                Err(Error::OutOfDeviceMemory { what: what.to_string(), requested: bytes, free, total })
+                Err(Error::OutOfDeviceMemory {
+                    what: what.to_string(),
+                    requested: bytes,
+                    free,
+                    total,
+                })
             }
-            Err(e) => Err(driver_error(format!("allocating {bytes} bytes for {what}"), e)),
+            Err(e) => Err(driver_error(
+                format!("allocating {bytes} bytes for {what}"),
+                e,
+            )),
         }
     }
 
@@ -48,7 +60,11 @@ impl DeviceBuffer {
     /// Copies `src` to the start of the buffer; waits until the host data may be reused.
     pub fn upload<S: Pod>(&mut self, src: &[S]) -> Result<()> {
         let n = std::mem::size_of_val(src);
-        assert!(n <= self.bytes, "upload of {n} bytes into a buffer of {}", self.bytes);
+        assert!(
+            n <= self.bytes,
+            "upload of {n} bytes into a buffer of {}",
+            self.bytes
+        );
         if n == 0 {
             return Ok(());
         }
@@ -60,13 +76,35 @@ impl DeviceBuffer {
     /// Copies the start of the buffer into `dst`, after all work queued before it.
     pub fn download<S: Pod>(&self, dst: &mut [S]) -> Result<()> {
         let n = std::mem::size_of_val(dst);
-        assert!(n <= self.bytes, "download of {n} bytes from a buffer of {}", self.bytes);
+        assert!(
+            n <= self.bytes,
+            "download of {n} bytes from a buffer of {}",
+            self.bytes
+        );
         if n == 0 {
             return Ok(());
         }
         self.device.bind()?;
         // SAFETY: the source holds at least `n` bytes (checked above).
         unsafe { result::memcpy_dtoh_sync(dst, self.ptr) }.during("copying a field to the host")
+    }
+
+    /// Copies all of `src` (no larger than `self`) on the device, queued on the default
+    /// stream.
+    pub fn copy_from(&mut self, src: &DeviceBuffer) -> Result<()> {
+        assert!(
+            src.bytes <= self.bytes,
+            "copy of {} bytes into a buffer of {}",
+            src.bytes,
+            self.bytes
+        );
+        if src.bytes == 0 {
+            return Ok(());
+        }
+        self.device.bind()?;
+        // SAFETY: both ranges belong to live buffers; `&mut self` and `&src` cannot overlap.
+        unsafe { result::memcpy_dtod_async(self.ptr, src.ptr, src.bytes, std::ptr::null_mut()) }
+            .during("copying on the device")
     }
 
     /// Sets every byte to zero.
@@ -76,7 +114,8 @@ impl DeviceBuffer {
         }
         self.device.bind()?;
         // SAFETY: the whole range belongs to this buffer.
-        unsafe { result::memset_d8_sync(self.ptr, 0, self.bytes) }.during("zeroing a field on the device")
+        unsafe { result::memset_d8_sync(self.ptr, 0, self.bytes) }
+            .during("zeroing a field on the device")
     }
 }
 

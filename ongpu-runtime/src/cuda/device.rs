@@ -31,7 +31,10 @@ pub struct DeviceInfo {
 impl DeviceInfo {
     /// The NVRTC architecture option for this device's own machine code (`sm_90`).
     pub fn arch(&self) -> String {
-        format!("sm_{}{}", self.compute_capability.0, self.compute_capability.1)
+        format!(
+            "sm_{}{}",
+            self.compute_capability.0, self.compute_capability.1
+        )
     }
 }
 
@@ -53,7 +56,9 @@ impl Device {
     /// Makes the device's context current on the calling thread.
     #[inline]
     pub(crate) fn bind(&self) -> Result<()> {
-        self.ctx.bind_to_thread().during("binding the CUDA context to this thread")
+        self.ctx
+            .bind_to_thread()
+            .during("binding the CUDA context to this thread")
     }
 
     /// Waits for all work queued on the device and reports any error it raised.
@@ -83,15 +88,22 @@ fn open() -> std::result::Result<Device, String> {
             .map_err(|_| format!("ONGPU_DEVICE={s:?} is not a device number"))?,
         Err(_) => 0,
     };
-    let count = CudaContext::device_count().map_err(|e| format!("cuDeviceGetCount failed: {e:?}"))?;
+    let count =
+        CudaContext::device_count().map_err(|e| format!("cuDeviceGetCount failed: {e:?}"))?;
     if count <= 0 {
         return Err("the CUDA driver reports no device".to_string());
     }
     if ordinal >= count as usize {
-        return Err(format!("ONGPU_DEVICE={ordinal} but only {count} device(s) exist"));
+        return Err(format!(
+            "ONGPU_DEVICE={ordinal} but only {count} device(s) exist"
+        ));
     }
     let ctx = CudaContext::new(ordinal).map_err(|e| format!("creating a context failed: {e:?}"))?;
-    let attr = |a: Attr| ctx.attribute(a).map(|v| v.max(0) as u32).map_err(|e| format!("{e:?}"));
+    let attr = |a: Attr| {
+        ctx.attribute(a)
+            .map(|v| v.max(0) as u32)
+            .map_err(|e| format!("{e:?}"))
+    };
     let (major, minor) = ctx.compute_capability().map_err(|e| format!("{e:?}"))?;
     let info = DeviceInfo {
         ordinal,
@@ -114,7 +126,9 @@ pub(crate) fn probe() -> std::result::Result<&'static Device, &'static str> {
 /// The device, bound to the calling thread; [`Error::NoDevice`] if there is none.
 #[inline]
 pub fn device() -> Result<&'static Device> {
-    let dev = probe().map_err(|reason| Error::NoDevice { reason: reason.to_string() })?;
+    let dev = probe().map_err(|reason| Error::NoDevice {
+        reason: reason.to_string(),
+    })?;
     dev.bind()?;
     Ok(dev)
 }

@@ -29,13 +29,20 @@ impl<'a> ParamList<'a> {
     /// An empty list.
     #[inline(always)]
     pub fn new() -> Self {
-        ParamList { ptrs: [std::ptr::null_mut(); MAX_PARAMS], len: 0, _values: PhantomData }
+        ParamList {
+            ptrs: [std::ptr::null_mut(); MAX_PARAMS],
+            len: 0,
+            _values: PhantomData,
+        }
     }
 
     /// Appends one parameter; its type must match the kernel's declaration.
     #[inline(always)]
     pub fn push<T>(&mut self, value: &'a T) {
-        assert!(self.len < MAX_PARAMS, "more than {MAX_PARAMS} kernel parameters");
+        assert!(
+            self.len < MAX_PARAMS,
+            "more than {MAX_PARAMS} kernel parameters"
+        );
         self.ptrs[self.len] = value as *const T as *mut c_void;
         self.len += 1;
     }

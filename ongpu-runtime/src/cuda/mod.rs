@@ -4,12 +4,15 @@
 mod buffer;
 mod device;
 mod error;
+mod event;
 pub(crate) mod launch;
 mod module;
 pub mod nvrtc;
 
 pub use buffer::DeviceBuffer;
-pub use device::{device, Device, DeviceInfo};
 pub(crate) use device::probe;
+pub use device::{device, Device, DeviceInfo};
+pub(crate) use error::driver_error;
+pub use event::{time_device, Event};
 pub use launch::{launch, ParamList, Shape, MAX_PARAMS};
 pub use module::{load_function, Function};

@@ -50,7 +50,9 @@ pub fn version() -> Option<(i32, i32)> {
     }
     let (mut major, mut minor) = (0, 0);
     // SAFETY: plain out-parameters.
-    unsafe { sys::nvrtcVersion(&mut major, &mut minor) }.result().ok()?;
+    unsafe { sys::nvrtcVersion(&mut major, &mut minor) }
+        .result()
+        .ok()?;
     Some((major, minor))
 }
 
@@ -66,7 +68,10 @@ pub fn supported_archs() -> Vec<i32> {
             return Vec::new();
         }
         let mut archs = vec![0i32; n as usize];
-        if sys::nvrtcGetSupportedArchs(archs.as_mut_ptr()).result().is_err() {
+        if sys::nvrtcGetSupportedArchs(archs.as_mut_ptr())
+            .result()
+            .is_err()
+        {
             return Vec::new();
         }
         archs
@@ -81,12 +86,21 @@ pub fn target_for(cc: (u32, u32)) -> (String, ImageKind) {
     if archs.is_empty() || archs.contains(&want) {
         return (format!("sm_{want}"), ImageKind::Cubin);
     }
-    let best = archs.iter().copied().filter(|&a| a <= want).max().unwrap_or(want);
+    let best = archs
+        .iter()
+        .copied()
+        .filter(|&a| a <= want)
+        .max()
+        .unwrap_or(want);
     (format!("compute_{best}"), ImageKind::Ptx)
 }
 
 fn c_chars_to_string(v: Vec<std::ffi::c_char>) -> String {
-    let bytes: Vec<u8> = v.into_iter().map(|c| c as u8).take_while(|&b| b != 0).collect();
+    let bytes: Vec<u8> = v
+        .into_iter()
+        .map(|c| c as u8)
+        .take_while(|&b| b != 0)
+        .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -106,24 +120,38 @@ pub fn compile(source: &str, arch: &str, what: &str, extra: &[&str]) -> Result<C
     // SAFETY: `prog` is live until destroyed below; the source outlives it.
     let compiled = unsafe { result::compile_program(prog, &options) };
     // SAFETY: as above.
-    let log = unsafe { result::get_program_log(prog) }.map(c_chars_to_string).unwrap_or_default();
+    let log = unsafe { result::get_program_log(prog) }
+        .map(c_chars_to_string)
+        .unwrap_or_default();
     let out = match compiled {
         Err(e) => Err(Error::compile(
             what,
-            if log.trim().is_empty() { format!("{e:?}") } else { log.clone() },
+            if log.trim().is_empty() {
+                format!("{e:?}")
+            } else {
+                log.clone()
+            },
             source,
         )),
         Ok(()) => {
-            let kind = if arch.starts_with("sm_") { ImageKind::Cubin } else { ImageKind::Ptx };
+            let kind = if arch.starts_with("sm_") {
+                ImageKind::Cubin
+            } else {
+                ImageKind::Ptx
+            };
             // SAFETY: as above; the buffers are sized by NVRTC's own size queries.
             let image = unsafe {
                 match kind {
                     ImageKind::Cubin => {
                         let mut size = 0usize;
-                        sys::nvrtcGetCUBINSize(prog, &mut size).result().and_then(|()| {
-                            let mut buf = vec![0u8; size];
-                            sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr().cast()).result().map(|()| buf)
-                        })
+                        sys::nvrtcGetCUBINSize(prog, &mut size)
+                            .result()
+                            .and_then(|()| {
+                                let mut buf = vec![0u8; size];
+                                sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr().cast())
+                                    .result()
+                                    .map(|()| buf)
+                            })
                     }
                     ImageKind::Ptx => {
                         result::get_ptx(prog).map(|v| v.into_iter().map(|c| c as u8).collect())
@@ -131,8 +159,18 @@ pub fn compile(source: &str, arch: &str, what: &str, extra: &[&str]) -> Result<C
                 }
             };
             image
-                .map(|image| Compiled { image, kind, log: log.clone() })
-                .map_err(|e| Error::compile(what, format!("reading NVRTC's output failed: {e:?}"), source))
+                .map(|image| Compiled {
+                    image,
+                    kind,
+                    log: log.clone(),
+                })
+                .map_err(|e| {
+                    Error::compile(
+                        what,
+                        format!("reading NVRTC's output failed: {e:?}"),
+                        source,
+                    )
+                })
         }
     };
     // SAFETY: created above, destroyed once.

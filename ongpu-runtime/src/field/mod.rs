@@ -42,7 +42,12 @@ pub struct Field<T: Element, L: Layout = AoSoA<32>> {
 
 impl<T: Element, L: Layout> Field<T, L> {
     fn with_sides(len: usize, sides: Sides<T::Scalar>) -> Self {
-        Field { len, stride: L::padded_len(len) as u64, sides: Mutex::new(sides), _layout: PhantomData }
+        Field {
+            len,
+            stride: L::padded_len(len) as u64,
+            sides: Mutex::new(sides),
+            _layout: PhantomData,
+        }
     }
 
     fn storage_len(len: usize) -> usize {
@@ -106,14 +111,20 @@ impl<T: Element, L: Layout> Field<T, L> {
         let stride = self.stride as usize;
         let mut sides = self.lock();
         let host = sides.host_for_read()?;
-        Ok((0..self.len).map(|i| site_io::get::<T, L>(host, i, stride)).collect())
+        Ok((0..self.len)
+            .map(|i| site_io::get::<T, L>(host, i, stride))
+            .collect())
     }
 
     /// The element of site `i` (downloading first if the device copy is newer).
     pub fn get(&self, i: usize) -> Result<T> {
         self.check_index(i)?;
         let mut sides = self.lock();
-        Ok(site_io::get::<T, L>(sides.host_for_read()?, i, self.stride as usize))
+        Ok(site_io::get::<T, L>(
+            sides.host_for_read()?,
+            i,
+            self.stride as usize,
+        ))
     }
 
     /// Sets the element of site `i` on the host; the device copy becomes stale.
@@ -133,14 +144,22 @@ impl<T: Element, L: Layout> Field<T, L> {
     pub fn as_host_mut(&mut self) -> Result<HostMut<'_, T, L>> {
         let (len, stride) = (self.len, self.stride as usize);
         let storage = self.sides_mut().host_for_write(false)?.as_mut_slice();
-        Ok(HostMut { storage, len, stride, _t: PhantomData })
+        Ok(HostMut {
+            storage,
+            len,
+            stride,
+            _t: PhantomData,
+        })
     }
 
     fn check_index(&self, i: usize) -> Result<()> {
         if i < self.len {
             Ok(())
         } else {
-            Err(Error::IndexOutOfRange { index: i, len: self.len })
+            Err(Error::IndexOutOfRange {
+                index: i,
+                len: self.len,
+            })
         }
     }
 
@@ -159,8 +178,14 @@ impl<T: Element, L: Layout> Field<T, L> {
     }
 
     /// A name for the field's storage in errors.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) fn describe(&self) -> String {
-        format!("a field of {} sites of {} ({})", self.len, std::any::type_name::<T>(), L::name())
+        format!(
+            "a field of {} sites of {} ({})",
+            self.len,
+            std::any::type_name::<T>(),
+            L::name()
+        )
     }
 }
 
@@ -212,13 +237,21 @@ impl<T: Element, L: Layout> HostMut<'_, T, L> {
 
     /// The element of site `i`. Panics if `i >= len`, like slice indexing.
     pub fn get(&self, i: usize) -> T {
-        assert!(i < self.len, "site {i} out of range for a field of {} sites", self.len);
+        assert!(
+            i < self.len,
+            "site {i} out of range for a field of {} sites",
+            self.len
+        );
         site_io::get::<T, L>(self.storage, i, self.stride)
     }
 
     /// Sets the element of site `i`. Panics if `i >= len`.
     pub fn set(&mut self, i: usize, value: T) {
-        assert!(i < self.len, "site {i} out of range for a field of {} sites", self.len);
+        assert!(
+            i < self.len,
+            "site {i} out of range for a field of {} sites",
+            self.len
+        );
         site_io::set::<T, L>(self.storage, i, self.stride, value)
     }
 }
@@ -272,7 +305,10 @@ mod tests {
         let mut f: Field<i32, SoA> = Field::filled(4, 7);
         f.set(2, -1).unwrap();
         assert_eq!(f.get(2).unwrap(), -1);
-        assert!(matches!(f.get(4), Err(Error::IndexOutOfRange { index: 4, len: 4 })));
+        assert!(matches!(
+            f.get(4),
+            Err(Error::IndexOutOfRange { index: 4, len: 4 })
+        ));
         assert!(f.set(9, 0).is_err());
         let mut h = f.as_host_mut().unwrap();
         h.set(0, 5);

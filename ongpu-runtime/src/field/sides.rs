@@ -70,7 +70,12 @@ impl<S: Scalar> Sides<S> {
 
     /// Storage whose current copy is `host`.
     pub(crate) fn on_host(host: Vec<S>) -> Self {
-        Sides { host: Some(host), newest: Residency::Host, ..Self::zeros(0) }.with_len()
+        Sides {
+            host: Some(host),
+            newest: Residency::Host,
+            ..Self::zeros(0)
+        }
+        .with_len()
     }
 
     fn with_len(mut self) -> Self {
@@ -134,7 +139,11 @@ mod device_side {
     use crate::cuda::{Device, DeviceBuffer};
 
     impl<S: Scalar> Sides<S> {
-        fn device_alloc(&mut self, dev: &'static Device, what: &dyn Fn() -> String) -> Result<&mut DeviceBuffer> {
+        fn device_alloc(
+            &mut self,
+            dev: &'static Device,
+            what: &dyn Fn() -> String,
+        ) -> Result<&mut DeviceBuffer> {
             if self.device.is_none() {
                 let bytes = self.scalars * std::mem::size_of::<S>();
                 self.device = Some(DeviceBuffer::alloc(dev, bytes, &what())?);
@@ -144,7 +153,11 @@ mod device_side {
 
         /// Makes the device copy current (uploading if the host is newer) and returns its
         /// address.
-        pub(crate) fn device_for_read(&mut self, dev: &'static Device, what: &dyn Fn() -> String) -> Result<u64> {
+        pub(crate) fn device_for_read(
+            &mut self,
+            dev: &'static Device,
+            what: &dyn Fn() -> String,
+        ) -> Result<u64> {
             match self.newest {
                 Residency::Device | Residency::Both => {}
                 Residency::Zeros => {
@@ -154,13 +167,20 @@ mod device_side {
                 Residency::Host => {
                     self.device_alloc(dev, what)?;
                     let host = self.host.as_ref().expect("a current host copy exists");
-                    self.device.as_mut().expect("allocated above").upload(host)?;
+                    self.device
+                        .as_mut()
+                        .expect("allocated above")
+                        .upload(host)?;
                     self.transfers.uploads += 1;
                     self.transfers.bytes_up += (host.len() * std::mem::size_of::<S>()) as u64;
                     self.newest = Residency::Both;
                 }
             }
-            Ok(self.device.as_ref().expect("a current device copy exists").ptr())
+            Ok(self
+                .device
+                .as_ref()
+                .expect("a current device copy exists")
+                .ptr())
         }
 
         /// Prepares the device copy to be written (current unless `overwrite_all`); afterwards

@@ -9,7 +9,11 @@ use crate::layout::Layout;
 /// # Safety
 /// `storage` must hold `stride * T::COMPONENTS` scalars and `s < stride`.
 #[inline(always)]
-pub(crate) unsafe fn load<T: Element, L: Layout>(storage: *const T::Scalar, s: usize, stride: usize) -> T {
+pub(crate) unsafe fn load<T: Element, L: Layout>(
+    storage: *const T::Scalar,
+    s: usize,
+    stride: usize,
+) -> T {
     let mut v = T::zeroed();
     let comps = components_mut(&mut v);
     for (c, slot) in comps.iter_mut().enumerate() {
@@ -23,7 +27,12 @@ pub(crate) unsafe fn load<T: Element, L: Layout>(storage: *const T::Scalar, s: u
 /// # Safety
 /// As for [`load`], and no other thread may access site `s` at the same time.
 #[inline(always)]
-pub(crate) unsafe fn store<T: Element, L: Layout>(storage: *mut T::Scalar, s: usize, stride: usize, v: T) {
+pub(crate) unsafe fn store<T: Element, L: Layout>(
+    storage: *mut T::Scalar,
+    s: usize,
+    stride: usize,
+    v: T,
+) {
     for (c, &x) in components(&v).iter().enumerate() {
         *storage.add(L::index(s, c, T::COMPONENTS, stride)) = x;
     }

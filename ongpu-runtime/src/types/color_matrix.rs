@@ -77,7 +77,9 @@ impl<T: Real> ColorMatrix<T> {
     /// Complex conjugate of every entry.
     #[inline(always)]
     pub fn conj(&self) -> Self {
-        ColorMatrix { m: self.m.map(|row| row.map(|z| z.conj())) }
+        ColorMatrix {
+            m: self.m.map(|row| row.map(|z| z.conj())),
+        }
     }
 
     /// The trace `Σ m_ii`.
@@ -100,7 +102,9 @@ impl<T: Real> ColorMatrix<T> {
 
     #[inline(always)]
     fn map(self, f: impl Fn(Complex<T>) -> Complex<T>) -> Self {
-        ColorMatrix { m: self.m.map(|row| row.map(&f)) }
+        ColorMatrix {
+            m: self.m.map(|row| row.map(&f)),
+        }
     }
 
     #[inline(always)]

@@ -40,7 +40,9 @@ impl<T: Real> ColorVector<T> {
 
     /// Complex conjugate of every component.
     pub fn conj(&self) -> Self {
-        ColorVector { v: self.v.map(|z| z.conj()) }
+        ColorVector {
+            v: self.v.map(|z| z.conj()),
+        }
     }
 
     /// `Σ |v_i|²`.
@@ -84,7 +86,9 @@ impl<T: Real> Add for ColorVector<T> {
     type Output = Self;
     #[inline(always)]
     fn add(self, o: Self) -> Self {
-        ColorVector { v: [self.v[0] + o.v[0], self.v[1] + o.v[1], self.v[2] + o.v[2]] }
+        ColorVector {
+            v: [self.v[0] + o.v[0], self.v[1] + o.v[1], self.v[2] + o.v[2]],
+        }
     }
 }
 
@@ -92,7 +96,9 @@ impl<T: Real> Sub for ColorVector<T> {
     type Output = Self;
     #[inline(always)]
     fn sub(self, o: Self) -> Self {
-        ColorVector { v: [self.v[0] - o.v[0], self.v[1] - o.v[1], self.v[2] - o.v[2]] }
+        ColorVector {
+            v: [self.v[0] - o.v[0], self.v[1] - o.v[1], self.v[2] - o.v[2]],
+        }
     }
 }
 
@@ -100,7 +106,9 @@ impl<T: Real> Neg for ColorVector<T> {
     type Output = Self;
     #[inline(always)]
     fn neg(self) -> Self {
-        ColorVector { v: self.v.map(|z| -z) }
+        ColorVector {
+            v: self.v.map(|z| -z),
+        }
     }
 }
 
@@ -122,7 +130,9 @@ impl<T: Real> Mul<T> for ColorVector<T> {
     type Output = Self;
     #[inline(always)]
     fn mul(self, k: T) -> Self {
-        ColorVector { v: self.v.map(|z| z * k) }
+        ColorVector {
+            v: self.v.map(|z| z * k),
+        }
     }
 }
 
@@ -130,7 +140,9 @@ impl<T: Real> Mul<Complex<T>> for ColorVector<T> {
     type Output = Self;
     #[inline(always)]
     fn mul(self, k: Complex<T>) -> Self {
-        ColorVector { v: self.v.map(|z| z * k) }
+        ColorVector {
+            v: self.v.map(|z| z * k),
+        }
     }
 }
 

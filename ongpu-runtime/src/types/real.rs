@@ -5,7 +5,9 @@ use num_traits::Float;
 
 /// `f32` or `f64`: the precision of a [`ColorMatrix`](crate::ColorMatrix) or
 /// [`ColorVector`](crate::ColorVector).
-pub trait Real: Float + Scalar + std::iter::Sum + std::ops::AddAssign + std::ops::SubAssign {
+pub trait Real:
+    Float + Scalar + std::iter::Sum + std::ops::AddAssign + std::ops::SubAssign
+{
     /// The CUDA C++ name (`float` or `double`).
     const CUDA_REAL: &'static str;
 }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the release test binaries and examples and copies them (stripped) into .gpu-bundle/,
+# so that a CUDA machine without a Rust toolchain can run them with scripts/gpu-run.sh.
+# Usage: scripts/gpu-bundle.sh [example ...]   (default: every example)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=.gpu-bundle
+rm -rf "$out"
+mkdir -p "$out/tests" "$out/examples"
+
+cargo test --workspace --release --no-run --message-format=json 2>/dev/null |
+  python3 -c '
+import json, shutil, sys, os
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("profile", {}).get("test") and m.get("executable"):
+        name = m["target"]["name"]
+        if name == "ui":  # trybuild needs cargo: not for the CUDA machine
+            continue
+        if m["target"]["kind"] != ["test"]:
+            name = m["package_id"].split("#")[0].rstrip("/").split("/")[-1] + "-" + name + "-unit"
+        shutil.copy(m["executable"], os.path.join(sys.argv[1], "tests", name))
+' "$out"
+
+cargo build --release --examples
+examples=("$@")
+if [ ${#examples[@]} -eq 0 ]; then
+  examples=($(ls examples/*.rs | xargs -n1 basename | sed 's/\.rs$//'))
+fi
+for e in "${examples[@]}"; do
+  cp "target/release/examples/$e" "$out/examples/$e"
+done
+strip "$out"/tests/* "$out"/examples/* 2>/dev/null || true
+du -sh "$out"
+ls "$out/tests" "$out/examples"

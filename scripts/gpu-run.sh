@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs what scripts/gpu-bundle.sh packed, on a machine with a CUDA device and toolkit.
+# Usage: scripts/gpu-run.sh RESULTS_DIR STEP...
+#   tests                      every test binary with --include-ignored
+#   sanitize:TOOL:EXAMPLE ARGS an example under compute-sanitizer --tool TOOL
+#   "EXAMPLE ARGS"             an example
+set -uo pipefail
+cd "$(dirname "$0")/.."
+results=${1:?results folder}
+shift
+mkdir -p "$results"
+bundle=.gpu-bundle
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+ls /usr/local/cuda/lib64/libnvrtc.so.13* 2>/dev/null | head -1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+status=0
+for step in "$@"; do
+  case "$step" in
+    tests)
+      for t in "$bundle"/tests/*; do
+        name=$(basename "$t")
+        echo "=== test $name"
+        "$t" --include-ignored --test-threads=1 >"$results/test-$name.log" 2>&1
+        rc=$?
+        grep -E "^test result|FAILED|panicked" "$results/test-$name.log" | head -20
+        [ $rc -eq 0 ] || status=1
+      done
+      ;;
+    sanitize:*)
+      spec=${step#sanitize:}
+      tool=${spec%%:*}
+      cmd=${spec#*:}
+      log="$results/sanitize-$tool-${cmd%% *}.log"
+      echo "=== compute-sanitizer --tool $tool $cmd"
+      compute-sanitizer --tool "$tool" --print-limit 20 $bundle/examples/$cmd >"$log" 2>&1
+      rc=$?
+      tail -4 "$log"
+      [ $rc -eq 0 ] || status=1
+      ;;
+    *)
+      echo "=== example $step"
+      $bundle/examples/$step 2>&1 | tee "$results/example-${step%% *}.log"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      ;;
+  esac
+done
+exit $status

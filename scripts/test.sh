@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Every check of the project: formatting, clippy on both feature sets, all workspace tests
+# (NVRTC compiles every generated kernel; GPU tests are ignored on machines without one),
+# the CPU-only build's tests, and the docs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/nvrtc-env.sh
+export ONGPU_BACKEND=${ONGPU_BACKEND:-auto}
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy --workspace --all-targets --no-default-features --features rayon -- -D warnings
+cargo test --workspace
+cargo test --workspace --no-default-features --features rayon
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+echo "all checks passed"

@@ -1,0 +1,6 @@
+#[ongpu::device]
+fn twice<T: Copy>(v: T) -> T {
+    v
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use ongpu::prelude::*;
+
+fn main() {
+    let mut x: Field<f32> = Field::zeros(8);
+    let _ = on_gpu!({
+        loop {
+            x += 1.0;
+            break;
+        }
+    });
+}

@@ -1,0 +1,8 @@
+use ongpu::prelude::*;
+
+fn main() {
+    let mut x: Field<f32> = Field::zeros(8);
+    let _ = on_gpu!(move |i| {
+        x = 1.0;
+    });
+}

@@ -1,0 +1,5 @@
+use ongpu::prelude::*;
+
+fn main() {
+    let _ = on_gpu!();
+}
