@@ -3,25 +3,12 @@
 
 #![cfg(feature = "cuda")]
 
+mod common;
 mod programs;
 
+use common::require_nvrtc;
 use ongpu::codegen::{collect_kernel_sources, compile, KernelSource};
 use ongpu::{with_backend, Backend};
-
-/// NVRTC must be present: these tests are the proof that generated kernels compile.
-fn require_nvrtc() -> bool {
-    if ongpu::cuda::nvrtc::available() {
-        return true;
-    }
-    if std::env::var_os("ONGPU_SKIP_NVRTC").is_some() {
-        eprintln!("NVRTC not found; skipped because ONGPU_SKIP_NVRTC is set");
-        return false;
-    }
-    panic!(
-        "NVRTC (libnvrtc.so.13) not found: `pip install nvidia-cuda-nvrtc==13.0.88` and put \
-         site-packages/nvidia/cu13/lib on LD_LIBRARY_PATH (or set ONGPU_SKIP_NVRTC=1)"
-    );
-}
 
 fn sources_of(program: fn() -> Vec<programs::Output>) -> Vec<KernelSource> {
     let (_, sources) = collect_kernel_sources(|| with_backend(Backend::Cpu, program));

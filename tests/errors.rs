@@ -1,5 +1,8 @@
 //! Run-time misuse is an `Error`, checked before anything runs (nothing is written).
 
+mod common;
+
+use common::{is_child, run_child};
 use ongpu::prelude::*;
 use ongpu::{with_backend, Backend, Error};
 
@@ -146,7 +149,7 @@ fn zero_sites_run_nothing() {
 /// read once per process.
 #[test]
 fn forcing_cuda_without_a_device_is_an_error() {
-    if std::env::var_os("ONGPU_TEST_CHILD").is_some() {
+    if is_child() {
         let mut x: Field<f32> = Field::filled(4, 0.0);
         let r = on_gpu!({
             x = 1.0;
@@ -159,18 +162,10 @@ fn forcing_cuda_without_a_device_is_an_error() {
         }
         return;
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "forcing_cuda_without_a_device_is_an_error",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("ONGPU_TEST_CHILD", "1")
-        .env("ONGPU_BACKEND", "cuda")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = run_child(
+        "forcing_cuda_without_a_device_is_an_error",
+        &[("ONGPU_BACKEND", "cuda")],
+    );
     if !cfg!(feature = "cuda") {
         assert!(stdout.contains("CHILD: not compiled in"), "{stdout}");
     } else if ongpu::cuda_available() {
@@ -182,7 +177,7 @@ fn forcing_cuda_without_a_device_is_an_error() {
 
 #[test]
 fn an_unknown_backend_name_is_an_error() {
-    if std::env::var_os("ONGPU_TEST_CHILD").is_some() {
+    if is_child() {
         let mut x: Field<f32> = Field::filled(4, 0.0);
         match on_gpu!({
             x = 1.0;
@@ -192,18 +187,10 @@ fn an_unknown_backend_name_is_an_error() {
         }
         return;
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "an_unknown_backend_name_is_an_error",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("ONGPU_TEST_CHILD", "1")
-        .env("ONGPU_BACKEND", "quantum")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = run_child(
+        "an_unknown_backend_name_is_an_error",
+        &[("ONGPU_BACKEND", "quantum")],
+    );
     assert!(
         stdout.contains("CHILD: ONGPU_BACKEND=\"quantum\" is not one of cuda, cpu, auto"),
         "{stdout}"

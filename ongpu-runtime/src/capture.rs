@@ -157,8 +157,9 @@ impl<'a, T: Element, L: Layout> KernelArg for FieldRead<'a, T, L> {
 
     #[cfg(feature = "cuda")]
     fn device_prepare(&mut self, dev: &'static crate::cuda::Device, _n: usize) -> Result<()> {
-        let field = self.field;
-        self.device_ptr = field.lock().device_for_read(dev, &|| field.describe())?;
+        let (len, stride) = (self.field.len(), *self.field.stride_ref());
+        let what = || crate::field::describe::<T, L>(len, stride);
+        self.device_ptr = self.field.lock().device_for_read(dev, &what)?;
         Ok(())
     }
 
@@ -212,11 +213,12 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> KernelArg for FieldWrite<'a, T
     #[cfg(feature = "cuda")]
     fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()> {
         let overwrite_all = !LOAD && n == self.field.len();
-        let what = self.field.describe();
+        let (len, stride) = (self.field.len(), *self.field.stride_ref());
+        let what = || crate::field::describe::<T, L>(len, stride);
         self.device_ptr = self
             .field
             .sides_mut()
-            .device_for_write(dev, overwrite_all, &|| what.clone())?;
+            .device_for_write(dev, overwrite_all, &what)?;
         Ok(())
     }
 

@@ -90,8 +90,9 @@ pub fn sites_per_iteration(kinds: &[CaptureKind]) -> usize {
 
 /// The source of the element-wise kernel of `site` for captures of the given kinds.
 pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind]) -> String {
+    // The call site is not written into the source: identical kernels of different call
+    // sites are the same source, and so one entry of the disk cache.
     let mut s = String::with_capacity(PRELUDE.len() + 4096);
-    let _ = writeln!(s, "// ongpu: kernel of on_gpu! at {}", site.location);
     s.push_str(PRELUDE);
     let _ = writeln!(
         s,

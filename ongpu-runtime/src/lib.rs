@@ -18,6 +18,8 @@ mod field;
 mod kernel_source;
 pub mod math;
 mod site;
+#[cfg(feature = "cuda")]
+mod trace;
 mod types;
 
 pub use backend::{cuda_available, current as backend, synchronize, with_backend, Backend};

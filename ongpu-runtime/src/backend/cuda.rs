@@ -4,6 +4,7 @@
 //! the device.
 
 use crate::capture::Captures;
+use crate::cuda::disk_cache::{DiskCache, Origin};
 use crate::cuda::{self, nvrtc, Device, Function, ParamList, Shape};
 use crate::error::{Error, Result};
 use crate::kernel_source;
@@ -170,10 +171,46 @@ pub(crate) fn compile_and_load(
             crate::error::number_lines(source)
         );
     }
+    let load =
+        |image: &nvrtc::Compiled| cuda::load_function(dev, image, kernel_source::KERNEL_NAME);
+    let Some(cache) = disk_cache() else {
+        let (arch, _) = target(dev);
+        return Ok(LoadedKernel::new(load(&nvrtc::compile(
+            source,
+            &arch,
+            what,
+            &[],
+        )?)?));
+    };
+    // A hit for the device's own architecture needs no NVRTC at all.
+    let own = dev.info().arch();
+    if let Some(image) = cache.lookup(source, &own, &[]) {
+        return match load(&image) {
+            Ok(f) => Ok(LoadedKernel::new(f)),
+            // The driver refused a cached image (made for another driver, say): rebuild it.
+            Err(_) => Ok(LoadedKernel::new(load(&cache.compile_and_store(
+                source,
+                &own,
+                what,
+                &[],
+            )?)?)),
+        };
+    }
     let (arch, _) = target(dev);
-    let compiled = nvrtc::compile(source, &arch, what, &[])?;
-    let function = cuda::load_function(dev, &compiled, kernel_source::KERNEL_NAME)?;
-    Ok(LoadedKernel::new(function))
+    let (image, origin) = cache.compile(source, &arch, what, &[])?;
+    match load(&image) {
+        Ok(f) => Ok(LoadedKernel::new(f)),
+        Err(_) if origin == Origin::Disk => Ok(LoadedKernel::new(load(
+            &cache.compile_and_store(source, &arch, what, &[])?,
+        )?)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The disk cache, as the environment asks for it (read once).
+fn disk_cache() -> Option<&'static DiskCache> {
+    static CACHE: OnceLock<Option<DiskCache>> = OnceLock::new();
+    CACHE.get_or_init(DiskCache::from_env).as_ref()
 }
 
 /// The NVRTC target for the device, decided once.
@@ -232,9 +269,18 @@ pub(crate) fn run<C: Captures>(
     // SAFETY: the parameters follow the kernel's signature (built from the same captures in
     // the same order by `kernel_source::elementwise`), and the fields they point into are
     // borrowed by this call and freed only after the device has finished with them.
-    unsafe {
-        cuda::launch(dev, kernel.function, shape, &mut params, || {
-            format!("the kernel of on_gpu! at {}", site.location())
-        })
-    }
+    // `cuda::device()` above bound the context to this thread.
+    crate::trace::step(
+        || {
+            format!(
+                "launching {blocks} blocks of {tpb} threads for on_gpu! at {}",
+                site.location()
+            )
+        },
+        || unsafe {
+            cuda::launch_bound(kernel.function, shape, &mut params, || {
+                format!("the kernel of on_gpu! at {}", site.location())
+            })
+        },
+    )
 }

@@ -122,7 +122,7 @@ pub fn with_backend<R>(backend: Backend, f: impl FnOnce() -> R) -> R {
 pub fn synchronize() -> Result<()> {
     #[cfg(feature = "cuda")]
     if let Ok(dev) = crate::cuda::probe() {
-        return dev.synchronize();
+        return crate::trace::step(|| "synchronizing the device".into(), || dev.synchronize());
     }
     Ok(())
 }

@@ -28,7 +28,11 @@ impl DeviceBuffer {
         }
         device.bind()?;
         // SAFETY: a plain allocation; the pointer is owned by the returned value.
-        match unsafe { result::malloc_sync(bytes) } {
+        let allocated = crate::trace::step(
+            || format!("allocating {bytes} bytes for {what}"),
+            || unsafe { result::malloc_sync(bytes) },
+        );
+        match allocated {
             Ok(ptr) => Ok(DeviceBuffer { ptr, bytes, device }),
             Err(e) if is_out_of_memory(&e) => {
                 let (free, total) = device.memory().unwrap_or((0, 0));
@@ -70,7 +74,11 @@ impl DeviceBuffer {
         }
         self.device.bind()?;
         // SAFETY: the destination holds at least `n` bytes (checked above) and is owned here.
-        unsafe { result::memcpy_htod_sync(self.ptr, src) }.during("copying a field to the device")
+        crate::trace::step(
+            || format!("copying {n} bytes to the device"),
+            || unsafe { result::memcpy_htod_sync(self.ptr, src) },
+        )
+        .during("copying a field to the device")
     }
 
     /// Copies the start of the buffer into `dst`, after all work queued before it.
@@ -86,7 +94,11 @@ impl DeviceBuffer {
         }
         self.device.bind()?;
         // SAFETY: the source holds at least `n` bytes (checked above).
-        unsafe { result::memcpy_dtoh_sync(dst, self.ptr) }.during("copying a field to the host")
+        crate::trace::step(
+            || format!("copying {n} bytes to the host"),
+            || unsafe { result::memcpy_dtoh_sync(dst, self.ptr) },
+        )
+        .during("copying a field to the host")
     }
 
     /// Copies all of `src` (no larger than `self`) on the device, queued on the default

@@ -120,7 +120,10 @@ fn open() -> std::result::Result<Device, String> {
 
 /// The device, opened on first use, or why there is none.
 pub(crate) fn probe() -> std::result::Result<&'static Device, &'static str> {
-    DEVICE.get_or_init(open).as_ref().map_err(|s| s.as_str())
+    DEVICE
+        .get_or_init(|| crate::trace::step(|| "opening the CUDA device".into(), open))
+        .as_ref()
+        .map_err(|s| s.as_str())
 }
 
 /// The device, bound to the calling thread; [`Error::NoDevice`] if there is none.

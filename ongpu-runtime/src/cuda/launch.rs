@@ -7,6 +7,7 @@ use super::module::Function;
 use crate::error::Result;
 use std::ffi::c_void;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 
 /// Most kernel parameters one launch can take.
 pub const MAX_PARAMS: usize = 96;
@@ -14,7 +15,8 @@ pub const MAX_PARAMS: usize = 96;
 /// The addresses of a launch's parameter values. The values are borrowed for `'a`, so they
 /// outlive the launch (the driver copies them during `cuLaunchKernel`).
 pub struct ParamList<'a> {
-    ptrs: [*mut c_void; MAX_PARAMS],
+    /// The first `len` entries are written; the rest are never read.
+    ptrs: [MaybeUninit<*mut c_void>; MAX_PARAMS],
     len: usize,
     _values: PhantomData<&'a ()>,
 }
@@ -30,7 +32,7 @@ impl<'a> ParamList<'a> {
     #[inline(always)]
     pub fn new() -> Self {
         ParamList {
-            ptrs: [std::ptr::null_mut(); MAX_PARAMS],
+            ptrs: [MaybeUninit::uninit(); MAX_PARAMS],
             len: 0,
             _values: PhantomData,
         }
@@ -43,7 +45,7 @@ impl<'a> ParamList<'a> {
             self.len < MAX_PARAMS,
             "more than {MAX_PARAMS} kernel parameters"
         );
-        self.ptrs[self.len] = value as *const T as *mut c_void;
+        self.ptrs[self.len] = MaybeUninit::new(value as *const T as *mut c_void);
         self.len += 1;
     }
 
@@ -84,13 +86,30 @@ pub unsafe fn launch(
     what: impl FnOnce() -> String,
 ) -> Result<()> {
     device.bind()?;
+    launch_bound(f, shape, params, what)
+}
+
+/// [`launch`] for a caller that has just bound the device's context (the hot path).
+///
+/// # Safety
+/// As for [`launch`], and the device's context is current on this thread.
+#[inline]
+pub(crate) unsafe fn launch_bound(
+    f: Function,
+    shape: Shape,
+    params: &mut ParamList<'_>,
+    what: impl FnOnce() -> String,
+) -> Result<()> {
+    // SAFETY: the first `len` entries were written by `push`.
+    let ptrs =
+        std::slice::from_raw_parts_mut(params.ptrs.as_mut_ptr().cast::<*mut c_void>(), params.len);
     cudarc::driver::result::launch_kernel(
         f.raw,
         shape.grid,
         shape.block,
         shape.shared_bytes,
         std::ptr::null_mut(),
-        &mut params.ptrs[..params.len],
+        ptrs,
     )
     .map_err(|e| driver_error(format!("launching {}", what()), e))
 }

@@ -3,6 +3,7 @@
 
 mod buffer;
 mod device;
+pub mod disk_cache;
 mod error;
 mod event;
 pub(crate) mod launch;
@@ -14,5 +15,6 @@ pub(crate) use device::probe;
 pub use device::{device, Device, DeviceInfo};
 pub(crate) use error::driver_error;
 pub use event::{time_device, Event};
+pub(crate) use launch::launch_bound;
 pub use launch::{launch, ParamList, Shape, MAX_PARAMS};
 pub use module::{load_function, Function};

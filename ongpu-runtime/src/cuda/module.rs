@@ -30,8 +30,11 @@ pub fn load_function(device: &Device, compiled: &Compiled, name: &str) -> Result
     }
     // SAFETY: the image is a complete cubin or NUL-terminated PTX from NVRTC; the driver
     // copies it during the call.
-    let module: CUmodule = unsafe { result::module::load_data(image.as_ptr().cast()) }
-        .during("loading a compiled kernel")?;
+    let module: CUmodule = crate::trace::step(
+        || format!("loading a module of {} bytes", image.len()),
+        || unsafe { result::module::load_data(image.as_ptr().cast()) },
+    )
+    .during("loading a compiled kernel")?;
     let cname = CString::new(name).expect("kernel names contain no NUL");
     // SAFETY: the module was just loaded and is never unloaded.
     let raw = unsafe { result::module::get_function(module, cname) }

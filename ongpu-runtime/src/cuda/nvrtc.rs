@@ -37,10 +37,16 @@ fn nvrtc_missing(what: &str, source: &str) -> Error {
     )
 }
 
-/// True if NVRTC can be loaded.
+/// True if NVRTC can be loaded (probed once).
 pub fn available() -> bool {
+    static PRESENT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     // SAFETY: only probes whether the library can be loaded.
-    unsafe { sys::is_culib_present() }
+    *PRESENT.get_or_init(|| {
+        crate::trace::step(
+            || "loading NVRTC".into(),
+            || unsafe { sys::is_culib_present() },
+        )
+    })
 }
 
 /// NVRTC's version `(major, minor)`, or `None` without NVRTC.
@@ -107,6 +113,13 @@ fn c_chars_to_string(v: Vec<std::ffi::c_char>) -> String {
 /// Compiles `source` for `arch` (`sm_90` gives a cubin, `compute_90` PTX). `what` names
 /// the kernel in errors; `extra` options follow [`BASE_OPTIONS`].
 pub fn compile(source: &str, arch: &str, what: &str, extra: &[&str]) -> Result<Compiled> {
+    crate::trace::step(
+        || format!("NVRTC compile of {what} for {arch}"),
+        || compile_untraced(source, arch, what, extra),
+    )
+}
+
+fn compile_untraced(source: &str, arch: &str, what: &str, extra: &[&str]) -> Result<Compiled> {
     if !available() {
         return Err(nvrtc_missing(what, source));
     }

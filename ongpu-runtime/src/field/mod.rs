@@ -176,17 +176,17 @@ impl<T: Element, L: Layout> Field<T, L> {
     pub(crate) fn stride_ref(&self) -> &u64 {
         &self.stride
     }
+}
 
-    /// A name for the field's storage in errors.
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-    pub(crate) fn describe(&self) -> String {
-        format!(
-            "a field of {} sites of {} ({})",
-            self.len,
-            std::any::type_name::<T>(),
-            L::name()
-        )
-    }
+/// A name for a field's storage in errors (built only when an error happens).
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) fn describe<T: Element, L: Layout>(len: usize, stride: u64) -> String {
+    format!(
+        "a field of {len} sites of {} ({}, {} bytes)",
+        std::any::type_name::<T>(),
+        L::name(),
+        stride as usize * T::COMPONENTS * std::mem::size_of::<T::Scalar>()
+    )
 }
 
 impl<T: Element> Field<T, AoS> {

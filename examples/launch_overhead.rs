@@ -1,0 +1,315 @@
+//! What one `on_gpu!` call costs on the host, next to a raw cudarc launch of the very same
+//! kernel, for 1, 3 and 8 captured fields at n = 1024 sites; the launch + synchronize round
+//! trip; the first call of a process with a cold and with a warm disk cache; and the CPU
+//! backend's per-call cost.
+//!
+//! `cargo run --release --example launch_overhead [-- --calls 20000 --round-trips 5000]`
+
+use ongpu::prelude::*;
+use std::time::Instant;
+
+const N: usize = 1024;
+#[cfg(feature = "cuda")]
+const TPB: u32 = 256;
+#[cfg(feature = "cuda")]
+const ROUNDS: usize = 5;
+
+fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|k| args.get(k + 1))
+        .map(|v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name} takes a number, got {v}"))
+        })
+        .unwrap_or(default)
+}
+
+/// Seconds per call of `f` over `calls` calls.
+fn per_call(calls: usize, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Result<f64> {
+    let t = Instant::now();
+    for _ in 0..calls {
+        f()?;
+    }
+    let s = t.elapsed().as_secs_f64() / calls as f64;
+    ongpu::synchronize()?;
+    Ok(s)
+}
+
+/// Seconds per call of `f` followed by a device synchronize.
+#[cfg(feature = "cuda")]
+fn round_trip(calls: usize, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Result<f64> {
+    per_call(calls, &mut || {
+        f()?;
+        ongpu::synchronize()
+    })
+}
+
+fn main() -> ongpu::Result<()> {
+    if std::env::args().any(|a| a == "--first-call") {
+        return first_call_child();
+    }
+    let calls = arg("--calls", 20_000);
+    let trips = arg("--round-trips", 5_000);
+    let backend = ongpu::backend()?;
+    println!(
+        "launch_overhead: n = {N} sites, {calls} calls per host measurement, {trips} round trips"
+    );
+    if backend == ongpu::Backend::Cuda {
+        gpu::run(calls, trips)?;
+    } else {
+        println!("(no CUDA device: only the CPU backend is measured)");
+    }
+    cpu(calls)
+}
+
+/// The CPU backend's cost per call at n = 1024 (one thread runs a call this small).
+fn cpu(calls: usize) -> ongpu::Result<()> {
+    ongpu::with_backend(ongpu::Backend::Cpu, || {
+        let a: Field<f32> = Field::filled(N, 1.0);
+        let b: Field<f32> = Field::filled(N, 2.0);
+        let mut x: Field<f32> = Field::filled(N, 0.0);
+        let one = per_call(calls, &mut || {
+            on_gpu!(N, {
+                x += 1.0;
+            })
+        })?;
+        let three = per_call(calls, &mut || {
+            on_gpu!(N, {
+                x += a * b;
+            })
+        })?;
+        println!(
+            "CPU backend (n = {N}): 1 field {:.2} us/call, 3 fields {:.2} us/call",
+            one * 1e6,
+            three * 1e6
+        );
+        Ok(())
+    })
+}
+
+/// A child process: the device's start, then the first and second call of an SU(3) kernel.
+fn first_call_child() -> ongpu::Result<()> {
+    let t = Instant::now();
+    #[cfg(feature = "cuda")]
+    ongpu::cuda::device()?;
+    let init = t.elapsed().as_secs_f64();
+    let mut x: Field<ColorMatrix<f32>> = Field::filled(N, ColorMatrix::identity());
+    let y: Field<ColorMatrix<f32>> = Field::filled(N, ColorMatrix::identity() * 2.0);
+    let z: Field<ColorMatrix<f32>> = Field::filled(N, ColorMatrix::identity() * 3.0);
+    let t = Instant::now();
+    on_gpu!({
+        x += y * z;
+    })?;
+    ongpu::synchronize()?;
+    let first = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    on_gpu!({
+        x += y * z;
+    })?;
+    ongpu::synchronize()?;
+    let second = t.elapsed().as_secs_f64();
+    assert_eq!(x.get(N - 1)?.trace().re, 3.0 * 13.0);
+    println!("FIRST {} {} {}", init * 1e3, first * 1e3, second * 1e3);
+    Ok(())
+}
+
+#[cfg(feature = "cuda")]
+mod gpu {
+    use super::*;
+    use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+    use cudarc::nvrtc::Ptx;
+    use ongpu::codegen::collect_kernel_sources;
+    use ongpu::cuda::{device, nvrtc, DeviceBuffer};
+
+    /// One configuration to measure: a call that queues one kernel.
+    type Call<'a> = Box<dyn FnMut() -> ongpu::Result<()> + 'a>;
+
+    pub fn run(calls: usize, trips: usize) -> ongpu::Result<()> {
+        let fields: Vec<Field<f32>> = (0..7).map(|k| Field::filled(N, k as f32)).collect();
+        let (a, b, c, d, e, f, g) = (
+            &fields[0], &fields[1], &fields[2], &fields[3], &fields[4], &fields[5], &fields[6],
+        );
+        let mut x1: Field<f32> = Field::filled(N, 0.0);
+        let mut x3: Field<f32> = Field::filled(N, 0.0);
+        let mut x8: Field<f32> = Field::filled(N, 0.0);
+
+        // The generated kernels, compiled on the first call; the same sources feed the raw
+        // cudarc launches below.
+        let (r, sources) = collect_kernel_sources(|| -> ongpu::Result<()> {
+            on_gpu!(N, TPB, {
+                x1 += 1.0;
+            })?;
+            on_gpu!(N, TPB, {
+                x3 += a * b;
+            })?;
+            on_gpu!(N, TPB, {
+                x8 = a + b + c + d + e + f + g;
+            })?;
+            ongpu::synchronize()
+        });
+        r?;
+        let mut configs: Vec<(String, Call<'_>)> = vec![
+            (
+                "on_gpu!, 1 field".into(),
+                Box::new(|| {
+                    on_gpu!(N, TPB, {
+                        x1 += 1.0;
+                    })
+                }),
+            ),
+            (
+                "on_gpu!, 3 fields".into(),
+                Box::new(|| {
+                    on_gpu!(N, TPB, {
+                        x3 += a * b;
+                    })
+                }),
+            ),
+            (
+                "on_gpu!, 8 fields".into(),
+                Box::new(|| {
+                    on_gpu!(N, TPB, {
+                        x8 = a + b + c + d + e + f + g;
+                    })
+                }),
+            ),
+        ];
+
+        // The same kernels launched with cudarc's launch builder, on raw device buffers.
+        let ctx =
+            CudaContext::new(0).map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))?;
+        let stream = ctx.default_stream();
+        let dev = device()?;
+        let arch = format!(
+            "sm_{}{}",
+            dev.info().compute_capability.0,
+            dev.info().compute_capability.1
+        );
+        let buffers: Vec<DeviceBuffer> = (0..8)
+            .map(|_| DeviceBuffer::alloc(dev, 4 * N, "raw launch buffer"))
+            .collect::<ongpu::Result<_>>()?;
+        let blocks = N.div_ceil(TPB as usize) as u32;
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (TPB, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        for (source, fields) in sources.iter().zip([1usize, 3, 8]) {
+            let image = nvrtc::compile(&source.source, &arch, "raw launch kernel", &[])?.image;
+            let module = ctx
+                .load_module(Ptx::from_binary(image))
+                .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))?;
+            let func = module
+                .load_function("ongpu_kernel")
+                .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))?;
+            // (pointer, stride) per field, then n
+            let mut values: Vec<u64> = Vec::new();
+            for buf in buffers.iter().take(fields) {
+                values.push(buf.ptr());
+                values.push(N as u64);
+            }
+            values.push(N as u64);
+            let stream = stream.clone();
+            let raw = move || -> ongpu::Result<()> {
+                let mut builder = stream.launch_builder(&func);
+                for v in &values {
+                    builder.arg(v);
+                }
+                // SAFETY: the arguments follow the kernel's signature: a (pointer, stride)
+                // pair per field, over live buffers of N floats, then n = N.
+                unsafe { builder.launch(cfg) }
+                    .map(drop)
+                    .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))
+            };
+            configs.push((
+                format!(
+                    "raw cudarc, {fields} field{}",
+                    if fields > 1 { "s" } else { "" }
+                ),
+                Box::new(raw),
+            ));
+        }
+
+        // Rounds over all configurations in turn; each figure is the median of its rounds, so
+        // that clock changes and ordering favour no one.
+        let mut host = vec![Vec::new(); configs.len()];
+        let mut trip = vec![Vec::new(); configs.len()];
+        for _ in 0..ROUNDS {
+            for (k, (_, f)) in configs.iter_mut().enumerate() {
+                host[k].push(per_call(calls, f.as_mut())? * 1e6);
+                trip[k].push(round_trip(trips, f.as_mut())? * 1e6);
+            }
+        }
+        let med = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let host: Vec<f64> = host.iter_mut().map(med).collect();
+        let trip: Vec<f64> = trip.iter_mut().map(med).collect();
+
+        println!("device: {} (median of {ROUNDS} rounds)", dev.info().name);
+        println!(
+            "{:<24} {:>14} {:>18}",
+            "launch", "host us/call", "launch+sync us"
+        );
+        for (k, (what, _)) in configs.iter().enumerate() {
+            println!("{:<24} {:>14.2} {:>18.2}", what, host[k], trip[k]);
+        }
+        for (k, fields) in [1usize, 3, 8].iter().enumerate() {
+            println!(
+                "ratio on_gpu!/raw cudarc, {fields} field(s): host {:.2}x, round trip {:.2}x",
+                host[k] / host[3 + k],
+                trip[k] / trip[3 + k]
+            );
+        }
+        drop(configs);
+        first_calls()
+    }
+
+    /// Runs this program as a child twice with one fresh cache folder: cold, then warm.
+    fn first_calls() -> ongpu::Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| ongpu::Error::InvalidArgument(e.to_string()))?;
+        let exe =
+            std::env::current_exe().map_err(|e| ongpu::Error::InvalidArgument(e.to_string()))?;
+        for label in ["cold disk cache", "warm disk cache"] {
+            let out = std::process::Command::new(&exe)
+                .arg("--first-call")
+                .env("ONGPU_CACHE_DIR", dir.path())
+                .env("ONGPU_TRACE", "1")
+                .env_remove("ONGPU_CACHE")
+                .output()
+                .map_err(|e| ongpu::Error::InvalidArgument(e.to_string()))?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            let line = text
+                .lines()
+                .find(|l| l.starts_with("FIRST "))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "child failed: {text}{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    )
+                });
+            let v: Vec<f64> = line[6..].split(' ').map(|s| s.parse().unwrap()).collect();
+            println!(
+                "first SU(3) call, {label}: {:.1} ms (device start {:.1} ms before it; second call {:.3} ms)",
+                v[1], v[0], v[2]
+            );
+            for l in String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .filter(|l| l.starts_with("ongpu trace"))
+            {
+                println!("    {l}");
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(not(feature = "cuda"))]
+mod gpu {
+    pub fn run(_: usize, _: usize) -> ongpu::Result<()> {
+        unreachable!("no CUDA backend in this build")
+    }
+}

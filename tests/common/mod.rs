@@ -1,0 +1,39 @@
+//! Helpers shared by integration tests.
+
+#![allow(dead_code)]
+
+/// True when NVRTC can be loaded. Tests that prove generated kernels compile need it: they
+/// fail without it, unless `ONGPU_SKIP_NVRTC` is set (then they return early).
+#[cfg(feature = "cuda")]
+pub fn require_nvrtc() -> bool {
+    if ongpu::cuda::nvrtc::available() {
+        return true;
+    }
+    if std::env::var_os("ONGPU_SKIP_NVRTC").is_some() {
+        eprintln!("NVRTC not found; skipped because ONGPU_SKIP_NVRTC is set");
+        return false;
+    }
+    panic!(
+        "NVRTC (libnvrtc.so.13) not found: `pip install nvidia-cuda-nvrtc==13.0.88` and put \
+         site-packages/nvidia/cu13/lib on LD_LIBRARY_PATH (scripts/test.sh does this), or set \
+         ONGPU_SKIP_NVRTC=1"
+    );
+}
+
+/// Runs this test binary again as a child, running only `test` with the given environment,
+/// and returns its standard output (the child sees `ONGPU_TEST_CHILD=1`).
+pub fn run_child(test: &str, env: &[(&str, &str)]) -> String {
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env("ONGPU_TEST_CHILD", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// True in a child started by [`run_child`].
+pub fn is_child() -> bool {
+    std::env::var_os("ONGPU_TEST_CHILD").is_some()
+}
