@@ -5,6 +5,9 @@
 //!
 //! `cargo run --release --example launch_overhead [-- --calls 20000 --round-trips 5000]`
 
+mod common;
+
+use common::number;
 use ongpu::prelude::*;
 use std::time::Instant;
 
@@ -13,18 +16,6 @@ const N: usize = 1024;
 const TPB: u32 = 256;
 #[cfg(feature = "cuda")]
 const ROUNDS: usize = 5;
-
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|k| args.get(k + 1))
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name} takes a number, got {v}"))
-        })
-        .unwrap_or(default)
-}
 
 /// Seconds per call of `f` over `calls` calls.
 fn per_call(calls: usize, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Result<f64> {
@@ -50,8 +41,8 @@ fn main() -> ongpu::Result<()> {
     if std::env::args().any(|a| a == "--first-call") {
         return first_call_child();
     }
-    let calls = arg("--calls", 20_000);
-    let trips = arg("--round-trips", 5_000);
+    let calls = number("--calls", 20_000);
+    let trips = number("--round-trips", 5_000);
     let backend = ongpu::backend()?;
     println!(
         "launch_overhead: n = {N} sites, {calls} calls per host measurement, {trips} round trips"

@@ -4,31 +4,16 @@
 //!
 //! `cargo run --release --example vector_add [-- --n 16777216 --reps 30]`
 
+mod common;
+
+use common::{host_seconds, number};
 use ongpu::prelude::*;
 use ongpu::Backend;
 use rand::{Rng, SeedableRng};
-use std::time::Instant;
-
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|k| args.get(k + 1))
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name} takes a number, got {v}"))
-        })
-        .unwrap_or(default)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 fn main() -> ongpu::Result<()> {
-    let n = arg("--n", 1 << 24);
-    let reps = arg("--reps", 30).max(1);
+    let n = number("--n", 1 << 24);
+    let reps = number("--reps", 30).max(1);
     let backend = ongpu::backend()?;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(42);
     let av: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
@@ -92,25 +77,8 @@ fn gpu_times(
     b: &Field<f32>,
     c: &mut Field<f32>,
 ) -> ongpu::Result<(f64, f64, &'static str)> {
-    use ongpu::cuda::{device, time_device, DeviceBuffer};
-    const BATCH: usize = 10;
-    let timed = |f: &mut dyn FnMut() -> ongpu::Result<()>| -> ongpu::Result<f64> {
-        for _ in 0..3 {
-            f()?;
-        }
-        let mut t = Vec::new();
-        for _ in 0..reps {
-            let (_, ms) = time_device(|| {
-                for _ in 0..BATCH {
-                    f()?;
-                }
-                Ok(())
-            })?;
-            t.push(ms as f64 / 1e3 / BATCH as f64);
-        }
-        Ok(median(t))
-    };
-    let ours = timed(&mut || {
+    use ongpu::cuda::{device, DeviceBuffer};
+    let ours = common::device_seconds(reps, 10, &mut || {
         on_gpu!(n, 256, {
             c = a + b;
         })
@@ -119,7 +87,7 @@ fn gpu_times(
     let dev = device()?;
     let src = DeviceBuffer::alloc(dev, 6 * n, "copy source")?;
     let mut dst = DeviceBuffer::alloc(dev, 6 * n, "copy destination")?;
-    let copy = timed(&mut || dst.copy_from(&src))?;
+    let copy = common::device_seconds(reps, 10, &mut || dst.copy_from(&src))?;
     Ok((ours, copy, "device copy"))
 }
 
@@ -143,29 +111,19 @@ fn cpu_times(
     c: &mut Field<f32>,
 ) -> ongpu::Result<(f64, f64, &'static str)> {
     use rayon::prelude::*;
-    let mut t = Vec::new();
-    for r in 0..reps + 2 {
-        let s = Instant::now();
+    let ours = host_seconds(reps, 2, &mut || {
         on_gpu!(n, {
             c = a + b;
-        })?;
-        if r >= 2 {
-            t.push(s.elapsed().as_secs_f64());
-        }
-    }
-    let ours = median(t);
+        })
+    })?;
     let src = vec![1.0f32; 3 * n / 2];
     let mut dst = vec![0.0f32; 3 * n / 2];
-    let mut t = Vec::new();
-    for r in 0..reps + 2 {
-        let s = Instant::now();
+    let copy = host_seconds(reps, 2, &mut || {
         dst.par_chunks_mut(1 << 16)
             .zip(src.par_chunks(1 << 16))
             .for_each(|(d, s)| d.copy_from_slice(s));
-        if r >= 2 {
-            t.push(s.elapsed().as_secs_f64());
-        }
-    }
+        Ok(())
+    })?;
     std::hint::black_box(&dst);
-    Ok((ours, median(t), "host copy"))
+    Ok((ours, copy, "host copy"))
 }

@@ -19,25 +19,4 @@ macro_rules! program_tests {
     )*};
 }
 
-program_tests!(
-    vector_add,
-    scalar_control_flow,
-    integer_semantics,
-    casts,
-    maths,
-    complex,
-    color_algebra,
-    color_f64,
-    device_functions,
-    partial_sites,
-    layouts_agree
-);
-
-#[test]
-fn the_list_of_programs_is_complete() {
-    assert_eq!(
-        programs::all().len(),
-        11,
-        "add new programs to program_tests! above too"
-    );
-}
+programs::with_program_names!(program_tests);

@@ -46,19 +46,7 @@ macro_rules! gpu_program_tests {
     )*};
 }
 
-gpu_program_tests!(
-    vector_add,
-    scalar_control_flow,
-    integer_semantics,
-    casts,
-    maths,
-    complex,
-    color_algebra,
-    color_f64,
-    device_functions,
-    partial_sites,
-    layouts_agree
-);
+programs::with_program_names!(gpu_program_tests);
 
 #[test]
 #[ignore = "needs a CUDA device"]

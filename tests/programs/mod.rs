@@ -749,19 +749,34 @@ pub fn layouts_agree() -> Vec<Output> {
 /// A test program.
 pub type Program = fn() -> Vec<Output>;
 
+/// Calls `$m!(name, ...)` with the name of every program: one list for the CPU tests, the GPU
+/// tests and [`all`].
+macro_rules! with_program_names {
+    ($m:ident) => {
+        $m! {
+            vector_add,
+            scalar_control_flow,
+            integer_semantics,
+            casts,
+            maths,
+            complex,
+            color_algebra,
+            color_f64,
+            device_functions,
+            partial_sites,
+            layouts_agree
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use with_program_names;
+
 /// Every program, by name.
 pub fn all() -> Vec<(&'static str, Program)> {
-    vec![
-        ("vector_add", vector_add),
-        ("scalar_control_flow", scalar_control_flow),
-        ("integer_semantics", integer_semantics),
-        ("casts", casts),
-        ("maths", maths),
-        ("complex", complex),
-        ("color_algebra", color_algebra),
-        ("color_f64", color_f64),
-        ("device_functions", device_functions),
-        ("partial_sites", partial_sites),
-        ("layouts_agree", layouts_agree),
-    ]
+    macro_rules! list {
+        ($($name:ident),*) => {
+            vec![$((stringify!($name), $name as Program)),*]
+        };
+    }
+    with_program_names!(list)
 }
