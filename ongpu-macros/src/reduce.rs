@@ -76,12 +76,14 @@ pub fn parse_keyword(input: ParseStream) -> syn::Result<Option<Keyword>> {
         "sum" => Op::Sum,
         "min" => Op::Min,
         "max" => Op::Max,
-        other => return Err(syn::Error::new(
-            ident.span(),
-            format!(
+        other => {
+            return Err(syn::Error::new(
+                ident.span(),
+                format!(
                 "`{other}:` is not a reduction: on_gpu! reduces with sum:, min: or max:; {FORMS}"
             ),
-        )),
+            ))
+        }
     };
     Ok(Some(Keyword { op, ident }))
 }

@@ -80,7 +80,7 @@ mod tests {
         // With non-associative rounding the shape shows: ((a + b) + (c + (d + e))).
         let parts = [1e16, 1.0, -1e16, 1.0, 1.0];
         let got = tree::<Sum, f64>(&parts);
-        let want = (1e16 + 1.0) + (-1e16 + (1.0 + 1.0));
+        let want: f64 = (1e16 + 1.0) + (-1e16 + (1.0 + 1.0));
         assert_eq!(got.to_bits(), want.to_bits());
         assert_eq!(tree::<Sum, f64>(&[]), 0.0);
     }
