@@ -245,12 +245,12 @@ impl Timer {
             return g.read_seconds(self.reps, bytes);
         }
         use rayon::prelude::*;
-        let data = &self.host[..bytes / 4];
+        let data = &self.host[..bytes / 8];
         host_time(self.reps, &mut || {
-            let s: f32 = data
+            let s = data
                 .par_chunks(1 << 16)
-                .map(|c| c.iter().sum::<f32>())
-                .sum();
+                .map(|c| c.iter().fold(0u64, |a, &w| a.wrapping_add(w)))
+                .reduce(|| 0, u64::wrapping_add);
             std::hint::black_box(s);
             Ok(())
         })
