@@ -64,7 +64,7 @@
 /// **Reductions**: `on_gpu!(sum: n, threads_per_block, BODY)`, `on_gpu!(sum: n, BODY)`,
 /// `on_gpu!(sum: BODY)`, and the same with `min:` or `max:`. The body ends with an
 /// expression without `;`: each site's value. The call evaluates to
-/// [`Result`](crate::Result) of the reduced value: a sum of `f32`/`f64` values is an `f64`
+/// [`Result`] of the reduced value: a sum of `f32`/`f64` values is an `f64`
 /// (added in `f64` on both backends), of `i32`/`u32` an `i64`/`u64`, of `Complex<_>` a
 /// `Complex<f64>` (see [`Summable`]); `min`/`max` of `f32 f64 i32 u32` keep the type (see
 /// [`MinMax`]). With no sites the result is the identity (0, `+∞`/`MAX` for min,
