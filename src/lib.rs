@@ -60,6 +60,26 @@
 /// assert_eq!(c.to_vec()?, vec![1.5, 2.5, 3.5, 4.5]);
 /// # Ok::<(), ongpu::Error>(())
 /// ```
+///
+/// **Reductions**: `on_gpu!(sum: n, threads_per_block, BODY)`, `on_gpu!(sum: n, BODY)`,
+/// `on_gpu!(sum: BODY)`, and the same with `min:` or `max:`. The body ends with an
+/// expression without `;`: each site's value. The call evaluates to
+/// [`Result`] of the reduced value: a sum of `f32`/`f64` values is an `f64`
+/// (added in `f64` on both backends), of `i32`/`u32` an `i64`/`u64`, of `Complex<_>` a
+/// `Complex<f64>` (see [`Summable`]); `min`/`max` of `f32 f64 i32 u32` keep the type (see
+/// [`MinMax`]). With no sites the result is the identity (0, `+∞`/`MAX` for min,
+/// `-∞`/`MIN` for max).
+///
+/// ```
+/// use ongpu::prelude::*;
+/// let x: Field<f32> = Field::from_vec(vec![1.0, -2.0, 3.0]);
+/// let y: Field<f32> = Field::filled(3, 2.0);
+/// let dot: f64 = on_gpu!(sum: { x * y })?;
+/// assert_eq!(dot, 4.0);
+/// assert_eq!(on_gpu!(max: |i| { x.abs() * i as f32 })?, 6.0);
+/// assert_eq!(on_gpu!(min: 2, { x })?, -2.0);   // the first 2 sites
+/// # Ok::<(), ongpu::Error>(())
+/// ```
 pub use ongpu_macros::on_gpu;
 
 /// Marks a function as callable from `on_gpu!` bodies: it keeps its Rust definition (used
@@ -89,6 +109,7 @@ pub use ongpu_runtime::{
     ColorMatrix, ColorVector, Complex, Element, Error, Field, HostMut, Layout, Location, Norm2,
     Real, RealKind, Residency, Result, Scalar, SoA, Transfers,
 };
+pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
 
 /// The CUDA layer under the backend: the device, device buffers, NVRTC and launches, for
 /// benchmarks and for code that mixes hand-written kernels with `on_gpu!`.

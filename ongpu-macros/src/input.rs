@@ -1,5 +1,6 @@
 //! Parsing of `on_gpu!`'s arguments: `(n, tpb, BODY)`, `(n, BODY)` or `(BODY)`, where
-//! `BODY` is `{ statements }` or `|i| { statements }`.
+//! `BODY` is `{ statements }` or `|i| { statements }`, optionally after a reduction keyword
+//! (`sum:`, `min:`, `max:`; see `reduce`).
 
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
@@ -20,6 +21,8 @@ pub struct Body {
 
 /// A parsed `on_gpu!` call.
 pub struct OnGpuInput {
+    /// The reduction keyword of `on_gpu!(sum: ...)`, if any.
+    pub reduction: Option<crate::reduce::Keyword>,
     /// The number of sites, if given.
     pub sites: Option<Expr>,
     /// Threads per block, if given.
@@ -30,10 +33,16 @@ pub struct OnGpuInput {
 
 impl Parse for OnGpuInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        let reduction = crate::reduce::parse_keyword(input)?;
+        let forms = if reduction.is_some() {
+            crate::reduce::FORMS
+        } else {
+            FORMS
+        };
         if input.is_empty() {
             return Err(syn::Error::new(
                 Span::call_site(),
-                format!("on_gpu! needs a body: {FORMS}"),
+                format!("on_gpu! needs a body: {forms}"),
             ));
         }
         let args: Punctuated<Expr, Token![,]> = Punctuated::parse_terminated(input)?;
@@ -41,10 +50,10 @@ impl Parse for OnGpuInput {
         if args.len() > 3 {
             return Err(syn::Error::new(
                 args[3].span(),
-                format!("too many arguments: {FORMS}"),
+                format!("too many arguments: {forms}"),
             ));
         }
-        let body = parse_body(args.pop().expect("not empty"))?;
+        let body = parse_body(args.pop().expect("not empty"), reduction.is_some())?;
         let mut args = args.into_iter();
         let sites = args.next();
         let threads_per_block = args.next();
@@ -52,11 +61,12 @@ impl Parse for OnGpuInput {
             if matches!(e, Expr::Block(_) | Expr::Closure(_)) {
                 return Err(syn::Error::new(
                     e.span(),
-                    format!("the body must be the last argument: {FORMS}"),
+                    format!("the body must be the last argument: {forms}"),
                 ));
             }
         }
         Ok(OnGpuInput {
+            reduction,
             sites,
             threads_per_block,
             body,
@@ -64,8 +74,8 @@ impl Parse for OnGpuInput {
     }
 }
 
-/// The last argument as a body.
-pub fn parse_body(e: Expr) -> syn::Result<Body> {
+/// The last argument as a body (of a reduction if `reduction`).
+pub fn parse_body(e: Expr, reduction: bool) -> syn::Result<Body> {
     match e {
         Expr::Block(b) if b.attrs.is_empty() && b.label.is_none() => Ok(Body {
             site_index: None,
@@ -121,7 +131,12 @@ pub fn parse_body(e: Expr) -> syn::Result<Body> {
             if let syn::ReturnType::Type(_, ty) = &c.output {
                 return Err(syn::Error::new(
                     ty.span(),
-                    "an element-wise on_gpu! body returns nothing; drop `-> ...`",
+                    if reduction {
+                        "drop `-> ...`: a reduction's per-site value has the type of the body's \
+                         last expression"
+                    } else {
+                        "an element-wise on_gpu! body returns nothing; drop `-> ...`"
+                    },
                 ));
             }
             match *c.body {
@@ -137,7 +152,14 @@ pub fn parse_body(e: Expr) -> syn::Result<Body> {
         }
         other => Err(syn::Error::new(
             other.span(),
-            format!("the last argument must be the body: {FORMS}"),
+            format!(
+                "the last argument must be the body: {}",
+                if reduction {
+                    crate::reduce::FORMS
+                } else {
+                    FORMS
+                }
+            ),
         )),
     }
 }

@@ -11,10 +11,12 @@ mod captures;
 mod check;
 mod device;
 mod emit_cuda;
+mod emit_reduce;
 mod emit_rust;
 mod input;
 mod names;
 mod on_gpu;
+mod reduce;
 mod rewrite;
 mod supported;
 
@@ -22,11 +24,21 @@ mod supported;
 ///
 /// See the `ongpu` crate for the full description; forms: `on_gpu!(n, threads_per_block,
 /// BODY)`, `on_gpu!(n, BODY)`, `on_gpu!(BODY)`, with `BODY` = `{ statements }` or
-/// `|i| { statements }`. Evaluates to `ongpu::Result<()>`.
+/// `|i| { statements }`. Evaluates to `ongpu::Result<()>`. Reductions: `on_gpu!(sum: ...)`
+/// (or `min:`, `max:`) with the same arguments, whose body ends with each site's value;
+/// they evaluate to `ongpu::Result<reduced value>`.
 #[proc_macro]
 pub fn on_gpu(input: TokenStream) -> TokenStream {
-    on_gpu::on_gpu(input.into())
-        .unwrap_or_else(errors_as_expression)
+    let input: proc_macro2::TokenStream = input.into();
+    let reduction = reduce::starts_with_keyword(&input);
+    on_gpu::on_gpu(input)
+        .unwrap_or_else(|e| {
+            if reduction {
+                emit_reduce::errors_as_expression(e)
+            } else {
+                errors_as_expression(e)
+            }
+        })
         .into()
 }
 

@@ -1,5 +1,5 @@
 //! `on_gpu!`: parse, check the body language, analyse captures, translate the body to CUDA
-//! C++, and emit the Rust expansion.
+//! C++, and emit the Rust expansion (of an element-wise call or of a reduction).
 
 use crate::captures;
 use crate::check::{check_block, Context};
@@ -14,6 +14,9 @@ pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
     let call: OnGpuInput = syn::parse2(input)?;
     let block = &call.body.block;
     check_block(block, Context::OnGpu)?;
+    if call.reduction.is_some() {
+        crate::reduce::per_site_value(block)?;
+    }
     let params: Vec<_> = call.body.site_index.iter().cloned().collect();
     let caps = captures::analyse(block, &params);
     let bound: Vec<(String, String)> = caps
@@ -22,14 +25,24 @@ pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
         .chain(&params)
         .map(|i| (i.to_string(), cuda_ident(&i.to_string())))
         .collect();
-    let translation =
-        Translator::new(block, &bound, "ongpu_real").translate(block, Tail::Discard)?;
-    Ok(expand(&ElementwiseCall {
+    let translator = Translator::new(block, &bound, "ongpu_real");
+    let translation = match call.reduction {
+        // The value is returned from a lambda of the kernel's value type.
+        Some(_) => translator
+            .returning("ongpu_value")
+            .translate(block, Tail::Return)?,
+        None => translator.translate(block, Tail::Discard)?,
+    };
+    let parts = ElementwiseCall {
         sites: call.sites.as_ref(),
         threads_per_block: call.threads_per_block.as_ref(),
         body: &call.body,
         captures: &caps,
         cuda_body: translation.code,
         device_calls: &translation.device_calls,
-    }))
+    };
+    Ok(match &call.reduction {
+        Some(keyword) => crate::emit_reduce::expand(&parts, keyword),
+        None => expand(&parts),
+    })
 }

@@ -17,6 +17,7 @@ mod error;
 mod field;
 mod kernel_source;
 pub mod math;
+mod reduce;
 mod site;
 #[cfg(feature = "cuda")]
 mod trace;
@@ -28,6 +29,7 @@ pub use error::{number_lines, Error, Location, Result};
 pub use field::{Field, HostMut, Residency, Transfers};
 pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
+pub use reduce::{InnerProduct, MinMax, Summable};
 pub use types::{ColorMatrix, ColorVector, Norm2, Real};
 
 mod layout;
@@ -43,6 +45,9 @@ pub mod __private {
     pub use crate::error::Location;
     pub use crate::kernel_source::{kernel_real, push_device_fns, PRELUDE};
     pub use crate::math;
+    pub use crate::reduce::{
+        compared, run as run_reduction, summand, Max, Min, ReduceSite, Reduction, Sum,
+    };
     pub use crate::site::{device_fn, CallSite, DeviceFnInfo, DeviceFunction, SiteInfo};
     pub use crate::types::Norm2;
 }

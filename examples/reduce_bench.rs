@@ -1,0 +1,463 @@
+//! Reductions against the device's read bandwidth, measured in the same run: `norm2` and
+//! `dot` of colour-matrix fields (f32 and f64, AoSoA) up to 2^24 sites, each checked
+//! against the CPU backend; and the latency of a whole call with the result on the host at
+//! 1024 sites against a bare launch + synchronize of an empty kernel.
+//!
+//! `cargo run --release --example reduce_bench [-- --n 16777216 --reps 30]` (on CPU threads
+//! the default `--n` is 2^20)
+//!
+//! Device times are CUDA events around batches of back-to-back calls (medians of `--reps`
+//! batches, after warm-up); a reduction's time includes its synchronization, since every
+//! call returns its value. Latencies are host clocks around single calls (medians).
+
+use ongpu::prelude::*;
+use ongpu::{with_backend, Backend};
+use std::time::Instant;
+
+fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|k| args.get(k + 1))
+        .map(|v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name} takes a number, got {v}"))
+        })
+        .unwrap_or(default)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// A value in [-0.25, 0.75) from a hash of `k` (no integer overflow, so debug builds on
+/// the CPU backend run it too).
+#[ongpu::device]
+fn hash_unit(k: u32) -> f32 {
+    let h = (k as u64 * 2654435761u64) % 4294967291u64;
+    let h = (h * 2246822519u64) % 4294967291u64;
+    (h >> 8) as f32 / 16777216.0 - 0.25
+}
+
+/// Colour-matrix fields that can be filled on the current backend from the site index (no
+/// host data to upload).
+trait Fill: ongpu::InnerProduct<Dot = Complex<f64>> + Sized {
+    fn fill(x: &mut Field<Self>, y: &mut Field<Self>) -> ongpu::Result<()>;
+}
+
+impl Fill for ColorMatrix<f32> {
+    fn fill(x: &mut Field<Self>, y: &mut Field<Self>) -> ongpu::Result<()> {
+        on_gpu!(|i| {
+            for a in 0..3 {
+                for b in 0..3 {
+                    let k = (i * 18 + a * 6 + b * 2) as u32;
+                    x[a][b] = Complex::new(hash_unit(k), hash_unit(k + 1));
+                    y[a][b] = Complex::new(hash_unit(k ^ 0x5555), hash_unit(k ^ 0xAAAA));
+                }
+            }
+        })
+    }
+}
+
+impl Fill for ColorMatrix<f64> {
+    fn fill(x: &mut Field<Self>, y: &mut Field<Self>) -> ongpu::Result<()> {
+        on_gpu!(|i| {
+            for a in 0..3 {
+                for b in 0..3 {
+                    let k = (i * 18 + a * 6 + b * 2) as u32;
+                    let p = hash_unit(k) as f64;
+                    let q = hash_unit(k + 1) as f64;
+                    x[a][b] = Complex::new(p, q * 0.5 + p * 1e-9);
+                    y[a][b] = Complex::new(q, p - q * 1e-9);
+                }
+            }
+        })
+    }
+}
+
+/// One measured reduction.
+struct Row {
+    op: &'static str,
+    ty: &'static str,
+    n: usize,
+    seconds: f64,
+    bytes: f64,
+    reference: f64,
+}
+
+fn main() -> ongpu::Result<()> {
+    let backend = ongpu::backend()?;
+    // CPU threads get a smaller default: the f64 fields of 2^24 sites take 4.8 GB.
+    let n_max = arg(
+        "--n",
+        if backend == Backend::Cuda {
+            1 << 24
+        } else {
+            1 << 20
+        },
+    );
+    let reps = arg("--reps", 30).max(3);
+    let mut sizes: Vec<usize> = [1 << 16, 1 << 20]
+        .into_iter()
+        .filter(|&s| s < n_max)
+        .collect();
+    sizes.push(n_max);
+    let mut rows = Vec::new();
+    let mut timer = Timer::new(backend, reps, n_max * 2 * 18 * 8)?;
+    for &n in &sizes {
+        measure::<f32>(n, "ColorMatrix<f32>", &mut timer, &mut rows)?;
+        measure::<f64>(n, "ColorMatrix<f64>", &mut timer, &mut rows)?;
+    }
+    println!(
+        "reduce_bench: backend {backend:?} ({}); read reference: {}",
+        timer.device_name(),
+        timer.reference_name()
+    );
+    println!(
+        "{:<6} {:<17} {:>9} {:>10} {:>9} {:>12} {:>9}",
+        "op", "field (AoSoA<32>)", "sites", "ms/call", "GB/s", "ref GB/s", "% of ref"
+    );
+    for r in &rows {
+        let gbs = r.bytes / r.seconds / 1e9;
+        let refs = r.bytes / r.reference / 1e9;
+        println!(
+            "{:<6} {:<17} {:>9} {:>10.4} {:>9.1} {:>12.1} {:>8.1}%",
+            r.op,
+            r.ty,
+            r.n,
+            r.seconds * 1e3,
+            gbs,
+            refs,
+            100.0 * r.reference / r.seconds
+        );
+    }
+    timer.latency()?;
+    Ok(())
+}
+
+/// Times norm2 and dot of two fresh fields of `n` sites, after checking them against the
+/// CPU backend.
+fn measure<T: ongpu::Real>(
+    n: usize,
+    ty: &'static str,
+    timer: &mut Timer,
+    rows: &mut Vec<Row>,
+) -> ongpu::Result<()>
+where
+    ColorMatrix<T>: Fill,
+{
+    let mut x: Field<ColorMatrix<T>> = Field::zeros(n);
+    let mut y: Field<ColorMatrix<T>> = Field::zeros(n);
+    Fill::fill(&mut x, &mut y)?;
+    let (norm, dot) = (x.norm2()?, x.dot(&y)?);
+    let (cpu_norm, cpu_dot) = with_backend(Backend::Cpu, || -> ongpu::Result<_> {
+        Ok((x.norm2()?, x.dot(&y)?))
+    })?;
+    let (en, ed) = (
+        (norm - cpu_norm).abs() / cpu_norm,
+        (dot - cpu_dot).norm() / cpu_dot.norm(),
+    );
+    if en > 1e-12 || ed > 1e-12 {
+        eprintln!("reduce_bench: {ty} n = {n}: results differ from the CPU backend's (norm2 {en:.2e}, dot {ed:.2e})");
+        std::process::exit(1);
+    }
+    let bytes = (n * 18 * std::mem::size_of::<T>()) as f64;
+    let t = timer.time(&mut || x.norm2().map(drop))?;
+    let r = timer.reference(bytes as usize)?;
+    rows.push(Row {
+        op: "norm2",
+        ty,
+        n,
+        seconds: t,
+        bytes,
+        reference: r,
+    });
+    let t = timer.time(&mut || x.dot(&y).map(drop))?;
+    let r = timer.reference(2 * bytes as usize)?;
+    rows.push(Row {
+        op: "dot",
+        ty,
+        n,
+        seconds: t,
+        bytes: 2.0 * bytes,
+        reference: r,
+    });
+    Ok(())
+}
+
+/// Times calls on the current backend, and the read reference of the same backend.
+struct Timer {
+    reps: usize,
+    #[cfg(feature = "cuda")]
+    gpu: Option<gpu::Reference>,
+    host: Vec<u64>,
+}
+
+impl Timer {
+    fn new(backend: Backend, reps: usize, max_bytes: usize) -> ongpu::Result<Self> {
+        #[cfg(feature = "cuda")]
+        let gpu = match backend {
+            Backend::Cuda => Some(gpu::Reference::new(max_bytes)?),
+            Backend::Cpu => None,
+        };
+        let host = match backend {
+            Backend::Cpu => vec![1u64; max_bytes / 8],
+            Backend::Cuda => Vec::new(),
+        };
+        Ok(Timer {
+            reps,
+            #[cfg(feature = "cuda")]
+            gpu,
+            host,
+        })
+    }
+
+    fn device_name(&self) -> String {
+        #[cfg(feature = "cuda")]
+        if let Some(g) = &self.gpu {
+            return g.device_name();
+        }
+        format!("host CPU, {} rayon threads", rayon::current_num_threads())
+    }
+
+    fn reference_name(&self) -> &'static str {
+        #[cfg(feature = "cuda")]
+        if self.gpu.is_some() {
+            return gpu::REFERENCE_NAME;
+        }
+        "a parallel wrapping sum of u64 words over the same bytes (rayon)"
+    }
+
+    /// Median seconds per call of `f`.
+    fn time(&mut self, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Result<f64> {
+        #[cfg(feature = "cuda")]
+        if let Some(g) = &self.gpu {
+            return g.time(self.reps, f);
+        }
+        host_time(self.reps, f)
+    }
+
+    /// Median seconds to read `bytes` bytes at the backend's best rate.
+    fn reference(&mut self, bytes: usize) -> ongpu::Result<f64> {
+        #[cfg(feature = "cuda")]
+        if let Some(g) = &self.gpu {
+            return g.read_seconds(self.reps, bytes);
+        }
+        use rayon::prelude::*;
+        let data = &self.host[..bytes / 8];
+        host_time(self.reps, &mut || {
+            let s = data
+                .par_chunks(1 << 16)
+                .map(|c| c.iter().fold(0u64, |a, &w| a.wrapping_add(w)))
+                .reduce(|| 0, u64::wrapping_add);
+            std::hint::black_box(s);
+            Ok(())
+        })
+    }
+
+    /// The whole call at 1024 sites, result on the host, against a bare launch + sync.
+    fn latency(&mut self) -> ongpu::Result<()> {
+        let n = 1024;
+        let mut x: Field<ColorMatrix<f32>> = Field::zeros(n);
+        let mut y: Field<ColorMatrix<f32>> = Field::zeros(n);
+        Fill::fill(&mut x, &mut y)?;
+        let calls = 2000;
+        let norm = host_latency(calls, &mut || x.norm2().map(drop))?;
+        let sum = host_latency(calls, &mut || on_gpu!(sum: { x.norm2() }).map(drop))?;
+        println!(
+            "latency at n = {n} (ColorMatrix<f32>), result on the host, median of {calls} calls:"
+        );
+        println!("  x.norm2()                  {:>8.2} µs", norm * 1e6);
+        println!("  on_gpu!(sum: {{ x.norm2() }}) {:>8.2} µs", sum * 1e6);
+        #[cfg(feature = "cuda")]
+        if let Some(g) = &self.gpu {
+            let bare = g.bare_launch_sync(calls)?;
+            println!("  empty kernel launch + sync {:>8.2} µs", bare * 1e6);
+            println!(
+                "  x.norm2() / bare launch+sync: {:.2}x (target: at most 3x)",
+                norm / bare
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Median seconds per call on the host clock (reductions on the CPU return when done).
+fn host_time(reps: usize, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Result<f64> {
+    for _ in 0..2 {
+        f()?;
+    }
+    let mut t = Vec::new();
+    for _ in 0..reps {
+        let s = Instant::now();
+        f()?;
+        t.push(s.elapsed().as_secs_f64());
+    }
+    Ok(median(t))
+}
+
+/// Median seconds of single calls, after warm-up.
+fn host_latency(calls: usize, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Result<f64> {
+    for _ in 0..calls / 10 {
+        f()?;
+    }
+    let mut t = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let s = Instant::now();
+        f()?;
+        t.push(s.elapsed().as_secs_f64());
+    }
+    Ok(median(t))
+}
+
+#[cfg(feature = "cuda")]
+mod gpu {
+    use ongpu::cuda::{self, nvrtc, time_device, Device, DeviceBuffer, Function, ParamList, Shape};
+    use std::time::Instant;
+
+    /// Calls per timed batch.
+    const BATCH: usize = 10;
+
+    pub const REFERENCE_NAME: &str =
+        "a hand-written read-only kernel (16-byte loads, 4 in flight per thread), best of 5 grid sizes";
+
+    /// Reads every 16-byte word of `p` into a sum that is stored only if it hits an
+    /// impossible value, so that the loads stay.
+    const SOURCE: &str = r#"
+extern "C" __global__ void read4(const float4* __restrict__ p, unsigned long long n4,
+                                 float* __restrict__ out) {
+  const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
+  unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (; i + 3 * step < n4; i += 4 * step) {
+    const float4 a = p[i], b = p[i + step], c = p[i + 2 * step], d = p[i + 3 * step];
+    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) +
+           (d.x + d.y + d.z + d.w);
+  }
+  for (; i < n4; i += step) {
+    const float4 a = p[i];
+    acc += a.x + a.y + a.z + a.w;
+  }
+  if (acc == -1.25e-38f) out[0] = acc;
+}
+extern "C" __global__ void empty() {}
+"#;
+
+    pub struct Reference {
+        dev: &'static Device,
+        read: Function,
+        empty: Function,
+        data: DeviceBuffer,
+        out: DeviceBuffer,
+    }
+
+    impl Reference {
+        pub fn new(max_bytes: usize) -> ongpu::Result<Self> {
+            let dev = cuda::device()?;
+            let (arch, _) = nvrtc::target_for(dev.info().compute_capability);
+            let compiled = nvrtc::compile(SOURCE, &arch, "the read reference", &[])?;
+            let read = cuda::load_function(dev, &compiled, "read4")?;
+            let empty = cuda::load_function(dev, &compiled, "empty")?;
+            let mut data =
+                DeviceBuffer::alloc(dev, max_bytes.next_multiple_of(16), "the read reference")?;
+            data.zero()?;
+            let out = DeviceBuffer::alloc(dev, 16, "the read reference's output")?;
+            Ok(Reference {
+                dev,
+                read,
+                empty,
+                data,
+                out,
+            })
+        }
+
+        pub fn device_name(&self) -> String {
+            let i = self.dev.info();
+            format!("{}, {} SMs", i.name, i.sm_count)
+        }
+
+        /// Median seconds per call of `f`, from CUDA events around batches of calls.
+        pub fn time(
+            &self,
+            reps: usize,
+            f: &mut dyn FnMut() -> ongpu::Result<()>,
+        ) -> ongpu::Result<f64> {
+            for _ in 0..3 {
+                f()?;
+            }
+            let mut t = Vec::with_capacity(reps);
+            for _ in 0..reps {
+                let (_, ms) = time_device(|| {
+                    for _ in 0..BATCH {
+                        f()?;
+                    }
+                    Ok(())
+                })?;
+                t.push(ms as f64 / 1e3 / BATCH as f64);
+            }
+            Ok(super::median(t))
+        }
+
+        /// Median seconds to read `bytes` bytes: the best over grid sizes of the read kernel.
+        pub fn read_seconds(&self, reps: usize, bytes: usize) -> ongpu::Result<f64> {
+            let n4 = (bytes / 16) as u64;
+            let sms = self.dev.info().sm_count;
+            let mut best = f64::INFINITY;
+            for blocks in [
+                sms * 4,
+                sms * 8,
+                sms * 16,
+                sms * 32,
+                (n4 as u32).div_ceil(256).max(1),
+            ] {
+                let s = self.time(reps, &mut || self.launch_read(blocks, n4))?;
+                best = best.min(s);
+            }
+            Ok(best)
+        }
+
+        fn launch_read(&self, blocks: u32, n4: u64) -> ongpu::Result<()> {
+            let (p, out) = (self.data.ptr(), self.out.ptr());
+            let mut params = ParamList::new();
+            params.push(&p);
+            params.push(&n4);
+            params.push(&out);
+            let shape = Shape {
+                grid: (blocks, 1, 1),
+                block: (256, 1, 1),
+                shared_bytes: 0,
+            };
+            // SAFETY: the parameters match `read4`'s signature; the buffers outlive the
+            // launch (they are freed only after the device has finished with them).
+            unsafe { cuda::launch(self.dev, self.read, shape, &mut params, || "read4".into()) }
+        }
+
+        /// Median seconds of a launch of an empty kernel followed by a synchronize.
+        pub fn bare_launch_sync(&self, calls: usize) -> ongpu::Result<f64> {
+            let once = || -> ongpu::Result<()> {
+                let mut params = ParamList::new();
+                let shape = Shape {
+                    grid: (1, 1, 1),
+                    block: (32, 1, 1),
+                    shared_bytes: 0,
+                };
+                // SAFETY: `empty` takes no parameter.
+                unsafe {
+                    cuda::launch(self.dev, self.empty, shape, &mut params, || "empty".into())?
+                };
+                self.dev.synchronize()
+            };
+            for _ in 0..calls / 10 {
+                once()?;
+            }
+            let mut t = Vec::with_capacity(calls);
+            for _ in 0..calls {
+                let s = Instant::now();
+                once()?;
+                t.push(s.elapsed().as_secs_f64());
+            }
+            Ok(super::median(t))
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The Rust expansion of a reduction `on_gpu!(sum: ...)`: as an element-wise call's (a
+//! `static` call site, the captures, the body as a per-site closure), but the closure also
+//! returns the site's value (the body's tail, checked to be of a type the reduction takes),
+//! and the call evaluates to `Result<reduced value>`.
+
+use crate::emit_rust::{capture_args, closure_tuple, site_info, ElementwiseCall};
+use crate::reduce::Keyword;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::Stmt;
+
+/// The expansion of a reduction call whose body has a tail value (checked by
+/// `reduce::per_site_value`).
+pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
+    let info = site_info(
+        call.captures,
+        call.body.site_index.as_ref(),
+        &call.cuda_body,
+        call.device_calls,
+    );
+    let args = capture_args(call.captures);
+    let (pats, ret) = closure_tuple(call.captures);
+    let site = Span::mixed_site();
+    let site_static = syn::Ident::new("__ONGPU_SITE", site);
+    let site_var = syn::Ident::new("__ongpu_site", site);
+    let value_var = syn::Ident::new("__ongpu_value", site);
+    let count = match call.sites {
+        Some(n) => quote_spanned!(n.span()=> ::ongpu::__private::sites(#n)),
+        None => quote!(::ongpu::__private::SiteCount::FromFields),
+    };
+    let tpb = match call.threads_per_block {
+        Some(t) => quote_spanned!(t.span()=>
+            ::core::option::Option::Some(::ongpu::__private::threads_per_block(#t))),
+        None => quote!(::core::option::Option::None),
+    };
+    let bind_index = call
+        .body
+        .site_index
+        .as_ref()
+        .map(|i| quote!(let #i: usize = #site_var;));
+    let mut block = crate::rewrite::route_math_calls(&call.body.block);
+    // The tail, wrapped so that a value of the wrong type is reported there.
+    let check = keyword.value_check();
+    if let Some(Stmt::Expr(tail, None)) = block.stmts.last_mut() {
+        // The call starts at the tail's first token and ends at its last, so that rustc
+        // sees the check and its argument at one place and reports a mistake there once.
+        let tokens = quote::ToTokens::to_token_stream(&*tail);
+        let first = tokens.clone().into_iter().next().map(|t| t.span());
+        let last = tokens.clone().into_iter().last().map(|t| t.span());
+        let (first, last) = (
+            first.unwrap_or_else(Span::call_site),
+            last.unwrap_or_else(Span::call_site),
+        );
+        let mut args = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, tokens);
+        args.set_span(last);
+        let path = quote_spanned!(first=> ::ongpu::__private::#check);
+        *tail = syn::parse_quote!(#path #args);
+    }
+    let stmts = &block.stmts;
+    let marker = keyword.marker();
+    quote! {
+        {
+            #[allow(unused_imports)]
+            use ::ongpu::__private::{CaptureRef as _, Norm2 as _};
+            static #site_static: ::ongpu::__private::ReduceSite =
+                ::ongpu::__private::ReduceSite::new(#info);
+            let __ongpu_count = #count;
+            let __ongpu_tpb = #tpb;
+            ::ongpu::__private::run_reduction(
+                &#site_static,
+                ::ongpu::__private::#marker,
+                __ongpu_count,
+                __ongpu_tpb,
+                #args,
+                |#site_var: usize, #pats| {
+                    #bind_index
+                    let #value_var = {
+                        #(#stmts)*
+                    };
+                    (#ret, #value_var)
+                },
+            )
+        }
+    }
+}
+
+/// What a reduction call expands to when the macro reports errors: the errors, and a value
+/// of the call's type (`Result<_, Error>`, inferred from the use) that is never computed.
+pub fn errors_as_expression(e: syn::Error) -> TokenStream {
+    let errors = e.into_compile_error();
+    quote!({
+        #errors;
+        #[allow(unreachable_code)]
+        let __ongpu_never = ::core::result::Result::<_, ::ongpu::Error>::Ok(::core::unreachable!());
+        __ongpu_never
+    })
+}

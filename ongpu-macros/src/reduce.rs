@@ -1,0 +1,144 @@
+//! The syntax of reductions: `on_gpu!(sum: n, tpb, BODY)` (and `min:`, `max:`, with `n` and
+//! `tpb` optional as in element-wise calls). A leading keyword and a single colon cannot
+//! start an expression, so the two forms never overlap. The body's last expression, without
+//! `;`, is each site's value.
+
+use proc_macro2::{Spacing, TokenStream, TokenTree};
+use syn::parse::ParseStream;
+use syn::spanned::Spanned;
+use syn::{Block, Expr, Ident, Stmt, Token};
+
+/// The forms of a reduction call, for messages.
+pub const FORMS: &str = "a reduction is on_gpu!(sum: n, threads_per_block, BODY), \
+on_gpu!(sum: n, BODY) or on_gpu!(sum: BODY) (or min: / max: instead of sum:), where BODY is \
+`{ statements; value }` or `|i| { statements; value }` and `value`, the last expression \
+without `;`, is each site's value";
+
+/// The reductions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `sum:`
+    Sum,
+    /// `min:`
+    Min,
+    /// `max:`
+    Max,
+}
+
+/// The keyword of a reduction call, with its span.
+#[derive(Debug, Clone)]
+pub struct Keyword {
+    /// Which reduction.
+    pub op: Op,
+    /// The keyword as written.
+    pub ident: Ident,
+}
+
+impl Keyword {
+    /// The runtime's marker type of the reduction (`Sum`), named at the keyword's span.
+    pub fn marker(&self) -> Ident {
+        let name = match self.op {
+            Op::Sum => "Sum",
+            Op::Min => "Min",
+            Op::Max => "Max",
+        };
+        Ident::new(name, self.ident.span())
+    }
+
+    /// The runtime's function that checks the type of the per-site value.
+    pub fn value_check(&self) -> Ident {
+        let name = match self.op {
+            Op::Sum => "summand",
+            Op::Min | Op::Max => "compared",
+        };
+        Ident::new(name, self.ident.span())
+    }
+}
+
+/// True if `tokens` start like a reduction call: a name and a lone `:`.
+pub fn starts_with_keyword(tokens: &TokenStream) -> bool {
+    let mut it = tokens.clone().into_iter();
+    matches!(
+        (it.next(), it.next()),
+        (Some(TokenTree::Ident(_)), Some(TokenTree::Punct(p)))
+            if p.as_char() == ':' && p.spacing() == Spacing::Alone
+    )
+}
+
+/// Parses `keyword:` at the start of a call, if there.
+pub fn parse_keyword(input: ParseStream) -> syn::Result<Option<Keyword>> {
+    if !(input.peek(Ident) && input.peek2(Token![:]) && !input.peek2(Token![::])) {
+        return Ok(None);
+    }
+    let ident: Ident = input.parse()?;
+    let _: Token![:] = input.parse()?;
+    let op = match ident.to_string().as_str() {
+        "sum" => Op::Sum,
+        "min" => Op::Min,
+        "max" => Op::Max,
+        other => {
+            return Err(syn::Error::new(
+                ident.span(),
+                format!(
+                "`{other}:` is not a reduction: on_gpu! reduces with sum:, min: or max:; {FORMS}"
+            ),
+            ))
+        }
+    };
+    Ok(Some(Keyword { op, ident }))
+}
+
+/// The per-site value of a reduction body: its tail expression, which must be a value.
+pub fn per_site_value(block: &Block) -> syn::Result<&Expr> {
+    const NEEDS: &str = "a reduction body ends with each site's value: an expression without a \
+        trailing `;`, as in on_gpu!(sum: |i| { let t = x * y; t.re })";
+    match block.stmts.last() {
+        Some(Stmt::Expr(e, None)) => match e {
+            Expr::Assign(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+                Err(syn::Error::new(
+                    e.span(),
+                    format!("this is a statement, not a value; {NEEDS}"),
+                ))
+            }
+            Expr::Binary(b) if crate::check::is_compound_assign(&b.op) => Err(syn::Error::new(
+                e.span(),
+                format!("this is a statement, not a value; {NEEDS}"),
+            )),
+            e => Ok(e),
+        },
+        Some(last) => Err(syn::Error::new(last.span(), NEEDS)),
+        None => Err(syn::Error::new(block.brace_token.span.join(), NEEDS)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(src: &str) -> Block {
+        syn::parse_str(src).unwrap()
+    }
+
+    #[test]
+    fn keywords_are_a_name_and_a_lone_colon() {
+        assert!(starts_with_keyword(&quote::quote!(sum: n, { x })));
+        assert!(!starts_with_keyword(&quote::quote!(n, { x })));
+        assert!(!starts_with_keyword(&quote::quote!(lattice::N, { x })));
+        assert!(!starts_with_keyword(&quote::quote!({ x })));
+    }
+
+    #[test]
+    fn the_value_is_the_tail_expression() {
+        assert!(per_site_value(&block("{ let t = x; t * 2.0 }")).is_ok());
+        assert!(per_site_value(&block("{ if c { a } else { b } }")).is_ok());
+        for bad in [
+            "{ x * 2.0; }",
+            "{}",
+            "{ x = y }",
+            "{ x += 1 }",
+            "{ for k in 0..3 {} }",
+        ] {
+            assert!(per_site_value(&block(bad)).is_err(), "{bad}");
+        }
+    }
+}

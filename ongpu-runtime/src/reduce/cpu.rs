@@ -1,0 +1,87 @@
+//! The CPU backend of reductions: sites in chunks of fixed boundaries, each chunk's values
+//! added in site order, and the chunks' partial results combined in a fixed tree over the
+//! chunk index. Neither the boundaries nor the tree depend on the number of threads, so a
+//! result is the same bit for bit whatever the thread count (and with or without rayon).
+
+use super::Reduction;
+use crate::capture::Captures;
+use crate::error::{Error, Result};
+use crate::site::CallSite;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Sites per chunk (rounded up to whole layout blocks).
+pub(crate) const CHUNK_SITES: usize = 4096;
+
+/// Combines `parts` (partial results of consecutive chunks) in a fixed tree: halves, first
+/// half on the left.
+fn tree<Op: Reduction<V>, V>(parts: &[Op::Acc]) -> Op::Acc {
+    match parts.len() {
+        0 => Op::identity(),
+        1 => parts[0],
+        k => {
+            let (a, b) = parts.split_at(k / 2);
+            Op::combine(tree::<Op, V>(a), tree::<Op, V>(b))
+        }
+    }
+}
+
+/// Reduces `body`'s values over sites `0..n` (storing the fields it writes).
+pub(crate) fn run<Op, C, V, F>(site: &CallSite, n: usize, caps: &mut C, body: &F) -> Result<Op::Acc>
+where
+    Op: Reduction<V>,
+    C: Captures,
+    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+{
+    if n == 0 {
+        return Ok(Op::identity());
+    }
+    let views = caps.host_views(n)?;
+    let chunk = CHUNK_SITES.div_ceil(C::BLOCK) * C::BLOCK;
+    let chunks = n.div_ceil(chunk);
+    let chunk_value = |c: usize| {
+        let mut acc = Op::identity();
+        for s in c * chunk..((c + 1) * chunk).min(n) {
+            // SAFETY: `s < n` and the views were made for `n` sites. Chunks own disjoint site
+            // ranges, so no two threads touch the same site (see `HostPtr`).
+            unsafe {
+                let (out, v) = body(s, C::load(&views, s));
+                C::store(&views, s, out);
+                acc = Op::add(acc, v);
+            }
+        }
+        acc
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        if chunks == 1 {
+            return chunk_value(0);
+        }
+        #[cfg(feature = "rayon")]
+        let parts: Vec<Op::Acc> = {
+            use rayon::prelude::*;
+            (0..chunks).into_par_iter().map(chunk_value).collect()
+        };
+        #[cfg(not(feature = "rayon"))]
+        let parts: Vec<Op::Acc> = (0..chunks).map(chunk_value).collect();
+        tree::<Op, V>(&parts)
+    }));
+    outcome.map_err(|panic| Error::BodyPanicked {
+        site: site.location(),
+        message: crate::backend::cpu::panic_message(&*panic),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Sum;
+    use super::*;
+
+    #[test]
+    fn the_tree_splits_in_halves_left_first() {
+        // With non-associative rounding the shape shows: ((a + b) + (c + (d + e))).
+        let parts = [1e16, 1.0, -1e16, 1.0, 1.0];
+        let got = tree::<Sum, f64>(&parts);
+        let want: f64 = (1e16 + 1.0) + (-1e16 + (1.0 + 1.0));
+        assert_eq!(got.to_bits(), want.to_bits());
+        assert_eq!(tree::<Sum, f64>(&[]), 0.0);
+    }
+}

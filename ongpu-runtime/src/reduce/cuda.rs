@@ -1,0 +1,252 @@
+//! The CUDA backend of reductions: one kernel per call site, reduction and tuple of capture
+//! types (found lock-free after the first call); a call is one launch and one synchronize.
+//!
+//! The kernel's blocks leave their partial results in a device buffer, and the last block to
+//! finish combines them and writes the result straight into page-locked host memory mapped
+//! for the device, so no copy follows the launch. The buffer, the block counter and the
+//! result slot are allocated once per process and shared by all reductions, under a mutex
+//! held from the launch until the result has been read (reductions from several threads
+//! take turns).
+
+use super::{ReduceSite, Reduction};
+use crate::backend::cuda::{
+    check_threads_per_block, compile_and_load, LoadedKernel, DEFAULT_THREADS_PER_BLOCK,
+};
+use crate::capture::Captures;
+use crate::cuda::{self, Device, DeviceBuffer, ParamList, Shape};
+use crate::error::Result;
+use crate::site::SiteInfo;
+use bytemuck::Pod;
+use std::any::TypeId;
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// Blocks resident on one multiprocessor at most, on every architecture ongpu supports: the
+/// grid of a reduction is at most this many blocks per multiprocessor.
+const MAX_BLOCKS_PER_SM: usize = 32;
+
+/// Bytes of the largest accumulator (`Complex<f64>`).
+const MAX_ACC_BYTES: usize = 16;
+
+/// Offset of the partials in the scratch buffer (the block counter comes first).
+const PARTIALS_OFFSET: u64 = 256;
+
+#[derive(Debug)]
+struct Slot {
+    key: TypeId,
+    kernel: LoadedKernel,
+    next: *const Slot,
+}
+
+/// The reduction kernels of one call site: an append-only list read without locks (as the
+/// element-wise kernels of a call site); the mutex only orders compilations.
+#[derive(Debug)]
+pub(crate) struct ReduceKernels {
+    head: AtomicPtr<Slot>,
+    compiling: Mutex<()>,
+}
+
+// SAFETY: slots are immutable once published (Release store, Acquire loads) and never freed.
+unsafe impl Sync for ReduceKernels {}
+// SAFETY: as above.
+unsafe impl Send for ReduceKernels {}
+
+impl ReduceKernels {
+    pub(crate) const fn new() -> Self {
+        ReduceKernels {
+            head: AtomicPtr::new(ptr::null_mut()),
+            compiling: Mutex::new(()),
+        }
+    }
+
+    fn find(&self, key: TypeId) -> Option<&LoadedKernel> {
+        let mut p = self.head.load(Ordering::Acquire) as *const Slot;
+        while !p.is_null() {
+            // SAFETY: published slots are valid forever (leaked, never mutated).
+            let slot = unsafe { &*p };
+            if slot.key == key {
+                return Some(&slot.kernel);
+            }
+            p = slot.next;
+        }
+        None
+    }
+
+    /// The kernel of `Op` over values `V` for the capture tuple `C`, compiled on first use.
+    #[inline]
+    fn get<Op: Reduction<V>, C: Captures, V: 'static>(
+        &self,
+        info: &SiteInfo,
+        dev: &'static Device,
+    ) -> Result<&LoadedKernel> {
+        let key = TypeId::of::<(Op, C::Key, V)>();
+        if let Some(k) = self.find(key) {
+            return Ok(k);
+        }
+        self.compile_slow::<Op, C, V>(key, info, dev)
+    }
+
+    #[cold]
+    fn compile_slow<Op: Reduction<V>, C: Captures, V: 'static>(
+        &self,
+        key: TypeId,
+        info: &SiteInfo,
+        dev: &'static Device,
+    ) -> Result<&LoadedKernel> {
+        let _guard = self
+            .compiling
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(k) = self.find(key) {
+            return Ok(k);
+        }
+        let source = super::source::reduction(info, &C::kinds(), &super::kind::<Op, V>());
+        let kernel = compile_and_load(
+            &source,
+            &format!(
+                "the kernel of on_gpu!({}: ...) at {}",
+                Op::KEYWORD,
+                info.location
+            ),
+            dev,
+        )?;
+        let slot = Box::leak(Box::new(Slot {
+            key,
+            kernel,
+            next: self.head.load(Ordering::Acquire),
+        }));
+        self.head.store(slot, Ordering::Release);
+        Ok(&slot.kernel)
+    }
+}
+
+/// Page-locked host memory mapped for the device, where kernels write their results.
+struct MappedResult {
+    host: *mut u8,
+    device: u64,
+}
+
+impl MappedResult {
+    fn alloc(bytes: usize) -> Result<Self> {
+        use cudarc::driver::{result, sys};
+        let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
+        // SAFETY: a plain allocation, owned by the returned value.
+        let host = unsafe { result::malloc_host(bytes, flags) }
+            .map_err(|e| cuda::driver_error("allocating the result slot of reductions", e))?
+            .cast::<u8>();
+        let mut device = 0;
+        // SAFETY: `host` was allocated above with DEVICEMAP. With unified addressing (every
+        // 64-bit platform CUDA supports) the host address is also the device address, which
+        // is what a context without mapped-memory support reports no address for.
+        let mapped = unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, host.cast(), 0) };
+        if mapped != sys::CUresult::CUDA_SUCCESS {
+            device = host as u64;
+        }
+        Ok(MappedResult { host, device })
+    }
+}
+
+impl Drop for MappedResult {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `malloc_host` in `alloc`, freed once.
+        let _ = unsafe { cudarc::driver::result::free_host(self.host.cast()) };
+    }
+}
+
+/// What every reduction launch shares: the partials (after the block counter) and the
+/// result slot.
+struct Scratch {
+    buffer: DeviceBuffer,
+    result: MappedResult,
+    max_blocks: usize,
+}
+
+// SAFETY: the raw host pointer is only used under the mutex that owns the scratch.
+unsafe impl Send for Scratch {}
+
+fn scratch(dev: &'static Device) -> Result<&'static Mutex<Scratch>> {
+    static SCRATCH: OnceLock<Mutex<Scratch>> = OnceLock::new();
+    if let Some(s) = SCRATCH.get() {
+        return Ok(s);
+    }
+    let max_blocks = dev.info().sm_count.max(1) as usize * MAX_BLOCKS_PER_SM;
+    let bytes = PARTIALS_OFFSET as usize + max_blocks * MAX_ACC_BYTES;
+    let mut buffer = DeviceBuffer::alloc(dev, bytes, "the partial results of reductions")?;
+    buffer.zero()?; // the block counter starts at 0 and each launch leaves it at 0
+    let result = MappedResult::alloc(MAX_ACC_BYTES)?;
+    Ok(SCRATCH.get_or_init(|| {
+        Mutex::new(Scratch {
+            buffer,
+            result,
+            max_blocks,
+        })
+    }))
+}
+
+/// Runs the reduction kernel of `site` over sites `0..n` and returns the result.
+pub(crate) fn run<Op, C, V>(
+    site: &'static ReduceSite,
+    n: usize,
+    tpb: Option<u32>,
+    caps: &mut C,
+) -> Result<Op::Acc>
+where
+    Op: Reduction<V>,
+    C: Captures,
+    V: 'static,
+{
+    let dev = cuda::device()?;
+    let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
+    check_threads_per_block(&site.site, tpb, dev)?;
+    if n == 0 {
+        return Ok(Op::identity());
+    }
+    // Compile before touching the fields, so that a compile error leaves them as they were.
+    let kernel = site.kernels.get::<Op, C, V>(&site.site.info, dev)?;
+    caps.device_prepare(dev, n)?;
+    let scratch = scratch(dev)?;
+    let scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
+    let wave = kernel.one_wave(dev, tpb)?;
+    let blocks = n
+        .div_ceil(tpb as usize)
+        .min(if wave > 0 { wave } else { usize::MAX })
+        .min(scratch.max_blocks) as u32;
+    let n64 = n as u64;
+    let ticket = scratch.buffer.ptr();
+    let partials = ticket + PARTIALS_OFFSET;
+    let mut params = ParamList::new();
+    caps.push_params(&mut params);
+    params.push(&n64);
+    params.push(&partials);
+    params.push(&ticket);
+    params.push(&scratch.result.device);
+    let shape = Shape {
+        grid: (blocks, 1, 1),
+        block: (tpb, 1, 1),
+        shared_bytes: 0,
+    };
+    let what = || {
+        format!(
+            "the kernel of on_gpu!({}: ...) at {}",
+            Op::KEYWORD,
+            site.site.location()
+        )
+    };
+    // SAFETY: the parameters follow the kernel's signature (built from the same captures in
+    // the same order by `source::reduction`, then n, the partials, the counter and the
+    // result), the grid fits the partials buffer, and the fields they point into are
+    // borrowed by this call, which waits for the kernel below.
+    unsafe { cuda::launch(dev, kernel.function, shape, &mut params, what)? };
+    dev.synchronize()?;
+    Ok(read_result::<Op::Acc>(&scratch.result))
+}
+
+/// The value the last kernel wrote into the result slot.
+fn read_result<A: Pod>(result: &MappedResult) -> A {
+    assert!(std::mem::size_of::<A>() <= MAX_ACC_BYTES);
+    // SAFETY: the slot holds MAX_ACC_BYTES bytes, written by the kernel that has finished
+    // (the device was synchronized); any bits are a valid `A` (Pod). Volatile: the device
+    // wrote it behind the compiler's back.
+    unsafe { ptr::read_volatile(result.host.cast::<A>()) }
+}

@@ -1,0 +1,96 @@
+//! Reductions over sites: `on_gpu!(sum: ...)`, `on_gpu!(min: ...)`, `on_gpu!(max: ...)`
+//! (the body's last expression is each site's value; the call returns the reduced value),
+//! and the field methods built on them ([`Field::norm2`](crate::Field::norm2),
+//! [`Field::dot`](crate::Field::dot), [`Field::sum`](crate::Field::sum)).
+//!
+//! This module holds the entry point (sites checked as for element-wise calls, then the
+//! backend); `ops` the reductions and their value types, `source` the kernel source, `cpu`
+//! and `cuda` the backends, `field` the field methods.
+
+mod cpu;
+#[cfg(feature = "cuda")]
+mod cuda;
+mod field;
+mod ops;
+pub(crate) mod source;
+
+pub use field::InnerProduct;
+pub use ops::{compared, summand, Max, Min, MinMax, Reduction, Sum, Summable};
+
+use crate::backend::{self, Backend};
+use crate::capture::Captures;
+use crate::elementwise::{resolve_sites, SiteCount};
+use crate::error::{Error, Result};
+use crate::site::{CallSite, SiteInfo};
+use source::ReductionKind;
+
+/// One reduction call site: what the macro knows of it (as for an element-wise call) and
+/// the kernels compiled for it.
+#[derive(Debug)]
+pub struct ReduceSite {
+    /// The call site's facts (its element-wise kernel list stays empty).
+    pub site: CallSite,
+    #[cfg(feature = "cuda")]
+    kernels: cuda::ReduceKernels,
+}
+
+impl ReduceSite {
+    /// A call site with no kernel compiled yet.
+    pub const fn new(info: SiteInfo) -> Self {
+        ReduceSite {
+            site: CallSite::new(info),
+            #[cfg(feature = "cuda")]
+            kernels: cuda::ReduceKernels::new(),
+        }
+    }
+}
+
+/// The facts about `Op` over `V` that the kernel source needs.
+pub(crate) fn kind<Op: Reduction<V>, V>() -> ReductionKind {
+    ReductionKind {
+        keyword: Op::KEYWORD,
+        op: Op::CUDA_OP,
+        value: Op::cuda_value(),
+        acc: Op::cuda_acc(),
+        identity: Op::cuda_identity(),
+    }
+}
+
+/// Runs a reduction: `body(site, values) -> (values, value)` for every site (storing the
+/// fields the body writes), and returns the values reduced by `Op` (its identity for no
+/// sites).
+pub fn run<Op, C, V, F>(
+    site: &'static ReduceSite,
+    _op: Op,
+    count: SiteCount,
+    threads_per_block: Option<Result<u32>>,
+    mut caps: C,
+    body: F,
+) -> Result<Op::Acc>
+where
+    Op: Reduction<V>,
+    C: Captures,
+    V: 'static,
+    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+{
+    let n = resolve_sites(&site.site, count, &caps)?;
+    let tpb = threads_per_block.transpose()?;
+    crate::codegen::observe(&site.site, || {
+        source::reduction(&site.site.info, &C::kinds(), &kind::<Op, V>())
+    });
+    match backend::current()? {
+        Backend::Cpu => {
+            if let Some(t) = tpb.filter(|&t| t == 0 || t > 1024) {
+                return Err(Error::InvalidLaunch {
+                    site: site.site.location(),
+                    reason: format!("{t} threads per block; CUDA allows 1 to 1024"),
+                });
+            }
+            cpu::run::<Op, C, V, F>(&site.site, n, &mut caps, &body)
+        }
+        #[cfg(feature = "cuda")]
+        Backend::Cuda => cuda::run::<Op, C, V>(site, n, tpb, &mut caps),
+        #[cfg(not(feature = "cuda"))]
+        Backend::Cuda => unreachable!("backend::current() refuses CUDA when it is not compiled in"),
+    }
+}

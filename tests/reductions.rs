@@ -1,0 +1,219 @@
+//! Reductions on the CPU backend: every program against its f64 reference at 0, 1 and a
+//! prime number of sites (and 2^24 + 3 for the scalar ones), results the same bit for bit
+//! whatever the thread count, run-time misuse as errors, and every generated reduction
+//! kernel compiled by the real NVRTC.
+
+mod reduce_programs;
+
+use ongpu::prelude::*;
+use ongpu::{with_backend, Backend, Error};
+use reduce_programs::{check_all, Outcome, Program, LARGE, SMALL_COUNTS};
+
+fn cpu<R>(f: impl FnOnce() -> R) -> R {
+    with_backend(Backend::Cpu, f)
+}
+
+fn run_small(name: &str, program: Program) {
+    for n in SMALL_COUNTS {
+        check_all(&cpu(|| program(n)), &format!("{name} (CPU, n = {n})"));
+    }
+}
+
+macro_rules! program_tests {
+    ($($name:ident),*) => {$(
+        #[test]
+        fn $name() {
+            run_small(stringify!($name), reduce_programs::$name);
+        }
+    )*};
+}
+
+program_tests!(
+    sum_real,
+    sum_int,
+    sum_complex,
+    min_max,
+    field_methods,
+    color,
+    fused,
+    partial
+);
+
+#[test]
+fn the_list_of_programs_is_complete() {
+    assert_eq!(
+        reduce_programs::all().len(),
+        8,
+        "add new programs to program_tests! above too"
+    );
+}
+
+#[test]
+fn scalar_programs_at_2_pow_24_plus_3_sites() {
+    for (name, program) in [
+        ("sum_real", reduce_programs::sum_real as Program),
+        ("sum_int", reduce_programs::sum_int),
+        ("min_max", reduce_programs::min_max),
+    ] {
+        check_all(
+            &cpu(|| program(LARGE)),
+            &format!("{name} (CPU, n = {LARGE})"),
+        );
+    }
+}
+
+fn bits(outcomes: &[Outcome]) -> Vec<Vec<u64>> {
+    outcomes.iter().map(|o| o.got.bits()).collect()
+}
+
+#[test]
+fn results_are_the_same_bit_for_bit_whatever_the_thread_count() {
+    let n = 300_007;
+    for (name, program) in [
+        ("sum_real", reduce_programs::sum_real as Program),
+        ("sum_complex", reduce_programs::sum_complex),
+        ("field_methods", reduce_programs::field_methods),
+    ] {
+        let mut seen: Option<Vec<Vec<u64>>> = None;
+        for threads in [1, 2, 3, 1] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let got = pool.install(|| cpu(|| program(n)));
+            check_all(&got, &format!("{name} ({threads} threads)"));
+            match &seen {
+                None => seen = Some(bits(&got)),
+                Some(first) => assert_eq!(
+                    first,
+                    &bits(&got),
+                    "{name}: {threads} threads changed a result's bits"
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_count_larger_than_a_field_is_an_error() {
+    cpu(|| {
+        let x: Field<f32> = Field::filled(10, 1.0);
+        let e = on_gpu!(sum: 11, { x }).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::SitesExceedField {
+                    n: 11,
+                    len: 10,
+                    field: "x",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let y: Field<f32> = Field::filled(9, 1.0);
+        let e = on_gpu!(max: { x + y }).unwrap_err();
+        assert!(matches!(e, Error::UnequalLengths { .. }), "{e}");
+    });
+}
+
+#[test]
+fn an_invalid_block_size_is_an_error() {
+    cpu(|| {
+        let x: Field<f64> = Field::filled(10, 1.0);
+        let e = on_gpu!(sum: 10, 2048, { x }).unwrap_err();
+        assert!(matches!(e, Error::InvalidLaunch { .. }), "{e}");
+        let e = on_gpu!(min: 10, 0, { x }).unwrap_err();
+        assert!(matches!(e, Error::InvalidLaunch { .. }), "{e}");
+    });
+}
+
+#[test]
+fn a_panicking_body_is_an_error() {
+    cpu(|| {
+        let k: Field<i32> = Field::from_fn(20_000, |i| i as i32 - 10_000);
+        let e = on_gpu!(sum: { 100 / k }).unwrap_err();
+        assert!(matches!(e, Error::BodyPanicked { .. }), "{e}");
+    });
+}
+
+#[test]
+fn dot_of_fields_of_different_lengths_is_an_error() {
+    cpu(|| {
+        let x: Field<Complex<f64>> = Field::zeros(4);
+        let y: Field<Complex<f64>> = Field::zeros(5);
+        let e = x.dot(&y).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        assert!(
+            e.to_string().contains("reductions.rs"),
+            "names the call: {e}"
+        );
+    });
+}
+
+#[test]
+fn no_sites_give_the_identity() {
+    cpu(|| {
+        let x: Field<f32> = Field::zeros(0);
+        let k: Field<u32> = Field::zeros(0);
+        assert_eq!(on_gpu!(sum: { x }).unwrap(), 0.0);
+        assert_eq!(on_gpu!(min: { x }).unwrap(), f32::INFINITY);
+        assert_eq!(on_gpu!(max: { x }).unwrap(), f32::NEG_INFINITY);
+        assert_eq!(on_gpu!(min: { k }).unwrap(), u32::MAX);
+        assert_eq!(on_gpu!(max: { k }).unwrap(), 0);
+        assert_eq!(x.norm2().unwrap(), 0.0);
+    });
+}
+
+/// NVRTC must be present: this is the proof that generated kernels compile.
+#[cfg(feature = "cuda")]
+fn require_nvrtc() -> bool {
+    if ongpu::cuda::nvrtc::available() {
+        return true;
+    }
+    if std::env::var_os("ONGPU_SKIP_NVRTC").is_some() {
+        eprintln!("NVRTC not found; skipped because ONGPU_SKIP_NVRTC is set");
+        return false;
+    }
+    panic!(
+        "NVRTC (libnvrtc.so.13) not found: `pip install nvidia-cuda-nvrtc==13.0.88` and put \
+         site-packages/nvidia/cu13/lib on LD_LIBRARY_PATH (or set ONGPU_SKIP_NVRTC=1)"
+    );
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn every_reduction_kernel_compiles_for_sm90_and_sm80_without_spills() {
+    use ongpu::codegen::{collect_kernel_sources, compile};
+    if !require_nvrtc() {
+        return;
+    }
+    let mut kernels = 0;
+    for (name, program) in reduce_programs::all() {
+        let (_, sources) = collect_kernel_sources(|| cpu(|| program(1000)));
+        assert!(!sources.is_empty(), "{name} generated no kernel");
+        for s in &sources {
+            assert!(
+                s.source.contains("ongpu::red::finish<"),
+                "{name}: not a reduction kernel"
+            );
+            assert!(
+                !s.source.contains("atomicAdd"),
+                "{name}: no floating-point atomics"
+            );
+            for arch in ["sm_90", "sm_80"] {
+                let log = compile(s, arch).unwrap_or_else(|e| panic!("{name} ({arch}): {e}"));
+                assert!(
+                    log.contains("0 bytes spill stores"),
+                    "{name} ({arch}) spills:\n{log}"
+                );
+                assert!(
+                    log.contains("0 bytes stack frame"),
+                    "{name} ({arch}) uses local memory:\n{log}"
+                );
+            }
+            kernels += 1;
+        }
+    }
+    assert!(kernels >= 36, "only {kernels} kernels compiled");
+}
