@@ -42,7 +42,10 @@ pub mod __private {
     };
     pub use crate::elementwise::{run as run_elementwise, sites, threads_per_block, SiteCount};
     pub use crate::element::Element;
-    pub use crate::error::Location;
+    pub use crate::error::{Location, Result};
+    pub use crate::field::Field;
+    pub use crate::kernel::shape::LaunchShape;
+    pub use crate::layout::AoS;
     pub use crate::kernel::args::{slice_read, slice_write, value};
     pub use crate::kernel::args::{LaunchArg, LaunchArgs, ParamKind};
     pub use crate::kernel::atomics::{
