@@ -139,8 +139,8 @@ pub use ongpu_macros::kernel;
 pub use ongpu_runtime::{
     backend, bounds_checks, codegen, cuda_available, math, synchronize, with_backend,
     with_bounds_checks, AoS, AoSoA, Backend, ColorMatrix, ColorVector, Complex, Dim3, Element,
-    Error, Field, HostMut, LaunchShape, Layout, Location, Norm2, Real, RealKind, Residency,
-    Result, Scalar, SoA, Transfers,
+    Error, Field, HostMut, LaunchShape, Layout, Location, Norm2, Real, RealKind, Residency, Result,
+    Scalar, SoA, Transfers,
 };
 
 /// The CUDA layer under the backend: the device, device buffers, NVRTC and launches, for

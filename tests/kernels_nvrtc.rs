@@ -55,8 +55,8 @@ fn every_kernel_compiles_checked_and_unchecked() {
                 "{name}: the source does not follow the bounds-check mode"
             );
             for arch in ["sm_90", "sm_80"] {
-                let log = compile(&s, arch)
-                    .unwrap_or_else(|e| panic!("{name} ({mode}, {arch}): {e}"));
+                let log =
+                    compile(&s, arch).unwrap_or_else(|e| panic!("{name} ({mode}, {arch}): {e}"));
                 if !checked {
                     assert!(
                         log.contains("0 bytes spill stores") && log.contains("0 bytes stack frame"),
@@ -82,9 +82,18 @@ fn the_tiled_kernel_declares_its_tiles_and_barriers() {
         .find(|s| s.source.contains("kernel `matmul_tiled`"))
         .expect("the tiled kernel ran");
     let s = &tiled.source;
-    assert!(s.contains("__shared__ ongpu_shared_t_0 ta[ongpu_shared_0_0][ongpu_shared_0_1];"), "{s}");
-    assert!(s.contains("constexpr unsigned long long ongpu_shared_0_1 = 16ull;"), "{s}");
-    assert!(s.contains("constexpr unsigned long long ongpu_c_TILE = (unsigned long long)16ull;"), "{s}");
+    assert!(
+        s.contains("__shared__ ongpu_shared_t_0 ta[ongpu_shared_0_0][ongpu_shared_0_1];"),
+        "{s}"
+    );
+    assert!(
+        s.contains("constexpr unsigned long long ongpu_shared_0_1 = 16ull;"),
+        "{s}"
+    );
+    assert!(
+        s.contains("constexpr unsigned long long ongpu_c_TILE = (unsigned long long)16ull;"),
+        "{s}"
+    );
     assert_eq!(s.matches("__syncthreads();").count(), 2, "{s}");
     assert!(s.contains("const float* __restrict__ a,"), "{s}");
     assert!(s.contains("float* __restrict__ c,"), "{s}");

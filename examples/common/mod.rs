@@ -23,9 +23,9 @@ pub fn arg_list(name: &str, default: &[usize]) -> Vec<usize> {
         .map(|v| {
             v.split(',')
                 .map(|x| {
-                    x.trim()
-                        .parse()
-                        .unwrap_or_else(|_| panic!("{name} takes numbers separated by commas, got {v}"))
+                    x.trim().parse().unwrap_or_else(|_| {
+                        panic!("{name} takes numbers separated by commas, got {v}")
+                    })
                 })
                 .collect()
         })
@@ -34,9 +34,11 @@ pub fn arg_list(name: &str, default: &[usize]) -> Vec<usize> {
 
 fn value(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .map(|k| args.get(k + 1).cloned().unwrap_or_else(|| panic!("{name} needs a value")))
+    args.iter().position(|a| a == name).map(|k| {
+        args.get(k + 1)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} needs a value"))
+    })
 }
 
 /// The median of `v` (not empty).

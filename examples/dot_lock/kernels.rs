@@ -2,7 +2,6 @@
 //! product of two `f32` vectors, reduced in shared memory per block, the block sums then
 //! combined into one value. Launch with [`THREADS`] threads per block (a power of two).
 
-
 /// Threads per block (the size of the per-block reduction tree).
 pub const THREADS: usize = 256;
 

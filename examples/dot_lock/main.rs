@@ -20,7 +20,14 @@ type Res<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> Res<()> {
     let backend = ongpu::backend()?;
-    let n = arg("--n", if backend == Backend::Cuda { 1 << 26 } else { 1 << 22 });
+    let n = arg(
+        "--n",
+        if backend == Backend::Cuda {
+            1 << 26
+        } else {
+            1 << 22
+        },
+    );
     let reps = arg("--reps", 10);
     common::warn_if_checked(backend);
     let mut r = rand::rngs::SmallRng::seed_from_u64(99);
@@ -75,9 +82,19 @@ fn main() -> Res<()> {
         "  f64 reference {want:.3}; both results within {bound:.3e} of it (the rounding bound, {:.1e} relative)",
         bound / want
     );
-    println!("  {:<22} {:>10} {:>9} {:>14}", "combining block sums", "ms", "GB/s", "result");
-    for (name, s, v) in [("spin lock (CAS/exch)", t_lock, locked), ("atomic_add", t_atomic, atomic)] {
-        println!("  {name:<22} {:>10.3} {:>9.1} {v:>14.3}", s * 1e3, bytes / s / 1e9);
+    println!(
+        "  {:<22} {:>10} {:>9} {:>14}",
+        "combining block sums", "ms", "GB/s", "result"
+    );
+    for (name, s, v) in [
+        ("spin lock (CAS/exch)", t_lock, locked),
+        ("atomic_add", t_atomic, atomic),
+    ] {
+        println!(
+            "  {name:<22} {:>10.3} {:>9.1} {v:>14.3}",
+            s * 1e3,
+            bytes / s / 1e9
+        );
     }
     Ok(())
 }

@@ -2,7 +2,6 @@
 //! the 256 byte values of a byte array, stored as little-endian `u32` words (4 bytes each).
 //! Each kernel is a grid-stride loop, so any grid covers any length.
 
-
 /// Number of bins: one per byte value.
 pub const BINS: usize = 256;
 /// Copies of the histogram in [`histogram_lanes`]: one per lane of a warp.

@@ -44,9 +44,18 @@ fn main() -> Res<()> {
     };
     let threads = 256;
     let kernels: [(&str, LaunchShape); 3] = [
-        ("global atomics", LaunchShape::linear(blocks(per_sm), threads)),
-        ("shared (lecture)", LaunchShape::linear(blocks(per_sm), threads)),
-        ("shared, per lane", LaunchShape::linear(blocks(per_sm.min(6)), threads)),
+        (
+            "global atomics",
+            LaunchShape::linear(blocks(per_sm), threads),
+        ),
+        (
+            "shared (lecture)",
+            LaunchShape::linear(blocks(per_sm), threads),
+        ),
+        (
+            "shared, per lane",
+            LaunchShape::linear(blocks(per_sm.min(6)), threads),
+        ),
     ];
     let mut bins: Field<u32, AoS> = Field::zeros(kernels::BINS);
     let launch = |k: usize, shape: LaunchShape, bins: &mut Field<u32, AoS>| match k {
@@ -59,7 +68,9 @@ fn main() -> Res<()> {
         bins.as_slice_mut()?.fill(0);
         launch(k, *shape, &mut bins)?;
         let got = bins.to_vec()?;
-        let wrong = (0..kernels::BINS).filter(|&b| got[b] as u64 != want[b]).count();
+        let wrong = (0..kernels::BINS)
+            .filter(|&b| got[b] as u64 != want[b])
+            .count();
         if wrong > 0 {
             return Err(format!("{name}: {wrong} of {} bins are wrong", kernels::BINS).into());
         }

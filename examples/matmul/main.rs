@@ -73,7 +73,11 @@ impl Problem {
             })
             .count();
         if bad > 0 {
-            return Err(format!("{name}: {bad} of {} checked elements are wrong", points.len()).into());
+            return Err(format!(
+                "{name}: {bad} of {} checked elements are wrong",
+                points.len()
+            )
+            .into());
         }
         Ok(points.len())
     }
@@ -91,7 +95,13 @@ impl Problem {
             })
             .count();
         if bad > 0 {
-            return Err(format!("{} and {} differ at {bad} of {} elements", names.0, names.1, x.len()).into());
+            return Err(format!(
+                "{} and {} differ at {bad} of {} elements",
+                names.0,
+                names.1,
+                x.len()
+            )
+            .into());
         }
         Ok(())
     }
@@ -204,11 +214,19 @@ fn main() -> Res<()> {
     );
     println!(
         "{:>17} | {:>22} | {:>22} | {:>22} | {:>11} | {:>12}",
-        "m x n x k", "naive ms  GFLOP/s", "tiled ms  GFLOP/s", "cuBLAS ms  GFLOP/s", "tiled/naive", "tiled/cuBLAS"
+        "m x n x k",
+        "naive ms  GFLOP/s",
+        "tiled ms  GFLOP/s",
+        "cuBLAS ms  GFLOP/s",
+        "tiled/naive",
+        "tiled/cuBLAS"
     );
     for (i, &(m, n, k)) in problems.iter().enumerate() {
         let p = Problem::random(m, n, k, 100 + i as u64);
-        let mut runs = vec![run_kernel(backend, reps, &p, false)?, run_kernel(backend, reps, &p, true)?];
+        let mut runs = vec![
+            run_kernel(backend, reps, &p, false)?,
+            run_kernel(backend, reps, &p, true)?,
+        ];
         #[cfg(feature = "cuda")]
         if backend == Backend::Cuda {
             runs.push(cublas::run(reps, &p)?);

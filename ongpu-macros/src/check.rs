@@ -135,8 +135,11 @@ impl Checker {
     fn field_name(&mut self, f: &syn::ExprField) {
         match &f.member {
             syn::Member::Named(n) if supported::FIELDS.contains(&n.to_string().as_str()) => {}
+            // The coordinates of `thread_idx()` and friends (outside kernels the call itself
+            // is the error).
             syn::Member::Named(n)
-                if self.ctx == Context::Kernel && matches!(n.to_string().as_str(), "x" | "y" | "z") => {}
+                if matches!(n.to_string().as_str(), "x" | "y" | "z")
+                    && (self.ctx == Context::Kernel || is_intrinsic_call(&f.base)) => {}
             m => self.error(
                 m.span(),
                 "only the fields .re and .im (of Complex), .m and .v are supported",
@@ -217,7 +220,9 @@ impl Checker {
                     self.expr(a);
                 }
             }
-            Expr::MethodCall(m) if self.ctx == Context::Kernel && m.method == "len" && m.args.is_empty() => {
+            Expr::MethodCall(m)
+                if self.ctx == Context::Kernel && m.method == "len" && m.args.is_empty() =>
+            {
                 self.expr(&m.receiver);
             }
             Expr::MethodCall(m) => {
@@ -414,6 +419,12 @@ impl Checker {
             self.error(path.span(), not_supported("a generic function call"));
         }
     }
+}
+
+/// True for a call of a kernel intrinsic (`thread_idx()`).
+fn is_intrinsic_call(e: &Expr) -> bool {
+    matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Path(p)
+        if p.path.get_ident().is_some_and(|i| supported::kernel_intrinsic(&i.to_string()).is_some())))
 }
 
 /// `+=` and its siblings.

@@ -40,12 +40,10 @@ pub mod __private {
         read, write, CaptureKind, CaptureRef, Captures, FieldRead, FieldWrite, KernelArg,
         ReadCapture, Uniform, Value, WriteCapture,
     };
-    pub use crate::elementwise::{run as run_elementwise, sites, threads_per_block, SiteCount};
     pub use crate::element::Element;
+    pub use crate::elementwise::{run as run_elementwise, sites, threads_per_block, SiteCount};
     pub use crate::error::{Location, Result};
     pub use crate::field::Field;
-    pub use crate::kernel::shape::LaunchShape;
-    pub use crate::layout::AoS;
     pub use crate::kernel::args::{slice_read, slice_write, value};
     pub use crate::kernel::args::{LaunchArg, LaunchArgs, ParamKind};
     pub use crate::kernel::atomics::{
@@ -53,6 +51,7 @@ pub mod __private {
         AtomicAdd, AtomicCas, AtomicExch, AtomicMinMax, AtomicSub,
     };
     pub use crate::kernel::cpu::{SyncThreads, ThreadCtx};
+    pub use crate::kernel::shape::LaunchShape;
     pub use crate::kernel::site::{
         shared_dim, ConstRef, KernelConst, KernelInfo, KernelSite, SharedDecl,
     };
@@ -61,6 +60,7 @@ pub mod __private {
     };
     pub use crate::kernel::{launch_phased, launch_straight};
     pub use crate::kernel_source::{kernel_real, push_device_fns, PRELUDE};
+    pub use crate::layout::AoS;
     pub use crate::math;
     pub use crate::site::{device_fn, CallSite, DeviceFnInfo, DeviceFunction, SiteInfo};
     pub use crate::types::Norm2;

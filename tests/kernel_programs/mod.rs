@@ -67,7 +67,11 @@ pub fn indices() -> Vec<Output> {
             }
         }
     }
-    vec![exact("coordinates", f64s(&out.to_vec().unwrap()), f64s(&want))]
+    vec![exact(
+        "coordinates",
+        f64s(&out.to_vec().unwrap()),
+        f64s(&want),
+    )]
 }
 
 // ---------------------------------------------------------------- barriers
@@ -136,7 +140,9 @@ pub fn barriers() -> Vec<Output> {
     let mut r = rng(11);
     let blocks = 5;
     let n = blocks * 64;
-    let xv: Vec<f32> = (0..n).map(|_| r.random_range(-8.0f32..8.0).round()).collect();
+    let xv: Vec<f32> = (0..n)
+        .map(|_| r.random_range(-8.0f32..8.0).round())
+        .collect();
     let x: Field<f32, AoS> = Field::from_vec(xv.clone());
     let mut out: Field<f32, AoS> = Field::filled(n, f32::NAN);
     let shape = LaunchShape {
@@ -161,7 +167,9 @@ pub fn barriers() -> Vec<Output> {
     let want_sums: Vec<f64> = yv.chunks(64).map(|c| c.iter().sum()).collect();
 
     let (rows, cols) = (19usize, 30usize);
-    let av: Vec<i32> = (0..rows * cols).map(|_| r.random_range(-1000..1000)).collect();
+    let av: Vec<i32> = (0..rows * cols)
+        .map(|_| r.random_range(-1000..1000))
+        .collect();
     let a: Field<i32, AoS> = Field::from_vec(av.clone());
     let mut c: Field<i32, AoS> = Field::filled(rows * cols, i32::MIN);
     let shape = LaunchShape::cover_2d((cols as u32, rows as u32), (8, 8));
@@ -186,7 +194,15 @@ pub fn barriers() -> Vec<Output> {
 /// Every operation on global memory from many blocks: counts, a CAS-loop counter, the
 /// extremes, and exchanges (whose old values, with the final one, are every id once).
 #[ongpu::kernel]
-fn global_atomics(v: &[i32], counts: &mut [u32], ints: &mut [i32], reals: &mut [f32], wide: &mut [f64], olds: &mut [u32], last: &mut [u32]) {
+fn global_atomics(
+    v: &[i32],
+    counts: &mut [u32],
+    ints: &mut [i32],
+    reals: &mut [f32],
+    wide: &mut [f64],
+    olds: &mut [u32],
+    last: &mut [u32],
+) {
     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
     if i >= v.len() {
         return;
@@ -251,7 +267,17 @@ pub fn atomics() -> Vec<Output> {
     let mut olds: Field<u32, AoS> = Field::filled(n, u32::MAX);
     let mut last: Field<u32, AoS> = Field::zeros(1);
     let shape = LaunchShape::linear((n as u32).div_ceil(128), 128);
-    global_atomics::launch(shape, &v, &mut counts, &mut ints, &mut reals, &mut wide, &mut olds, &mut last).unwrap();
+    global_atomics::launch(
+        shape,
+        &v,
+        &mut counts,
+        &mut ints,
+        &mut reals,
+        &mut wide,
+        &mut olds,
+        &mut last,
+    )
+    .unwrap();
     let sum: i64 = vv.iter().map(|&x| x as i64).sum();
     let as_u32: Vec<u32> = vv.iter().map(|&x| x as u32).collect();
     let want_counts = [
@@ -280,15 +306,31 @@ pub fn atomics() -> Vec<Output> {
         want_hist[(x & 15) as usize] += 1;
     }
     vec![
-        exact("counts", f64s(&counts.to_vec().unwrap()), f64s(&want_counts)),
+        exact(
+            "counts",
+            f64s(&counts.to_vec().unwrap()),
+            f64s(&want_counts),
+        ),
         exact("ints", f64s(&ints.to_vec().unwrap()), f64s(&want_ints)),
         // Every partial sum stays below 2^24 in magnitude (|Σ positives| < 2e3 · 1e4 / 2), so
         // the f32 sums are exact in any order; so are the f64 sums of halves.
         exact("f32 add", f64s(&reals.to_vec().unwrap()), vec![sum as f64]),
         exact("f64 add", wide.to_vec().unwrap(), vec![sum as f64 * 0.5]),
-        exact("exchange chain", f64s(&chain), (0..=n).map(|k| k as f64).collect()),
-        exact("shared histogram", f64s(&hist.to_vec().unwrap()), f64s(&want_hist)),
-        exact("one first per block", f64s(&firsts.to_vec().unwrap()), vec![blocks as f64]),
+        exact(
+            "exchange chain",
+            f64s(&chain),
+            (0..=n).map(|k| k as f64).collect(),
+        ),
+        exact(
+            "shared histogram",
+            f64s(&hist.to_vec().unwrap()),
+            f64s(&want_hist),
+        ),
+        exact(
+            "one first per block",
+            f64s(&firsts.to_vec().unwrap()),
+            vec![blocks as f64],
+        ),
     ]
 }
 
@@ -341,7 +383,13 @@ pub fn control_flow() -> Vec<Output> {
     let sv: Vec<u32> = (0..n).map(|_| r.random_range(1..100_000)).collect();
     let starts: Field<u32, AoS> = Field::from_vec(sv.clone());
     let mut steps: Field<u32, AoS> = Field::filled(n, u32::MAX);
-    collatz::launch(LaunchShape::linear((n as u32).div_ceil(64), 64), &starts, &mut steps, 500).unwrap();
+    collatz::launch(
+        LaunchShape::linear((n as u32).div_ceil(64), 64),
+        &starts,
+        &mut steps,
+        500,
+    )
+    .unwrap();
     let want: Vec<u32> = sv
         .iter()
         .map(|&s| {
@@ -353,14 +401,23 @@ pub fn control_flow() -> Vec<Output> {
             k * 1000 + k.div_ceil(2)
         })
         .collect();
-    vec![exact("collatz", f64s(&steps.to_vec().unwrap()), f64s(&want))]
+    vec![exact(
+        "collatz",
+        f64s(&steps.to_vec().unwrap()),
+        f64s(&want),
+    )]
 }
 
 // ---------------------------------------------------------------- lattice element types
 
 /// Arrays of complex numbers and colour matrices: partial writes, `+=` on elements, maths.
 #[ongpu::kernel]
-fn lattice(z: &mut [Complex<f32>], m: &[ColorMatrix<f64>], out: &mut [ColorMatrix<f64>], scale: f64) {
+fn lattice(
+    z: &mut [Complex<f32>],
+    m: &[ColorMatrix<f64>],
+    out: &mut [ColorMatrix<f64>],
+    scale: f64,
+) {
     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
     if i < z.len() {
         z[i].im = z[i].re * 2.0;
@@ -470,15 +527,14 @@ pub fn histogram_examples() -> Vec<Output> {
     let mut r = rng(61);
     let words_n = 25_001;
     let wv: Vec<u32> = (0..words_n).map(|_| r.random()).collect();
-    let want: Vec<f64> = histogram::reference(&wv).iter().map(|&c| c as f64).collect();
+    let want: Vec<f64> = histogram::reference(&wv)
+        .iter()
+        .map(|&c| c as f64)
+        .collect();
     let words: Field<u32, AoS> = Field::from_vec(wv);
     let shape = LaunchShape::linear(7, 128);
     let mut out = Vec::new();
-    for (name, kernel) in [
-        ("global", 0),
-        ("shared", 1),
-        ("lanes", 2),
-    ] {
+    for (name, kernel) in [("global", 0), ("shared", 1), ("lanes", 2)] {
         let mut bins: Field<u32, AoS> = Field::zeros(histogram::BINS);
         match kernel {
             0 => histogram::histogram_global::launch(shape, &words, &mut bins),
@@ -525,6 +581,47 @@ pub fn dot_examples() -> Vec<Output> {
         exact("lock released", f64s(&lock.to_vec().unwrap()), vec![0.0]),
         exact("atomic", vec![within(atomic)], vec![want]),
     ]
+}
+
+/// Kernels that go wrong on purpose: barriers not reached by every thread, indices out of
+/// range.
+pub mod faults {
+    #[ongpu::kernel]
+    pub fn barrier_in_branch(out: &mut [u32], uniform: u32) {
+        let t = thread_idx().x;
+        if uniform > 0 {
+            sync_threads();
+        }
+        if t < 4 {
+            sync_threads();
+        }
+        out[t] = t;
+    }
+
+    #[ongpu::kernel]
+    pub fn barriers_in_both_branches(out: &mut [u32]) {
+        let t = thread_idx().x;
+        if t % 2 == 0 {
+            sync_threads();
+        } else {
+            sync_threads();
+        }
+        out[t] = t;
+    }
+
+    #[ongpu::kernel]
+    pub fn read_past(a: &[f32], out: &mut [f32], shift: i32) {
+        let i = thread_idx().x as i32;
+        out[i] = a[i + shift];
+    }
+
+    #[ongpu::kernel]
+    pub fn shared_past(out: &mut [f32]) {
+        let s = shared!([[f32; 4]; 2]);
+        let t = thread_idx().x;
+        s[1][t] = 1.0;
+        out[t] = s[1][t];
+    }
 }
 
 pub fn all() -> Vec<(&'static str, Program)> {

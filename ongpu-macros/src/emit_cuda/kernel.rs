@@ -157,7 +157,9 @@ impl Translator {
         let ident = crate::captures::binding_ident(&l.pat)
             .ok_or_else(|| syn::Error::new(l.pat.span(), "bind a shared! array to a plain name"))?;
         let cpp = self.bind(ident);
-        let dims: String = (0..rank).map(|d| format!("[ongpu_shared_{index}_{d}]")).collect();
+        let dims: String = (0..rank)
+            .map(|d| format!("[ongpu_shared_{index}_{d}]"))
+            .collect();
         self.line(&format!("__shared__ ongpu_shared_t_{index} {cpp}{dims};"));
         let kernel = self.kernel.as_mut().expect("checked above");
         kernel.shared += 1;
@@ -195,13 +197,17 @@ mod tests {
 
     #[test]
     fn array_accesses_go_through_the_bounds_macros() {
-        let c = kernel("{ let i = thread_idx().x; c[i] = a[i + 1u32] * 2.0; c[0] += a.len() as f32; }");
+        let c =
+            kernel("{ let i = thread_idx().x; c[i] = a[i + 1u32] * 2.0; c[0] += a.len() as f32; }");
         assert!(c.contains("auto i = threadIdx.x;"), "{c}");
         assert!(
             c.contains("ONGPU_AT(c, (i), 1) = (ONGPU_AT(a, ((i + 1u)), 0) * ongpu::lit<decltype(ONGPU_AT(a, ((i + 1u)), 0)), ongpu_real>(2.0f, 2.0));"),
             "{c}"
         );
-        assert!(c.contains("ONGPU_AT(c, (0), 1) += ongpu::cast<float>(ongpu_len_a);"), "{c}");
+        assert!(
+            c.contains("ONGPU_AT(c, (0), 1) += ongpu::cast<float>(ongpu_len_a);"),
+            "{c}"
+        );
     }
 
     #[test]
@@ -210,13 +216,22 @@ mod tests {
             "{ let t = shared!([[f32; 16]; 8]); t[1][n] = 0.0; sync_threads(); \
              atomic_add(&mut t[0][1], 1.0); let old = atomic_cas(&mut c[n], 0.0, a[0]); }",
         );
-        assert!(c.contains("__shared__ ongpu_shared_t_0 t[ongpu_shared_0_0][ongpu_shared_0_1];"), "{c}");
+        assert!(
+            c.contains("__shared__ ongpu_shared_t_0 t[ongpu_shared_0_0][ongpu_shared_0_1];"),
+            "{c}"
+        );
         assert!(
             c.contains("t[ONGPU_IX((1), ongpu_shared_0_0, 3, 0)][ONGPU_IX((n), ongpu_shared_0_1, 3, 1)] = "),
             "{c}"
         );
         assert!(c.contains("__syncthreads();"), "{c}");
-        assert!(c.contains("ongpu::atomic_add(&t[ONGPU_IX((0), ongpu_shared_0_0, 3, 0)]"), "{c}");
-        assert!(c.contains("ongpu::atomic_cas(&ONGPU_AT(c, (n), 1), "), "{c}");
+        assert!(
+            c.contains("ongpu::atomic_add(&t[ONGPU_IX((0), ongpu_shared_0_0, 3, 0)]"),
+            "{c}"
+        );
+        assert!(
+            c.contains("ongpu::atomic_cas(&ONGPU_AT(c, (n), 1), "),
+            "{c}"
+        );
     }
 }

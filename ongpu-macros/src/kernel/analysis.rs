@@ -31,7 +31,13 @@ impl ArrayKind {
     }
 
     fn writable(self) -> bool {
-        !matches!(self, ArrayKind::Param { writable: false, .. })
+        !matches!(
+            self,
+            ArrayKind::Param {
+                writable: false,
+                ..
+            }
+        )
     }
 }
 
@@ -160,7 +166,9 @@ fn declare_shared(
     if arrays.contains_key(&ident.to_string()) || in_scope.contains(&ident.to_string()) {
         return Err(syn::Error::new(
             ident.span(),
-            format!("`{ident}` is already a name of this kernel; give the shared! array its own name"),
+            format!(
+                "`{ident}` is already a name of this kernel; give the shared! array its own name"
+            ),
         ));
     }
     let ty = shared_type(mac)?;
@@ -236,7 +244,10 @@ impl Validator {
     /// A written place must not be a read-only array.
     fn written(&mut self, place: &Expr) {
         if let Some(root) = place_root(place) {
-            if let Some(ArrayKind::Param { writable: false, .. }) = self.array(root) {
+            if let Some(ArrayKind::Param {
+                writable: false, ..
+            }) = self.array(root)
+            {
                 self.error(
                     root.span(),
                     format!("`{root}` is a `&[T]` parameter and cannot be written; declare it `&mut [T]`"),
@@ -336,7 +347,9 @@ impl<'ast> Visit<'ast> for Validator {
                 if indices.len() < a.rank() {
                     self.error(
                         e.span(),
-                        format!("index every dimension of the shared! array `{root}`: `{root}[i][j]`"),
+                        format!(
+                            "index every dimension of the shared! array `{root}`: `{root}[i][j]`"
+                        ),
                     );
                 }
                 for i in indices {
@@ -346,10 +359,14 @@ impl<'ast> Visit<'ast> for Validator {
             }
         }
         match e {
-            Expr::MethodCall(m)
-                if m.method == "len"
-                    && m.args.is_empty()
-                    && path_ident(&m.receiver).is_some_and(|r| self.array(r).is_some()) => {}
+            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
+                if !path_ident(&m.receiver).is_some_and(|r| self.array(r).is_some()) {
+                    self.error(
+                        m.method.span(),
+                        "`.len()` is the length of an array parameter or shared! array: `a.len()`",
+                    );
+                }
+            }
             Expr::Path(_) if path_ident(e).is_some_and(|r| self.array(r).is_some()) => {
                 let id = path_ident(e).expect("checked");
                 self.error(
@@ -414,7 +431,13 @@ mod tests {
         .unwrap();
         assert_eq!(an.shared.len(), 2);
         assert_eq!(an.arrays["t"], ArrayKind::Shared { index: 0, rank: 2 });
-        assert_eq!(an.arrays["c"], ArrayKind::Param { index: 1, writable: true });
+        assert_eq!(
+            an.arrays["c"],
+            ArrayKind::Param {
+                index: 1,
+                writable: true
+            }
+        );
         let names: Vec<String> = an.constants.iter().map(|c| c.to_string()).collect();
         assert_eq!(names, vec!["SCALE"]);
     }
@@ -429,9 +452,12 @@ mod tests {
         assert!(e("{ let t = shared!([[f32; 4]; 4]); t[0] = 1.0; }").contains("every dimension"));
         assert!(e("{ let x = c; }").contains("is an array"));
         assert!(e("{ let v = sync_threads(); }").contains("statement of its own"));
-        assert!(e("{ let mut x = 0u32; atomic_add(&mut x, 1); }").contains("target of `atomic_add`"));
+        assert!(
+            e("{ let mut x = 0u32; atomic_add(&mut x, 1); }").contains("target of `atomic_add`")
+        );
         assert!(e("{ let c = 1; }").contains("names an array"));
         assert!(e("{ N = 3; }").contains("not a local"));
         assert!(e("{ let t = shared!([u8; 4]); }").contains("element type"));
+        assert!(e("{ let x = 1.0f32; let l = x.len(); }").contains("length of an array"));
     }
 }

@@ -60,9 +60,10 @@ fn static_info(k: &Kernel<'_>) -> TokenStream {
     let shared = k.analysis.shared.iter().map(|s| {
         let n = s.ident.to_string();
         let elem = &s.element;
-        let dims = s.dims.iter().map(|d| {
-            quote_spanned!(d.span()=> ::ongpu::__private::shared_dim(#d))
-        });
+        let dims = s
+            .dims
+            .iter()
+            .map(|d| quote_spanned!(d.span()=> ::ongpu::__private::shared_dim(#d)));
         quote! {
             ::ongpu::__private::SharedDecl {
                 name: #n,
@@ -102,8 +103,16 @@ pub fn expand(k: Kernel<'_>) -> TokenStream {
     let f = k.item;
     let name = &f.sig.ident;
     let vis = &f.vis;
-    let docs: Vec<_> = f.attrs.iter().filter(|a| a.path().is_ident("doc")).collect();
-    let others: Vec<_> = f.attrs.iter().filter(|a| !a.path().is_ident("doc")).collect();
+    let docs: Vec<_> = f
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+    let others: Vec<_> = f
+        .attrs
+        .iter()
+        .filter(|a| !a.path().is_ident("doc"))
+        .collect();
     let hidden = Hidden::new();
     let (ctx, shared_var) = (&hidden.ctx, &hidden.shared);
     let site = syn::Ident::new("__ONGPU_KERNEL", Span::mixed_site());
@@ -136,7 +145,11 @@ pub fn expand(k: Kernel<'_>) -> TokenStream {
                 launch_params.push(quote!(#id: #ty));
                 wrapped.push(quote!(::ongpu::__private::value(#id)));
                 view_types.push(quote!(#ty));
-                pats.push(if p.mutable { quote!(mut #id) } else { quote!(#id) });
+                pats.push(if p.mutable {
+                    quote!(mut #id)
+                } else {
+                    quote!(#id)
+                });
             }
         }
     }

@@ -110,7 +110,8 @@ impl Rewriter<'_> {
                         self.visit_expr_mut(i);
                     }
                     let extra = indices.split_off(rank);
-                    let mut all: Vec<Projection> = extra.into_iter().map(Projection::Index).collect();
+                    let mut all: Vec<Projection> =
+                        extra.into_iter().map(Projection::Index).collect();
                     rest.reverse();
                     all.extend(rest);
                     return Some(ArrayPlace {
@@ -271,12 +272,24 @@ mod tests {
              let old = atomic_add(&mut c[0], 1.0); sync_threads(); let x = thread_idx().x; }",
         );
         assert!(s.contains("let t = __ongpu_shared . 0"), "{s}");
-        assert!(s.contains("t . store (__ongpu_i0 , __ongpu_i1 , __ongpu_value)"), "{s}");
+        assert!(
+            s.contains("t . store (__ongpu_i0 , __ongpu_i1 , __ongpu_value)"),
+            "{s}"
+        );
         assert!(s.contains("let __ongpu_value = a . load (n)"), "{s}");
-        assert!(s.contains("let __ongpu_value = t . load (0 , a . len ())"), "{s}");
+        assert!(
+            s.contains("let __ongpu_value = t . load (0 , a . len ())"),
+            "{s}"
+        );
         assert!(s.contains("__ongpu_element += __ongpu_value"), "{s}");
-        assert!(s.contains(":: ongpu :: __private :: atomic_add (c . at (0) , 1.0)"), "{s}");
-        assert!(s.contains("__ongpu_ctx . sync_threads (0u32) . await"), "{s}");
+        assert!(
+            s.contains(":: ongpu :: __private :: atomic_add (c . at (0) , 1.0)"),
+            "{s}"
+        );
+        assert!(
+            s.contains("__ongpu_ctx . sync_threads (0u32) . await"),
+            "{s}"
+        );
         assert!(s.contains("__ongpu_ctx . thread_idx () . x"), "{s}");
     }
 
@@ -287,7 +300,13 @@ mod tests {
             "{ c[1].re = 2.0; m[0][1][2] -= m[1][0][0]; }",
         );
         assert!(s.contains("__ongpu_element . re = __ongpu_value"), "{s}");
-        assert!(s.contains("__ongpu_element [1] [2] -= __ongpu_value"), "{s}");
-        assert!(s.contains("let __ongpu_value = m . load (1) [0] [0]"), "{s}");
+        assert!(
+            s.contains("__ongpu_element [1] [2] -= __ongpu_value"),
+            "{s}"
+        );
+        assert!(
+            s.contains("let __ongpu_value = m . load (1) [0] [0]"),
+            "{s}"
+        );
     }
 }

@@ -31,7 +31,8 @@ pub struct Param {
     pub kind: ParamKind,
 }
 
-const ARRAY_TYPES: &str = "f32 f64 i32 u32 Complex<f32|f64> ColorVector<f32|f64> ColorMatrix<f32|f64>";
+const ARRAY_TYPES: &str =
+    "f32 f64 i32 u32 Complex<f32|f64> ColorVector<f32|f64> ColorMatrix<f32|f64>";
 const VALUE_TYPES: &str = "f32 f64 i32 u32 i64 u64 isize usize bool Complex<f32|f64> \
 ColorVector<f32|f64> ColorMatrix<f32|f64>";
 
@@ -118,13 +119,21 @@ pub fn params(f: &ItemFn) -> syn::Result<Vec<Param>> {
     let mut out: Vec<Param> = Vec::new();
     for arg in &sig.inputs {
         let FnArg::Typed(t) = arg else {
-            return Err(error(arg.span(), "#[ongpu::kernel] functions take no `self`"));
+            return Err(error(
+                arg.span(),
+                "#[ongpu::kernel] functions take no `self`",
+            ));
         };
         let (ident, mutable) = match &*t.pat {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                 (p.ident.clone(), p.mutability.is_some())
             }
-            other => return Err(error(other.span(), "parameters must be plain names: `x: f32`")),
+            other => {
+                return Err(error(
+                    other.span(),
+                    "parameters must be plain names: `x: f32`",
+                ))
+            }
         };
         let kind = param_kind(&t.ty)?;
         if mutable && matches!(kind, ParamKind::Array { .. }) {
@@ -156,8 +165,16 @@ mod tests {
 
     #[test]
     fn arrays_and_values() {
-        let p = check("fn k(a: &[f32], c: &mut [ColorMatrix<f64>], mut n: u32, z: Complex<f32>) {}").unwrap();
-        assert!(matches!(p[0].kind, ParamKind::Array { writable: false, .. }));
+        let p =
+            check("fn k(a: &[f32], c: &mut [ColorMatrix<f64>], mut n: u32, z: Complex<f32>) {}")
+                .unwrap();
+        assert!(matches!(
+            p[0].kind,
+            ParamKind::Array {
+                writable: false,
+                ..
+            }
+        ));
         assert!(matches!(p[1].kind, ParamKind::Array { writable: true, .. }));
         assert!(p[2].mutable && matches!(p[2].kind, ParamKind::Value(_)));
         assert!(matches!(p[3].kind, ParamKind::Value(_)));
@@ -165,12 +182,20 @@ mod tests {
 
     #[test]
     fn unsupported_signatures() {
-        assert!(check("fn k(a: &[u8]) {}").unwrap_err().contains("array element type"));
-        assert!(check("fn k(a: Vec<f32>) {}").unwrap_err().contains("unsupported parameter type"));
+        assert!(check("fn k(a: &[u8]) {}")
+            .unwrap_err()
+            .contains("array element type"));
+        assert!(check("fn k(a: Vec<f32>) {}")
+            .unwrap_err()
+            .contains("unsupported parameter type"));
         assert!(check("fn k(a: &f32) {}").unwrap_err().contains("by value"));
         assert!(check("fn k(a: u8) {}").is_err());
-        assert!(check("fn k(a: &[f32]) -> f32 { 0.0 }").unwrap_err().contains("returns nothing"));
-        assert!(check("fn k<T>(a: &[T]) {}").unwrap_err().contains("generic"));
+        assert!(check("fn k(a: &[f32]) -> f32 { 0.0 }")
+            .unwrap_err()
+            .contains("returns nothing"));
+        assert!(check("fn k<T>(a: &[T]) {}")
+            .unwrap_err()
+            .contains("generic"));
         assert!(check("fn k(a: &[Complex]) {}").is_err());
     }
 }

@@ -200,7 +200,13 @@ where
         let mut finished = 0;
         let waker = noop_waker();
         let mut cx = Context::from_waker(&waker);
-        let line = |id: u32| site.info.barrier_lines.get(id as usize).copied().unwrap_or(0);
+        let line = |id: u32| {
+            site.info
+                .barrier_lines
+                .get(id as usize)
+                .copied()
+                .unwrap_or(0)
+        };
         loop {
             let mut waiting: Option<(usize, u32)> = None;
             for t in 0..n {

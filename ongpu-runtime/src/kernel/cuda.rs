@@ -47,7 +47,10 @@ impl Compiled {
         if let Some(e) = slot.get() {
             return Ok(e);
         }
-        let _guard = self.compiling.lock().unwrap_or_else(PoisonError::into_inner);
+        let _guard = self
+            .compiling
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         if let Some(e) = slot.get() {
             return Ok(e);
         }
@@ -89,7 +92,12 @@ pub(crate) fn launch<A: LaunchArgs>(
         || source::assemble(info, &A::kinds(), checked),
         &what,
     )?;
-    shape::check(&shape, dev.info().max_threads_per_block, info.name, info.location)?;
+    shape::check(
+        &shape,
+        dev.info().max_threads_per_block,
+        info.name,
+        info.location,
+    )?;
     if shape.threads_per_block() > entry.max_threads as u64 {
         return Err(Error::InvalidLaunch {
             site: info.location,
@@ -123,7 +131,11 @@ pub(crate) fn launch<A: LaunchArgs>(
     // SAFETY: the parameters follow the kernel's signature (built by `source::assemble` from
     // the same argument types in the same order, then the report pointer), and the fields
     // they point into are borrowed by this call and freed only after the device is done.
-    unsafe { cuda::launch(dev, entry.function, launch_shape, &mut params, || what.clone())? };
+    unsafe {
+        cuda::launch(dev, entry.function, launch_shape, &mut params, || {
+            what.clone()
+        })?
+    };
     match report {
         Some(r) => read_report(site, &r),
         None => Ok(()),

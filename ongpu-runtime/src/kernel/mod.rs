@@ -77,7 +77,12 @@ where
     B: BlockBody<A::Views, S::Views>,
 {
     let info = &site.info;
-    shape::check(&shape, shape::MAX_THREADS_PER_BLOCK, info.name, info.location)?;
+    shape::check(
+        &shape,
+        shape::MAX_THREADS_PER_BLOCK,
+        info.name,
+        info.location,
+    )?;
     if info.shared_bytes() > MAX_SHARED_BYTES {
         return Err(Error::InvalidLaunch {
             site: info.location,

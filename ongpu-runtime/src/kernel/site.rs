@@ -219,10 +219,7 @@ mod tests {
             i64::MIN.cuda_definition("M"),
             "constexpr long long M = (long long)(-9223372036854775807ll - 1);"
         );
-        assert_eq!(
-            0.1f32.cuda_definition("A"),
-            "constexpr float A = 1e-1f;"
-        );
+        assert_eq!(0.1f32.cuda_definition("A"), "constexpr float A = 1e-1f;");
         assert_eq!(
             (1.0f64 / 3.0).cuda_definition("B"),
             "constexpr double B = 3.333333333333333e-1;"

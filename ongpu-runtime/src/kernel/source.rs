@@ -49,7 +49,10 @@ pub fn assemble(info: &KernelInfo, kinds: &[ParamKind], checked: bool) -> String
     for (k, shared) in info.shared.iter().enumerate() {
         let _ = writeln!(s, "typedef {} ongpu_shared_t_{k};", (shared.element)());
         for (d, n) in shared.dims.iter().enumerate() {
-            let _ = writeln!(s, "constexpr unsigned long long ongpu_shared_{k}_{d} = {n}ull;");
+            let _ = writeln!(
+                s,
+                "constexpr unsigned long long ongpu_shared_{k}_{d} = {n}ull;"
+            );
         }
     }
     push_device_fns(&mut s, info.device_fns);
@@ -126,10 +129,14 @@ mod tests {
         let s = assemble(&INFO, &kinds, true);
         assert!(s.contains("#define ONGPU_CHECK_BOUNDS 1"), "{s}");
         assert!(s.contains("typedef float ongpu_real;"));
-        assert!(s.contains("constexpr unsigned long long ongpu_c_TILE = (unsigned long long)16ull;"));
+        assert!(
+            s.contains("constexpr unsigned long long ongpu_c_TILE = (unsigned long long)16ull;")
+        );
         assert!(s.contains("typedef float ongpu_shared_t_0;"));
         assert!(s.contains("constexpr unsigned long long ongpu_shared_0_1 = 16ull;"));
-        assert!(s.contains("const float* __restrict__ a,\n    const unsigned long long ongpu_len_a"));
+        assert!(
+            s.contains("const float* __restrict__ a,\n    const unsigned long long ongpu_len_a")
+        );
         assert!(s.contains("float* __restrict__ c,"));
         assert!(s.contains("unsigned int n,\n    ongpu::BoundsReport* ongpu_bounds) {"));
         assert!(s.contains("  c[0] = a[0] * n;\n}"));
@@ -146,7 +153,10 @@ mod tests {
             real: r,
             write: false,
         };
-        assert_eq!(kernel_real(&[a(Some(RealKind::F32)), v("double")]), RealKind::F32);
+        assert_eq!(
+            kernel_real(&[a(Some(RealKind::F32)), v("double")]),
+            RealKind::F32
+        );
         assert_eq!(kernel_real(&[a(None), v("float")]), RealKind::F32);
         assert_eq!(kernel_real(&[a(None)]), RealKind::F64);
     }

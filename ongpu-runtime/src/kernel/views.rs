@@ -59,7 +59,14 @@ fn out_of_range(info: &KernelInfo, id: u32, dim: usize, rank: usize, index: i128
 /// `i` checked against `len`.
 #[inline(always)]
 #[track_caller]
-fn checked<I: KernelIndex>(i: I, len: usize, info: &KernelInfo, id: u32, dim: usize, rank: usize) -> usize {
+fn checked<I: KernelIndex>(
+    i: I,
+    len: usize,
+    info: &KernelInfo,
+    id: u32,
+    dim: usize,
+    rank: usize,
+) -> usize {
     match i.to_index() {
         Ok(k) if k < len => k,
         Ok(k) => out_of_range(info, id, dim, rank, k as i128, len),
@@ -92,7 +99,12 @@ unsafe impl<T: Sync> Sync for ReadView<T> {}
 impl<T: Element> ReadView<T> {
     /// # Safety
     /// `ptr` must be valid for reads of `len` elements, unwritten while the view is used.
-    pub(crate) unsafe fn new(ptr: *const T, len: usize, info: &'static KernelInfo, id: u32) -> Self {
+    pub(crate) unsafe fn new(
+        ptr: *const T,
+        len: usize,
+        info: &'static KernelInfo,
+        id: u32,
+    ) -> Self {
         ReadView { ptr, len, info, id }
     }
 
@@ -174,8 +186,18 @@ impl<T: Element, const R: usize> ArrayView<T, R> {
     /// # Safety
     /// `ptr` must be valid for reads and writes of `dims`' product of elements, for as long
     /// as the view is used, and accessed only atomically meanwhile.
-    pub(crate) unsafe fn new(ptr: *mut T, dims: [usize; R], info: &'static KernelInfo, id: u32) -> Self {
-        ArrayView { ptr, dims, info, id }
+    pub(crate) unsafe fn new(
+        ptr: *mut T,
+        dims: [usize; R],
+        info: &'static KernelInfo,
+        id: u32,
+    ) -> Self {
+        ArrayView {
+            ptr,
+            dims,
+            info,
+            id,
+        }
     }
 
     #[inline(always)]
