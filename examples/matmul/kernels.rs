@@ -26,6 +26,7 @@ pub fn matmul_naive(a: &[f32], b: &[f32], c: &mut [f32], m: u32, n: u32, k: u32)
 /// tile, and accumulates 16 products per thread from shared memory before the next tile.
 /// Every thread reaches both barriers of every tile, also those outside C.
 #[ongpu::kernel]
+#[allow(clippy::manual_div_ceil)] // `div_ceil` is not in the body language
 pub fn matmul_tiled(a: &[f32], b: &[f32], c: &mut [f32], m: u32, n: u32, k: u32) {
     let ta = shared!([[f32; TILE]; TILE]);
     let tb = shared!([[f32; TILE]; TILE]);

@@ -183,7 +183,7 @@ pub enum Error {
         /// The array (`parameter `a``, `shared array `tile` (dimension 2 of 2)`).
         array: String,
         /// The index (negative if a signed index was negative).
-        index: i128,
+        index: i64,
         /// The length (or extent of that dimension).
         len: u64,
         /// The block of the first thread that went out of range.

@@ -164,7 +164,7 @@ fn read_report(site: &KernelSite, report: &DeviceBuffer) -> Result<()> {
         site: info.location,
         kernel: info.name,
         array: name,
-        index: u64_at(4) as i64 as i128,
+        index: u64_at(4) as i64,
         len: u64_at(6),
         block: (words[8], words[9], words[10]),
         thread: (words[11], words[12], words[13]),
