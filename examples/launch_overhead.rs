@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::number;
+use common::arg;
 use ongpu::prelude::*;
 use std::time::Instant;
 
@@ -41,8 +41,8 @@ fn main() -> ongpu::Result<()> {
     if std::env::args().any(|a| a == "--first-call") {
         return first_call_child();
     }
-    let calls = number("--calls", 20_000);
-    let trips = number("--round-trips", 5_000);
+    let calls = arg("--calls", 20_000);
+    let trips = arg("--round-trips", 5_000);
     let backend = ongpu::backend()?;
     println!(
         "launch_overhead: n = {N} sites, {calls} calls per host measurement, {trips} round trips"

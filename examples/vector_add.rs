@@ -6,14 +6,14 @@
 
 mod common;
 
-use common::{host_seconds, number};
+use common::arg;
 use ongpu::prelude::*;
 use ongpu::Backend;
 use rand::{Rng, SeedableRng};
 
 fn main() -> ongpu::Result<()> {
-    let n = number("--n", 1 << 24);
-    let reps = number("--reps", 30).max(1);
+    let n = arg("--n", 1 << 24);
+    let reps = arg("--reps", 30).max(1);
     let backend = ongpu::backend()?;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(42);
     let av: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
@@ -68,7 +68,7 @@ fn device_name() -> String {
 }
 
 /// Median seconds per call of `on_gpu!` and of a device-to-device copy moving the same number
-/// of bytes, each timed with CUDA events over batches of back-to-back launches.
+/// of bytes, each timed with CUDA events over batches of back-to-back launches (`common::time`).
 #[cfg(feature = "cuda")]
 fn gpu_times(
     n: usize,
@@ -78,7 +78,7 @@ fn gpu_times(
     c: &mut Field<f32>,
 ) -> ongpu::Result<(f64, f64, &'static str)> {
     use ongpu::cuda::{device, DeviceBuffer};
-    let ours = common::device_seconds(reps, 10, &mut || {
+    let ours = common::time(Backend::Cuda, reps, || {
         on_gpu!(n, 256, {
             c = a + b;
         })
@@ -87,7 +87,7 @@ fn gpu_times(
     let dev = device()?;
     let src = DeviceBuffer::alloc(dev, 6 * n, "copy source")?;
     let mut dst = DeviceBuffer::alloc(dev, 6 * n, "copy destination")?;
-    let copy = common::device_seconds(reps, 10, &mut || dst.copy_from(&src))?;
+    let copy = common::time(Backend::Cuda, reps, || dst.copy_from(&src))?;
     Ok((ours, copy, "device copy"))
 }
 
@@ -111,14 +111,14 @@ fn cpu_times(
     c: &mut Field<f32>,
 ) -> ongpu::Result<(f64, f64, &'static str)> {
     use rayon::prelude::*;
-    let ours = host_seconds(reps, 2, &mut || {
+    let ours = common::time(Backend::Cpu, reps, || {
         on_gpu!(n, {
             c = a + b;
         })
     })?;
     let src = vec![1.0f32; 3 * n / 2];
     let mut dst = vec![0.0f32; 3 * n / 2];
-    let copy = host_seconds(reps, 2, &mut || {
+    let copy = common::time(Backend::Cpu, reps, || {
         dst.par_chunks_mut(1 << 16)
             .zip(src.par_chunks(1 << 16))
             .for_each(|(d, s)| d.copy_from_slice(s));

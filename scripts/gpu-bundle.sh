@@ -28,7 +28,8 @@ for line in sys.stdin:
 cargo build --release --examples
 examples=("$@")
 if [ ${#examples[@]} -eq 0 ]; then
-  examples=($(ls examples/*.rs | xargs -n1 basename | sed 's/\.rs$//'))
+  # single-file examples and directories with a main.rs
+  examples=($( (ls examples/*.rs; ls examples/*/main.rs | xargs -n1 dirname) | xargs -n1 basename | sed 's/\.rs$//'))
 fi
 for e in "${examples[@]}"; do
   cp "target/release/examples/$e" "$out/examples/$e"

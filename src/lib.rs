@@ -104,10 +104,63 @@ pub use ongpu_macros::on_gpu;
 /// ```
 pub use ongpu_macros::device;
 
+/// Makes a function an explicit kernel in the style of CUDA's `__global__` functions: every
+/// thread of a grid of blocks runs its body. The macro generates
+/// `name::launch(LaunchShape { grid, block }, args...) -> ongpu::Result<()>`, where an array
+/// parameter `&[T]` takes a `&Field<T, AoS>` and `&mut [T]` a `&mut Field<T, AoS>` (copied
+/// between host and device only when the other side is newer), and values are passed as
+/// declared.
+///
+/// The body uses the body language of [`on_gpu!`] plus `while`, `loop`, `break`, `continue`
+/// and `return`, indexing of the array parameters (`a[i]`, with any integer type; out of
+/// range panics on the CPU and, with [`bounds_checks`] on, is an error on the GPU),
+/// `a.len()`, `thread_idx()`, `block_idx()`, `block_dim()` and `grid_dim()` (with `.x .y .z`,
+/// `u32`), `let s = shared!([T; N]);` or `shared!([[T; N]; M])` (block-shared arrays of
+/// constant size, at the top level of the body), `sync_threads()`, `thread_fence()`, and the
+/// atomics `atomic_add`, `atomic_sub`, `atomic_min`, `atomic_max`, `atomic_exch` and
+/// `atomic_cas` on `&mut a[i]` of a `&mut [T]` parameter or a shared array (each returns the
+/// old value). Names that are not parameters or locals are constants (`const` items).
+///
+/// On the CPU backend blocks run in parallel and the threads of a block run one after the
+/// other between barriers, so `sync_threads()` keeps its meaning; threads that do not all
+/// reach the same barriers are an [`Error::DivergentBarrier`].
+///
+/// ```
+/// use ongpu::prelude::*;
+///
+/// #[ongpu::kernel]
+/// fn block_sums(x: &[f32], sums: &mut [f32]) {
+///     let part = shared!([f32; 64]);
+///     let t = thread_idx().x as usize;
+///     let i = block_idx().x as usize * 64 + t;
+///     part[t] = if i < x.len() { x[i] } else { 0.0 };
+///     sync_threads();
+///     let mut half = 32;
+///     while half > 0 {
+///         if t < half {
+///             part[t] += part[t + half];
+///         }
+///         sync_threads();
+///         half /= 2;
+///     }
+///     if t == 0 {
+///         sums[block_idx().x] = part[0];
+///     }
+/// }
+///
+/// let x: Field<f32, AoS> = Field::from_fn(200, |i| i as f32);
+/// let mut sums: Field<f32, AoS> = Field::zeros(4);
+/// block_sums::launch(LaunchShape { grid: (4, 1, 1), block: (64, 1, 1) }, &x, &mut sums)?;
+/// assert_eq!(sums.to_vec()?, vec![2016.0, 6112.0, 10208.0, 1564.0]);
+/// # Ok::<(), ongpu::Error>(())
+/// ```
+pub use ongpu_macros::kernel;
+
 pub use ongpu_runtime::{
-    backend, codegen, cuda_available, math, synchronize, with_backend, AoS, AoSoA, Backend,
-    ColorMatrix, ColorVector, Complex, Element, Error, Field, HostMut, Layout, Location, Norm2,
-    Real, RealKind, Residency, Result, Scalar, SoA, Transfers,
+    backend, bounds_checks, codegen, cuda_available, math, synchronize, with_backend,
+    with_bounds_checks, AoS, AoSoA, Backend, ColorMatrix, ColorVector, Complex, Dim3, Element,
+    Error, Field, HostMut, LaunchShape, Layout, Location, Norm2, Real, RealKind, Residency, Result,
+    Scalar, SoA, Transfers,
 };
 pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
 
@@ -119,7 +172,8 @@ pub use ongpu_runtime::cuda;
 /// What most programs need: `use ongpu::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, Field, Norm2, Result, SoA,
+        on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, Field, LaunchShape, Norm2, Result,
+        SoA,
     };
 }
 

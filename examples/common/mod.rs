@@ -1,23 +1,15 @@
-//! Helpers shared by the examples: command-line flags, and medians of timings taken the way
-//! BENCHMARKS.md describes (warm-up first; GPU times from CUDA events around batches of
-//! back-to-back launches, so that host launch cost is not counted).
+//! Helpers shared by the examples: command-line flags, and timing: on the GPU with
+//! CUDA events around batches of back-to-back launches (after a warm-up launch, which also
+//! compiles the kernel), the median of several batches; on the CPU with host clocks.
 
 #![allow(dead_code)]
 
+use ongpu::Backend;
 use std::time::Instant;
 
-/// The value after `--name` on the command line.
-pub fn flag(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|k| args.get(k + 1))
-        .cloned()
-}
-
-/// The number after `--name`, or `default`.
-pub fn number(name: &str, default: usize) -> usize {
-    flag(name)
+/// The value of `--name N`, or `default`.
+pub fn arg(name: &str, default: usize) -> usize {
+    value(name)
         .map(|v| {
             v.parse()
                 .unwrap_or_else(|_| panic!("{name} takes a number, got {v}"))
@@ -25,55 +17,111 @@ pub fn number(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// The values of `--name A,B,C`, or `default`.
+pub fn arg_list(name: &str, default: &[usize]) -> Vec<usize> {
+    value(name)
+        .map(|v| {
+            v.split(',')
+                .map(|x| {
+                    x.trim().parse().unwrap_or_else(|_| {
+                        panic!("{name} takes numbers separated by commas, got {v}")
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_else(|| default.to_vec())
+}
+
+/// The value after `--name`, if the flag is given.
+pub fn value(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).map(|k| {
+        args.get(k + 1)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} needs a value"))
+    })
+}
+
 /// True if `--name` is on the command line.
 pub fn switch(name: &str) -> bool {
     std::env::args().any(|a| a == name)
 }
 
-/// The median of `v` (which must not be empty).
+/// The median of `v` (not empty).
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
 
-/// Median host seconds per call of `f`, after `warmup` unmeasured calls.
-pub fn host_seconds(
-    reps: usize,
-    warmup: usize,
-    f: &mut dyn FnMut() -> ongpu::Result<()>,
-) -> ongpu::Result<f64> {
-    for _ in 0..warmup {
-        f()?;
+/// What the examples run on, for their headers.
+pub fn device_name(backend: Backend) -> String {
+    match backend {
+        #[cfg(feature = "cuda")]
+        Backend::Cuda => ongpu::cuda::device()
+            .map(|d| d.info().name.clone())
+            .unwrap_or_else(|_| "unknown GPU".into()),
+        _ => format!(
+            "host CPU, {} threads",
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        ),
     }
-    let mut t = Vec::with_capacity(reps);
-    for _ in 0..reps.max(1) {
-        let s = Instant::now();
-        f()?;
-        t.push(s.elapsed().as_secs_f64());
-    }
-    Ok(median(t))
 }
 
-/// Median device seconds per call of `f`: CUDA events around `batch` back-to-back calls,
-/// `reps` times, after 3 unmeasured calls.
-#[cfg(feature = "cuda")]
-pub fn device_seconds(
-    reps: usize,
-    batch: usize,
-    f: &mut dyn FnMut() -> ongpu::Result<()>,
-) -> ongpu::Result<f64> {
-    for _ in 0..3 {
-        f()?;
+/// Streaming multiprocessors of the GPU (grids are sized in waves of them); `None` on the CPU.
+pub fn sm_count(backend: Backend) -> Option<usize> {
+    match backend {
+        #[cfg(feature = "cuda")]
+        Backend::Cuda => ongpu::cuda::device()
+            .ok()
+            .map(|d| d.info().sm_count as usize),
+        _ => None,
     }
-    let mut t = Vec::with_capacity(reps);
-    for _ in 0..reps.max(1) {
-        let (_, ms) = ongpu::cuda::time_device(|| {
+}
+
+/// Says so when bounds checks make the GPU timings meaningless.
+pub fn warn_if_checked(backend: Backend) {
+    if backend == Backend::Cuda && ongpu::bounds_checks().unwrap_or(false) {
+        eprintln!(
+            "note: GPU bounds checks are on (a debug build, or ONGPU_CHECK_BOUNDS=1): each launch \
+             waits for its report, so these times are not the kernels' (build with --release)"
+        );
+    }
+}
+
+/// Seconds per call of `f`: after one warm-up call, the median of `reps` timings, each of a
+/// batch of back-to-back calls long enough (about 20 ms) for the timer's resolution.
+pub fn time(
+    backend: Backend,
+    reps: usize,
+    mut f: impl FnMut() -> ongpu::Result<()>,
+) -> ongpu::Result<f64> {
+    f()?;
+    let batch_seconds = |batch: usize, f: &mut dyn FnMut() -> ongpu::Result<()>| {
+        timed(backend, &mut || {
             for _ in 0..batch {
                 f()?;
             }
             Ok(())
-        })?;
-        t.push(ms as f64 / 1e3 / batch as f64);
+        })
+    };
+    let once = batch_seconds(1, &mut f)?;
+    let batch = ((0.02 / once.max(1e-7)).ceil() as usize).clamp(1, 1000);
+    let mut t = Vec::with_capacity(reps);
+    for _ in 0..reps.max(1) {
+        t.push(batch_seconds(batch, &mut f)? / batch as f64);
     }
     Ok(median(t))
+}
+
+/// Seconds that `f` takes: device time between CUDA events on the GPU, host time on the CPU.
+fn timed(backend: Backend, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Result<f64> {
+    match backend {
+        #[cfg(feature = "cuda")]
+        Backend::Cuda => ongpu::cuda::time_device(f).map(|((), ms)| ms as f64 / 1e3),
+        _ => {
+            let start = Instant::now();
+            f()?;
+            Ok(start.elapsed().as_secs_f64())
+        }
+    }
 }

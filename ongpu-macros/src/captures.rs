@@ -224,6 +224,8 @@ impl Analysis {
                     self.expr(e);
                 }
             }
+            // `&mut a[i]`, the target of a kernel's atomic.
+            Expr::Reference(r) => self.expr(&r.expr),
             _ => {}
         }
     }

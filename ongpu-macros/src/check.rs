@@ -12,9 +12,13 @@ use syn::{BinOp, Block, Expr, Lit, Pat, Stmt, Type, UnOp};
 pub enum Context {
     /// An `on_gpu!` body: every site runs it to the end.
     OnGpu,
-    /// An `#[ongpu::device]` function or `#[ongpu::kernel]`: `while`, `loop`, `break`,
-    /// `continue` and `return` are allowed too.
+    /// An `#[ongpu::device]` function: `while`, `loop`, `break`, `continue` and `return`
+    /// are allowed too.
     Function,
+    /// An `#[ongpu::kernel]` body: `Function`'s control flow, plus the kernel intrinsics
+    /// (`thread_idx()`, `sync_threads()`, atomics, ...), `shared!` arrays, `.x .y .z`,
+    /// `.len()` and `&mut a[i]` (whose placement the kernel analysis checks).
+    Kernel,
 }
 
 /// Collects every unsupported construct of `block`.
@@ -131,6 +135,11 @@ impl Checker {
     fn field_name(&mut self, f: &syn::ExprField) {
         match &f.member {
             syn::Member::Named(n) if supported::FIELDS.contains(&n.to_string().as_str()) => {}
+            // The coordinates of `thread_idx()` and friends (outside kernels the call itself
+            // is the error).
+            syn::Member::Named(n)
+                if matches!(n.to_string().as_str(), "x" | "y" | "z")
+                    && (self.ctx == Context::Kernel || is_intrinsic_call(&f.base)) => {}
             m => self.error(
                 m.span(),
                 "only the fields .re and .im (of Complex), .m and .v are supported",
@@ -210,6 +219,11 @@ impl Checker {
                 for a in &c.args {
                     self.expr(a);
                 }
+            }
+            Expr::MethodCall(m)
+                if self.ctx == Context::Kernel && m.method == "len" && m.args.is_empty() =>
+            {
+                self.expr(&m.receiver);
             }
             Expr::MethodCall(m) => {
                 if let Some(t) = &m.turbofish {
@@ -322,6 +336,10 @@ impl Checker {
                 c.span(),
                 not_supported("a closure (move the code into a function marked #[ongpu::device])"),
             ),
+            Expr::Reference(r) if self.ctx == Context::Kernel && r.mutability.is_some() => {
+                self.place(&r.expr)
+            }
+            Expr::Macro(m) if self.ctx == Context::Kernel && m.mac.path.is_ident("shared") => {}
             Expr::Macro(m) => self.error(
                 m.span(),
                 not_supported("a macro (println!, vec!, assert!, ...)"),
@@ -361,6 +379,24 @@ impl Checker {
 
     fn call_path(&mut self, path: &syn::Path, args: usize) {
         if let Some(id) = path.get_ident() {
+            if let Some(n) = supported::kernel_intrinsic(&id.to_string()) {
+                if self.ctx != Context::Kernel {
+                    self.error(
+                        id.span(),
+                        format!(
+                            "`{id}()` can only be used in an #[ongpu::kernel] function: {}",
+                            if self.ctx == Context::OnGpu {
+                                "an on_gpu! body runs each site on its own, with no block of threads to index or synchronise"
+                            } else {
+                                "pass what a device function needs (such as thread_idx().x) as an argument"
+                            }
+                        ),
+                    );
+                } else if n != args {
+                    self.error(id.span(), format!("`{id}` takes {n} argument(s)"));
+                }
+                return;
+            }
             if let Some(n) = supported::math_function(&id.to_string()) {
                 if n != args {
                     self.error(id.span(), format!("`{id}` takes {n} argument(s)"));
@@ -383,6 +419,12 @@ impl Checker {
             self.error(path.span(), not_supported("a generic function call"));
         }
     }
+}
+
+/// True for a call of a kernel intrinsic (`thread_idx()`).
+fn is_intrinsic_call(e: &Expr) -> bool {
+    matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Path(p)
+        if p.path.get_ident().is_some_and(|i| supported::kernel_intrinsic(&i.to_string()).is_some())))
 }
 
 /// `+=` and its siblings.

@@ -1,4 +1,5 @@
-//! Procedural macros of [ongpu](https://docs.rs/ongpu): `on_gpu!` and `#[device]`.
+//! Procedural macros of [ongpu](https://docs.rs/ongpu): `on_gpu!`, `#[kernel]` and
+//! `#[device]`.
 //!
 //! This crate holds syntax only: parsing (`input`), the supported subset (`check`), capture
 //! analysis (`captures`), and one emitter per target (`emit_cuda` for the CUDA C++ kernel
@@ -14,6 +15,7 @@ mod emit_cuda;
 mod emit_reduce;
 mod emit_rust;
 mod input;
+mod kernel;
 mod names;
 mod on_gpu;
 mod reduce;
@@ -54,6 +56,16 @@ fn errors_as_expression(e: syn::Error) -> proc_macro2::TokenStream {
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     device::device(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Makes a function an explicit CUDA kernel, run by every thread of a grid of blocks (and
+/// on CPU threads, with barrier semantics, when there is no GPU). Generates
+/// `name::launch(LaunchShape { grid, block }, args...) -> ongpu::Result<()>`.
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    kernel::kernel(attr.into(), item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

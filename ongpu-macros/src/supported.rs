@@ -69,6 +69,31 @@ pub const METHODS: &[(&str, usize)] = &[
     ("dot", 1),
 ];
 
+/// The functions of `#[ongpu::kernel]` bodies, with their argument counts (`x`, `y`, `z` of
+/// the index functions are fields of their result).
+pub const KERNEL_INTRINSICS: &[(&str, usize)] = &[
+    ("thread_idx", 0),
+    ("block_idx", 0),
+    ("block_dim", 0),
+    ("grid_dim", 0),
+    ("sync_threads", 0),
+    ("thread_fence", 0),
+    ("atomic_add", 2),
+    ("atomic_sub", 2),
+    ("atomic_min", 2),
+    ("atomic_max", 2),
+    ("atomic_exch", 2),
+    ("atomic_cas", 3),
+];
+
+/// Argument count of a kernel intrinsic.
+pub fn kernel_intrinsic(name: &str) -> Option<usize> {
+    KERNEL_INTRINSICS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, a)| a)
+}
+
 /// Struct fields a body may read or assign.
 pub const FIELDS: &[&str] = &["re", "im", "m", "v"];
 

@@ -157,8 +157,7 @@ impl<'a, T: Element, L: Layout> KernelArg for FieldRead<'a, T, L> {
 
     #[cfg(feature = "cuda")]
     fn device_prepare(&mut self, dev: &'static crate::cuda::Device, _n: usize) -> Result<()> {
-        let (len, stride) = (self.field.len(), *self.field.stride_ref());
-        let what = || crate::field::describe::<T, L>(len, stride);
+        let what = self.field.what();
         self.device_ptr = self.field.lock().device_for_read(dev, &what)?;
         Ok(())
     }
@@ -213,8 +212,7 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> KernelArg for FieldWrite<'a, T
     #[cfg(feature = "cuda")]
     fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()> {
         let overwrite_all = !LOAD && n == self.field.len();
-        let (len, stride) = (self.field.len(), *self.field.stride_ref());
-        let what = || crate::field::describe::<T, L>(len, stride);
+        let what = self.field.what();
         self.device_ptr = self
             .field
             .sides_mut()

@@ -38,10 +38,17 @@ pub fn collect_kernel_sources<R>(f: impl FnOnce() -> R) -> (R, Vec<KernelSource>
 /// Records a kernel's source if a collection is active on this thread (`make` runs only then).
 #[inline]
 pub(crate) fn observe(site: &CallSite, make: impl FnOnce() -> String) {
+    observe_at(site.location(), make)
+}
+
+/// Records the source of the kernel defined at `location` (an `on_gpu!` or an
+/// `#[ongpu::kernel]`), if a collection is active on this thread.
+#[inline]
+pub(crate) fn observe_at(location: Location, make: impl FnOnce() -> String) {
     COLLECTED.with(|c| {
         if let Some(v) = c.borrow_mut().as_mut() {
             v.push(KernelSource {
-                location: site.location(),
+                location,
                 source: make(),
             });
         }

@@ -168,6 +168,45 @@ pub enum Error {
         message: String,
     },
 
+    /// A kernel indexed an array outside its length (found on the GPU when bounds checks are
+    /// on: `ONGPU_CHECK_BOUNDS=1`, the default in debug builds). The launch ran to its end;
+    /// out-of-range writes went to scratch space, so what the kernel wrote is unreliable.
+    #[error(
+        "{site}: kernel `{kernel}`: block {block:?}, thread {thread:?} indexed {array} at {index}, \
+         out of range for its length {len}"
+    )]
+    KernelIndexOutOfRange {
+        /// Where the kernel is defined.
+        site: Location,
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The array (`parameter `a``, `shared array `tile` (dimension 2 of 2)`).
+        array: String,
+        /// The index (negative if a signed index was negative).
+        index: i64,
+        /// The length (or extent of that dimension).
+        len: u64,
+        /// The block of the first thread that went out of range.
+        block: (u32, u32, u32),
+        /// That thread.
+        thread: (u32, u32, u32),
+    },
+
+    /// On the CPU backend, the threads of a block did not all reach the same barrier: they
+    /// wait at different `sync_threads()`, or some returned while others wait (undefined
+    /// behaviour in CUDA).
+    #[error("{site}: kernel `{kernel}`, block {block:?}: {detail}")]
+    DivergentBarrier {
+        /// Where the kernel is defined.
+        site: Location,
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The block.
+        block: (u32, u32, u32),
+        /// Which threads wait where.
+        detail: String,
+    },
+
     /// The kernel cache on disk could not be read or written (it is an optimisation only:
     /// this error is reported where a user asked for the cache explicitly).
     #[error("kernel cache at {path}: {source}")]

@@ -15,6 +15,7 @@ mod element;
 mod elementwise;
 mod error;
 mod field;
+mod kernel;
 mod kernel_source;
 pub mod math;
 mod reduce;
@@ -27,6 +28,8 @@ pub use backend::{cuda_available, current as backend, synchronize, with_backend,
 pub use element::{Element, RealKind, Scalar};
 pub use error::{number_lines, Error, Location, Result};
 pub use field::{Field, HostMut, Residency, Transfers};
+pub use kernel::bounds::{bounds_checks, with_bounds_checks};
+pub use kernel::shape::{Dim3, LaunchShape};
 pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
 pub use reduce::{InnerProduct, MinMax, Summable};
@@ -41,9 +44,27 @@ pub mod __private {
         read, write, CaptureKind, CaptureRef, Captures, FieldRead, FieldWrite, KernelArg,
         ReadCapture, Uniform, Value, WriteCapture,
     };
+    pub use crate::element::Element;
     pub use crate::elementwise::{run as run_elementwise, sites, threads_per_block, SiteCount};
-    pub use crate::error::Location;
+    pub use crate::error::{Location, Result};
+    pub use crate::field::Field;
+    pub use crate::kernel::args::{slice_read, slice_write, value};
+    pub use crate::kernel::args::{LaunchArg, LaunchArgs, ParamKind};
+    pub use crate::kernel::atomics::{
+        atomic_add, atomic_cas, atomic_exch, atomic_max, atomic_min, atomic_sub, thread_fence,
+        AtomicAdd, AtomicCas, AtomicExch, AtomicMinMax, AtomicSub,
+    };
+    pub use crate::kernel::cpu::{SyncThreads, ThreadCtx};
+    pub use crate::kernel::shape::LaunchShape;
+    pub use crate::kernel::site::{
+        shared_dim, ConstRef, KernelConst, KernelInfo, KernelSite, SharedDecl,
+    };
+    pub use crate::kernel::views::{
+        ArrayView, AtomicPlace, KernelIndex, ReadView, SharedSpec, SharedSpecs,
+    };
+    pub use crate::kernel::{launch_phased, launch_straight};
     pub use crate::kernel_source::{kernel_real, push_device_fns, PRELUDE};
+    pub use crate::layout::AoS;
     pub use crate::math;
     pub use crate::reduce::{
         compared, run as run_reduction, summand, Max, Min, ReduceSite, Reduction, Sum,

@@ -100,6 +100,9 @@ fn simple_value(b: &syn::Block) -> Option<&Expr> {
 impl Translator {
     /// The C++ expression for `e`.
     pub(super) fn expr(&mut self, e: &Expr) -> syn::Result<String> {
+        if let Some(k) = self.kernel_expr(e)? {
+            return Ok(k);
+        }
         Ok(match e {
             Expr::Lit(l) => lit::literal(&l.lit, &Partner::None, &self.real)
                 .ok_or_else(|| unsupported(l.span()))?,

@@ -4,6 +4,7 @@
 //! (`%` on floats, shifts, `!`, `as`) their Rust meaning.
 
 pub mod expr;
+pub mod kernel;
 mod lit;
 mod stmt;
 pub mod ty;
@@ -38,6 +39,8 @@ pub struct Translator {
     /// What decides the type of a returned unsuffixed float literal (a device function's
     /// return type).
     returns: lit::Partner,
+    /// The arrays and intrinsics of an `#[ongpu::kernel]` body (`None` elsewhere).
+    kernel: Option<kernel::KernelArrays>,
 }
 
 /// The result of translating a body.
@@ -78,6 +81,7 @@ impl Translator {
             indent: 0,
             device_calls: Vec::new(),
             returns: lit::Partner::None,
+            kernel: None,
         }
     }
 

@@ -34,6 +34,7 @@ impl Translator {
 
     fn stmt(&mut self, s: &Stmt, tail: Tail) -> syn::Result<()> {
         match s {
+            Stmt::Local(l) if self.kernel_local(l)? => Ok(()),
             Stmt::Local(l) => {
                 let cty = match &l.pat {
                     Pat::Type(t) => {

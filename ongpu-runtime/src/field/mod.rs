@@ -172,6 +172,14 @@ impl<T: Element, L: Layout> Field<T, L> {
         self.sides.get_mut().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// A description of the field for errors, built only if one happens (no allocation on
+    /// the hot path).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn what(&self) -> impl Fn() -> String + 'static {
+        let (len, stride) = (self.len, self.stride);
+        move || describe::<T, L>(len, stride)
+    }
+
     /// The padded length, as passed to kernels.
     pub(crate) fn stride_ref(&self) -> &u64 {
         &self.stride

@@ -1,0 +1,68 @@
+//! `#[ongpu::kernel]`: an explicit kernel. Parsing of the signature (`signature`), the
+//! body's analysis (`analysis`: shared arrays, array uses, constants), the CUDA C++
+//! translation (the shared translator with its kernel extension, `emit_cuda::kernel`), the
+//! body as one thread's Rust (`rust_body`), and the expansion (`expand`).
+
+pub mod analysis;
+mod expand;
+pub mod rust_body;
+pub mod signature;
+pub mod syntax;
+
+use crate::check::{check_block, Context};
+use crate::emit_cuda::{Tail, Translator};
+use crate::names::cuda_ident;
+use proc_macro2::TokenStream;
+use signature::ParamKind;
+use syn::spanned::Spanned;
+use syn::ItemFn;
+
+/// The expansion of `#[ongpu::kernel] fn ...`.
+pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new(
+            attr.span(),
+            "#[ongpu::kernel] takes no arguments (the grid and block are given at launch)",
+        ));
+    }
+    let f: ItemFn = syn::parse2(item)?;
+    let params = signature::params(&f)?;
+    check_block(&f.block, Context::Kernel)?;
+    let analysis = analysis::analyse(&f.block, &params)?;
+
+    let const_names: Vec<String> = analysis
+        .constants
+        .iter()
+        .map(|c| expand::const_cuda_name(&c.to_string()))
+        .collect();
+    let mut bound: Vec<(String, String)> = params
+        .iter()
+        .map(|p| (p.ident.to_string(), cuda_ident(&p.ident.to_string())))
+        .collect();
+    bound.extend(
+        analysis
+            .constants
+            .iter()
+            .zip(&const_names)
+            .map(|(c, n)| (c.to_string(), n.clone())),
+    );
+    let array_params: Vec<(String, String, usize)> = params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| matches!(p.kind, ParamKind::Array { .. }))
+        .map(|(i, p)| (p.ident.to_string(), cuda_ident(&p.ident.to_string()), i))
+        .collect();
+    let translation = Translator::new(&f.block, &bound, "ongpu_real")
+        .in_kernel(&array_params, params.len())
+        .translate(&f.block, Tail::Discard)?;
+    let rust = rust_body::rewrite(&f.block, &analysis, &rust_body::Hidden::new());
+    Ok(expand::expand(expand::Kernel {
+        item: &f,
+        params: &params,
+        analysis: &analysis,
+        cuda_body: translation.code,
+        device_calls: &translation.device_calls,
+        rust,
+        const_names,
+    }))
+}

@@ -1,0 +1,77 @@
+// ongpu helpers of explicit kernels (#[ongpu::kernel]), after the prelude: atomics with the
+// argument types of the Rust API, and array accesses with optional bounds checks.
+// ONGPU_CHECK_BOUNDS (0 or 1) is defined before this file.
+
+namespace ongpu {
+
+template <class T> struct identity { typedef T type; };
+
+// ---------------------------------------------------------------- atomics
+// The place's type decides (the Rust API takes `&mut a[i]` and a value of its type), so a
+// literal argument converts to the element type, as rustc typed it.
+template <class T> ONGPU_FN T atomic_add(T* p, typename identity<T>::type v) { return atomicAdd(p, v); }
+template <class T> ONGPU_FN T atomic_sub(T* p, typename identity<T>::type v) { return atomicSub(p, v); }
+template <class T> ONGPU_FN T atomic_min(T* p, typename identity<T>::type v) { return atomicMin(p, v); }
+template <class T> ONGPU_FN T atomic_max(T* p, typename identity<T>::type v) { return atomicMax(p, v); }
+template <class T> ONGPU_FN T atomic_exch(T* p, typename identity<T>::type v) { return atomicExch(p, v); }
+template <class T> ONGPU_FN T atomic_cas(T* p, typename identity<T>::type compare, typename identity<T>::type v) {
+  return atomicCAS(p, compare, v);
+}
+
+// ---------------------------------------------------------------- bounds checks
+// The first out-of-range index of a launch: which array (parameter index, then shared
+// arrays), which dimension, the index and the length, and who did it. `scratch` is where an
+// out-of-range access goes instead (reads give garbage; the launch reports an error).
+struct BoundsReport {
+  unsigned int hit, array, dim, pad;
+  unsigned long long index, len;
+  unsigned int block[3], thread[3];
+  unsigned long long scratch[40];
+};
+
+// An index of any integer type as u64; a negative one becomes huge, so it is out of range.
+template <class I> ONGPU_FN u64 index_u64(I i) { return (u64)(long long)i; }
+ONGPU_FN u64 index_u64(unsigned long long i) { return i; }
+
+__device__ __noinline__ void report_out_of_range(BoundsReport* r, unsigned int array, unsigned int dim,
+                                                 u64 index, u64 len) {
+  if (atomicCAS(&r->hit, 0u, 1u) == 0u) {
+    r->array = array;
+    r->dim = dim;
+    r->index = index;
+    r->len = len;
+    r->block[0] = blockIdx.x;
+    r->block[1] = blockIdx.y;
+    r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x;
+    r->thread[1] = threadIdx.y;
+    r->thread[2] = threadIdx.z;
+  }
+}
+
+// Element `i` of an array parameter, or the scratch space (and a report) if out of range.
+template <class T, class I> ONGPU_FN T& at(T* p, u64 len, I i, BoundsReport* r, unsigned int array) {
+  const u64 k = index_u64(i);
+  if (k < len) return p[k];
+  report_out_of_range(r, array, 0, k, len);
+  return *reinterpret_cast<T*>(r->scratch);
+}
+
+// Index `i` of dimension `dim` (of extent `n`, at least 1) of a shared array, or 0 (and a
+// report) if out of range.
+template <class I> ONGPU_FN u64 ix(I i, u64 n, BoundsReport* r, unsigned int array, unsigned int dim) {
+  const u64 k = index_u64(i);
+  if (k < n) return k;
+  report_out_of_range(r, array, dim, k, n);
+  return 0;
+}
+
+}  // namespace ongpu
+
+#if ONGPU_CHECK_BOUNDS
+#define ONGPU_AT(P, I, ARRAY) (ongpu::at(P, ongpu_len_##P, I, ongpu_bounds, ARRAY))
+#define ONGPU_IX(I, N, ARRAY, DIM) ongpu::ix(I, N, ongpu_bounds, ARRAY, DIM)
+#else
+#define ONGPU_AT(P, I, ARRAY) (P[I])
+#define ONGPU_IX(I, N, ARRAY, DIM) (I)
+#endif

@@ -1,0 +1,257 @@
+//! The arguments of a kernel launch: `&Field<T, AoS>` for a `&[T]` parameter,
+//! `&mut Field<T, AoS>` for a `&mut [T]` one (with the same host/device coherence as
+//! `on_gpu!`: a copy is made only when the side that is needed is stale), and values.
+
+use super::site::KernelInfo;
+use super::views::{ArrayView, ReadView};
+use crate::capture::Uniform;
+use crate::element::{Element, RealKind, Scalar};
+use crate::error::Result;
+use crate::field::Field;
+use crate::layout::AoS;
+
+/// What a kernel's source needs to know of one parameter's type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamKind {
+    /// An array: `const T*` (read) or `T*` (written), and its length.
+    Slice {
+        /// CUDA C++ type of an element.
+        element: String,
+        /// Precision of its components, if floating point.
+        real: Option<RealKind>,
+        /// True for a `&mut [T]` parameter.
+        write: bool,
+    },
+    /// A value passed to every thread.
+    Value {
+        /// CUDA C++ type.
+        cuda_type: String,
+    },
+}
+
+/// One argument of a launch, as the backends see it.
+pub trait LaunchArg {
+    /// What the CPU backend's threads get.
+    type View: Copy + Send + Sync;
+    /// The parameter's kind.
+    fn kind() -> ParamKind;
+    /// Makes the host copy current and returns the view of it (`id`: the parameter's index).
+    fn host_view(&mut self, info: &'static KernelInfo, id: u32) -> Result<Self::View>;
+    /// Makes the device copy current.
+    #[cfg(feature = "cuda")]
+    fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()>;
+    /// Pushes the kernel parameters (pointer and length, or the value).
+    #[cfg(feature = "cuda")]
+    fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
+}
+
+/// A `&[T]` parameter's argument.
+#[derive(Debug)]
+pub struct SliceRead<'a, T: Element> {
+    field: &'a Field<T, AoS>,
+    len: u64,
+    #[cfg(feature = "cuda")]
+    device_ptr: u64,
+}
+
+/// A `&mut [T]` parameter's argument.
+#[derive(Debug)]
+pub struct SliceWrite<'a, T: Element> {
+    field: &'a mut Field<T, AoS>,
+    len: u64,
+    #[cfg(feature = "cuda")]
+    device_ptr: u64,
+}
+
+/// A value parameter's argument.
+#[derive(Debug, Clone, Copy)]
+pub struct ValueArg<V> {
+    value: V,
+}
+
+/// Wraps the field passed for a `&[T]` parameter (the macro calls this).
+#[inline(always)]
+pub fn slice_read<T: Element>(field: &Field<T, AoS>) -> SliceRead<'_, T> {
+    SliceRead {
+        len: field.len() as u64,
+        field,
+        #[cfg(feature = "cuda")]
+        device_ptr: 0,
+    }
+}
+
+/// Wraps the field passed for a `&mut [T]` parameter (the macro calls this).
+#[inline(always)]
+pub fn slice_write<T: Element>(field: &mut Field<T, AoS>) -> SliceWrite<'_, T> {
+    SliceWrite {
+        len: field.len() as u64,
+        field,
+        #[cfg(feature = "cuda")]
+        device_ptr: 0,
+    }
+}
+
+/// Wraps a value parameter (the macro calls this).
+#[inline(always)]
+pub fn value<V: Uniform>(value: V) -> ValueArg<V> {
+    ValueArg { value }
+}
+
+fn slice_kind<T: Element>(write: bool) -> ParamKind {
+    ParamKind::Slice {
+        element: T::cuda_type(),
+        real: <T::Scalar as Scalar>::REAL,
+        write,
+    }
+}
+
+impl<T: Element> LaunchArg for SliceRead<'_, T> {
+    type View = ReadView<T>;
+
+    fn kind() -> ParamKind {
+        slice_kind::<T>(false)
+    }
+
+    fn host_view(&mut self, info: &'static KernelInfo, id: u32) -> Result<ReadView<T>> {
+        // While the launch holds `&Field`, a current host copy is neither reallocated nor
+        // written: that needs `&mut Field`.
+        let ptr = self.field.lock().host_for_read()?.as_ptr() as *const T;
+        // SAFETY: AoS storage is exactly `len` elements of `T` (plus nothing), aligned as
+        // its scalars; it stays unwritten for the launch (see above).
+        Ok(unsafe { ReadView::new(ptr, self.len as usize, info, id) })
+    }
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()> {
+        let what = self.field.what();
+        self.device_ptr = self.field.lock().device_for_read(dev, &what)?;
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    #[inline(always)]
+    fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>) {
+        params.push(&self.device_ptr);
+        params.push(&self.len);
+    }
+}
+
+impl<T: Element> LaunchArg for SliceWrite<'_, T> {
+    type View = ArrayView<T, 1>;
+
+    fn kind() -> ParamKind {
+        slice_kind::<T>(true)
+    }
+
+    fn host_view(&mut self, info: &'static KernelInfo, id: u32) -> Result<ArrayView<T, 1>> {
+        // A kernel may read what it writes: the host copy is made current first.
+        let ptr = self.field.sides_mut().host_for_write(false)?.as_mut_ptr() as *mut T;
+        // SAFETY: the launch borrows the field `&mut`, so only its threads touch the
+        // storage, and they do so through views, atomically.
+        Ok(unsafe { ArrayView::new(ptr, [self.len as usize], info, id) })
+    }
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()> {
+        let what = self.field.what();
+        self.device_ptr = self.field.sides_mut().device_for_write(dev, false, &what)?;
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    #[inline(always)]
+    fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>) {
+        params.push(&self.device_ptr);
+        params.push(&self.len);
+    }
+}
+
+impl<V: Uniform> LaunchArg for ValueArg<V> {
+    type View = V;
+
+    fn kind() -> ParamKind {
+        ParamKind::Value {
+            cuda_type: V::cuda_type(),
+        }
+    }
+
+    fn host_view(&mut self, _: &'static KernelInfo, _: u32) -> Result<V> {
+        Ok(self.value)
+    }
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare(&mut self, _: &'static crate::cuda::Device) -> Result<()> {
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    #[inline(always)]
+    fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>) {
+        params.push(&self.value);
+    }
+}
+
+/// The arguments of one launch, as a tuple of [`LaunchArg`]s in parameter order.
+pub trait LaunchArgs {
+    /// The views, in order.
+    type Views: Copy + Send + Sync;
+    /// The parameters' kinds, in order.
+    fn kinds() -> Vec<ParamKind>;
+    /// Host views of every argument.
+    fn host_views(&mut self, info: &'static KernelInfo) -> Result<Self::Views>;
+    /// Device copies of every argument.
+    #[cfg(feature = "cuda")]
+    fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()>;
+    /// Kernel parameters, in order.
+    #[cfg(feature = "cuda")]
+    fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
+}
+
+macro_rules! launch_args {
+    ($($a:ident $i:tt),*) => {
+        impl<$($a: LaunchArg),*> LaunchArgs for ($($a,)*) {
+            type Views = ($($a::View,)*);
+
+            fn kinds() -> Vec<ParamKind> {
+                vec![$($a::kind()),*]
+            }
+
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn host_views(&mut self, info: &'static KernelInfo) -> Result<Self::Views> {
+                Ok(($(self.$i.host_view(info, $i)?,)*))
+            }
+
+            #[cfg(feature = "cuda")]
+            #[allow(unused_variables)]
+            fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()> {
+                $(self.$i.device_prepare(dev)?;)*
+                Ok(())
+            }
+
+            #[cfg(feature = "cuda")]
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn push_params<'p>(&'p self, params: &mut crate::cuda::ParamList<'p>) {
+                $(self.$i.push_params(params);)*
+            }
+        }
+    };
+}
+
+launch_args!();
+launch_args!(A 0);
+launch_args!(A 0, B 1);
+launch_args!(A 0, B 1, C 2);
+launch_args!(A 0, B 1, C 2, D 3);
+launch_args!(A 0, B 1, C 2, D 3, E 4);
+launch_args!(A 0, B 1, C 2, D 3, E 4, F 5);
+launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);

@@ -1,0 +1,172 @@
+//! The CUDA backend of explicit kernels: each kernel is compiled once per bounds-check mode
+//! (kernels are not generic, so one module per mode serves every launch) and found without
+//! a lock afterwards; a launch checks its shape against the device and the compiled
+//! kernel, makes its fields' device copies current, and, with bounds checks on, reads back
+//! the first out-of-range index the kernel met.
+
+use super::args::LaunchArgs;
+use super::shape::{self, LaunchShape};
+use super::site::KernelSite;
+use super::source;
+use crate::backend::cuda::compile_and_load;
+use crate::cuda::{self, DeviceBuffer, Function, ParamList, Shape};
+use crate::error::{Error, Result};
+use cudarc::driver::sys::CUfunction_attribute as Attr;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// A loaded kernel and the most threads per block its resources allow.
+#[derive(Debug)]
+struct Entry {
+    function: Function,
+    max_threads: u32,
+}
+
+/// The modules of one kernel: unchecked and bounds-checked.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    entries: [OnceLock<Entry>; 2],
+    compiling: Mutex<()>,
+}
+
+impl Compiled {
+    pub(crate) const fn new() -> Self {
+        Compiled {
+            entries: [OnceLock::new(), OnceLock::new()],
+            compiling: Mutex::new(()),
+        }
+    }
+
+    fn get(
+        &self,
+        checked: bool,
+        dev: &'static cuda::Device,
+        source: impl FnOnce() -> String,
+        what: &str,
+    ) -> Result<&Entry> {
+        let slot = &self.entries[usize::from(checked)];
+        if let Some(e) = slot.get() {
+            return Ok(e);
+        }
+        let _guard = self
+            .compiling
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(e) = slot.get() {
+            return Ok(e);
+        }
+        let loaded = compile_and_load(&source(), what, dev)?;
+        // SAFETY: a loaded function; a plain query.
+        let max_threads = unsafe {
+            cudarc::driver::result::function::get_function_attribute(
+                loaded.function.raw,
+                Attr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )
+        }
+        .map_err(|e| cuda::driver_error(format!("querying the limits of {what}"), e))?;
+        Ok(slot.get_or_init(|| Entry {
+            function: loaded.function,
+            max_threads: max_threads.max(1) as u32,
+        }))
+    }
+}
+
+/// Bytes of `ongpu::BoundsReport` that the host reads back (before its scratch space).
+const REPORT_HEADER: usize = 56;
+/// Size of `ongpu::BoundsReport`.
+const REPORT_BYTES: usize = REPORT_HEADER + 40 * 8;
+
+/// Launches `site`'s kernel on the GPU.
+pub(crate) fn launch<A: LaunchArgs>(
+    site: &'static KernelSite,
+    shape: LaunchShape,
+    args: &mut A,
+    checked: bool,
+) -> Result<()> {
+    let info = &site.info;
+    let dev = cuda::device()?;
+    let what = format!("kernel `{}` at {}", info.name, info.location);
+    // Compile before touching the fields, so that a compile error leaves them as they were.
+    let entry = site.compiled.get(
+        checked,
+        dev,
+        || source::assemble(info, &A::kinds(), checked),
+        &what,
+    )?;
+    shape::check(
+        &shape,
+        dev.info().max_threads_per_block,
+        info.name,
+        info.location,
+    )?;
+    if shape.threads_per_block() > entry.max_threads as u64 {
+        return Err(Error::InvalidLaunch {
+            site: info.location,
+            reason: format!(
+                "kernel `{}`: block {} has {} threads, but this kernel's registers allow at most \
+                 {} per block on this device",
+                info.name,
+                shape::Dim3::new(shape.block),
+                shape.threads_per_block(),
+                entry.max_threads
+            ),
+        });
+    }
+    args.device_prepare(dev)?;
+    let report = if checked {
+        let mut r = DeviceBuffer::alloc(dev, REPORT_BYTES, "a kernel's bounds report")?;
+        r.zero()?;
+        Some(r)
+    } else {
+        None
+    };
+    let report_ptr: u64 = report.as_ref().map_or(0, DeviceBuffer::ptr);
+    let mut params = ParamList::new();
+    args.push_params(&mut params);
+    params.push(&report_ptr);
+    let launch_shape = Shape {
+        grid: shape.grid,
+        block: shape.block,
+        shared_bytes: 0,
+    };
+    // SAFETY: the parameters follow the kernel's signature (built by `source::assemble` from
+    // the same argument types in the same order, then the report pointer), and the fields
+    // they point into are borrowed by this call and freed only after the device is done.
+    unsafe {
+        cuda::launch(dev, entry.function, launch_shape, &mut params, || {
+            what.clone()
+        })?
+    };
+    match report {
+        Some(r) => read_report(site, &r),
+        None => Ok(()),
+    }
+}
+
+/// The first out-of-range index the kernel recorded, as an error (this waits for it).
+fn read_report(site: &KernelSite, report: &DeviceBuffer) -> Result<()> {
+    let mut words = [0u32; REPORT_HEADER / 4];
+    report.download(&mut words)?;
+    if words[0] == 0 {
+        return Ok(());
+    }
+    let u64_at = |k: usize| words[k] as u64 | (words[k + 1] as u64) << 32;
+    let info = &site.info;
+    let (array, dim) = (words[1] as usize, words[2] as usize);
+    let rank = info
+        .shared
+        .get(array.wrapping_sub(info.params.len()))
+        .map_or(1, |s| s.dims.len());
+    let mut name = info.array_name(array);
+    if rank > 1 {
+        name.push_str(&format!(" (dimension {} of {rank})", dim + 1));
+    }
+    Err(Error::KernelIndexOutOfRange {
+        site: info.location,
+        kernel: info.name,
+        array: name,
+        index: u64_at(4) as i64,
+        len: u64_at(6),
+        block: (words[8], words[9], words[10]),
+        thread: (words[11], words[12], words[13]),
+    })
+}

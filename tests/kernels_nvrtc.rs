@@ -1,0 +1,100 @@
+//! Every explicit kernel the kernel programs (and so the examples) launch compiles with the
+//! real NVRTC (no GPU needed), for Hopper and Ampere, with and without bounds checks; the
+//! unchecked ones without register spills or local memory.
+
+#![cfg(feature = "cuda")]
+
+mod kernel_programs;
+mod programs;
+
+use ongpu::codegen::{collect_kernel_sources, compile, KernelSource};
+use ongpu::{with_backend, with_bounds_checks, Backend};
+
+fn require_nvrtc() -> bool {
+    if ongpu::cuda::nvrtc::available() {
+        return true;
+    }
+    if std::env::var_os("ONGPU_SKIP_NVRTC").is_some() {
+        eprintln!("NVRTC not found; skipped because ONGPU_SKIP_NVRTC is set");
+        return false;
+    }
+    panic!(
+        "NVRTC (libnvrtc.so.13) not found: `pip install nvidia-cuda-nvrtc==13.0.88` and put \
+         site-packages/nvidia/cu13/lib on LD_LIBRARY_PATH (or set ONGPU_SKIP_NVRTC=1)"
+    );
+}
+
+fn sources(checked: bool) -> Vec<(&'static str, KernelSource)> {
+    let mut all = Vec::new();
+    for (name, program) in kernel_programs::all() {
+        let (_, sources) = collect_kernel_sources(|| {
+            with_bounds_checks(checked, || with_backend(Backend::Cpu, program))
+        });
+        assert!(!sources.is_empty(), "{name} launched no kernel");
+        all.extend(sources.into_iter().map(|s| (name, s)));
+    }
+    all
+}
+
+#[test]
+fn every_kernel_compiles_checked_and_unchecked() {
+    if !require_nvrtc() {
+        return;
+    }
+    let mut kernels = 0;
+    for checked in [false, true] {
+        let mut seen = std::collections::HashSet::new();
+        for (name, s) in sources(checked) {
+            if !seen.insert(s.source.clone()) {
+                continue;
+            }
+            let mode = if checked { "checked" } else { "unchecked" };
+            assert!(
+                s.source
+                    .contains(&format!("#define ONGPU_CHECK_BOUNDS {}", u8::from(checked))),
+                "{name}: the source does not follow the bounds-check mode"
+            );
+            for arch in ["sm_90", "sm_80"] {
+                let log =
+                    compile(&s, arch).unwrap_or_else(|e| panic!("{name} ({mode}, {arch}): {e}"));
+                if !checked {
+                    assert!(
+                        log.contains("0 bytes spill stores") && log.contains("0 bytes stack frame"),
+                        "{name} ({arch}) spills or uses local memory:\n{log}"
+                    );
+                }
+            }
+            kernels += 1;
+        }
+    }
+    assert!(kernels >= 2 * 14, "only {kernels} kernels compiled");
+}
+
+#[test]
+fn the_tiled_kernel_declares_its_tiles_and_barriers() {
+    let (_, sources) = collect_kernel_sources(|| {
+        with_bounds_checks(false, || {
+            with_backend(Backend::Cpu, kernel_programs::matmul_examples)
+        })
+    });
+    let tiled = sources
+        .iter()
+        .find(|s| s.source.contains("kernel `matmul_tiled`"))
+        .expect("the tiled kernel ran");
+    let s = &tiled.source;
+    assert!(
+        s.contains("__shared__ ongpu_shared_t_0 ta[ongpu_shared_0_0][ongpu_shared_0_1];"),
+        "{s}"
+    );
+    assert!(
+        s.contains("constexpr unsigned long long ongpu_shared_0_1 = 16ull;"),
+        "{s}"
+    );
+    assert!(
+        s.contains("constexpr unsigned long long ongpu_c_TILE = (unsigned long long)16ull;"),
+        "{s}"
+    );
+    assert_eq!(s.matches("__syncthreads();").count(), 2, "{s}");
+    assert!(s.contains("const float* __restrict__ a,"), "{s}");
+    assert!(s.contains("float* __restrict__ c,"), "{s}");
+}
