@@ -23,7 +23,10 @@ for step in "$@"; do
         "$t" --include-ignored --test-threads=1 >"$results/test-$name.log" 2>&1
         rc=$?
         grep -E "^test result|FAILED|panicked" "$results/test-$name.log" | head -20
-        [ $rc -eq 0 ] || status=1
+        if [ $rc -ne 0 ]; then
+          status=1
+          sed -n '/^failures:$/,/^test result/p' "$results/test-$name.log" | head -80
+        fi
       done
       ;;
     sanitize:*)
