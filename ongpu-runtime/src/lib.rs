@@ -18,6 +18,7 @@ mod field;
 mod kernel_source;
 pub mod math;
 mod site;
+mod stream;
 #[cfg(feature = "cuda")]
 mod trace;
 mod types;
@@ -25,9 +26,10 @@ mod types;
 pub use backend::{cuda_available, current as backend, synchronize, with_backend, Backend};
 pub use element::{Element, RealKind, Scalar};
 pub use error::{number_lines, Error, Location, Result};
-pub use field::{Field, HostMut, Residency, Transfers};
+pub use field::{Field, HostMut, Residency, Storage, Transfers};
 pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
+pub use stream::{in_stream_scope, Event, Stream};
 pub use types::{ColorMatrix, ColorVector, Norm2, Real};
 
 mod layout;
