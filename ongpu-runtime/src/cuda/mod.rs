@@ -24,3 +24,4 @@ pub use host_buffer::HostBuffer;
 pub(crate) use launch::launch_bound_on;
 pub use launch::{launch, ParamList, Shape, MAX_PARAMS};
 pub use module::{load_function, Function};
+pub use sync_event::sync_events_recorded;

@@ -31,9 +31,10 @@ static POOL: Mutex<Pool> = Mutex::new(Pool(Vec::new()));
 /// Events recorded so far (the default path must record none; tests check it).
 static RECORDED: AtomicU64 = AtomicU64::new(0);
 
-/// How many synchronisation events this process has recorded.
-#[cfg_attr(not(test), allow(dead_code))]
-pub(crate) fn recorded() -> u64 {
+/// How many synchronisation events ongpu has recorded in this process: a diagnostic.
+/// `on_gpu!` calls outside a [`Stream::scope`](crate::Stream::scope) record none; work
+/// queued on a stream records one per call or copy.
+pub fn sync_events_recorded() -> u64 {
     RECORDED.load(Ordering::Relaxed)
 }
 

@@ -2,7 +2,8 @@
 //! read or written with copies of just its values, and a whole AoS field is read straight
 //! into the result, so no host copy of the field is ever kept.
 
-use super::sides::Sides;
+use super::sides::{Residency, Sides};
+use super::storage::Storage;
 use super::Field;
 use crate::element::{components, components_mut, Element};
 use crate::error::Result;
@@ -42,6 +43,25 @@ pub(crate) fn set_site<T: Element, L: Layout>(
     sides.transfers.uploads += 1;
     sides.transfers.bytes_up += std::mem::size_of::<T>() as u64;
     Ok(())
+}
+
+/// Before a host write of one site of a device-only field on the GPU: the device copy
+/// becomes the only one (zeroed there if the field is still all zeros), so the site can be
+/// written there without a host copy of the whole field.
+pub(crate) fn prepare_set<S: crate::element::Scalar>(
+    sides: &mut Sides<S>,
+    what: &dyn Fn() -> String,
+) -> Result<()> {
+    if sides.storage != Storage::DeviceOnly {
+        return Ok(());
+    }
+    if sides.newest == Residency::Zeros
+        && matches!(crate::backend::current(), Ok(crate::backend::Backend::Cuda))
+    {
+        let dev = crate::cuda::device()?;
+        sides.device_read_on(dev, crate::cuda::stream::Queue::Default, what)?;
+    }
+    sides.release_host_if_device_only()
 }
 
 /// The storage runs of site `s`: `((index, first component), length)` for each stretch of

@@ -144,6 +144,9 @@ impl<T: Element, L: Layout> Field<T, L> {
         self.check_index(i)?;
         let stride = self.stride as usize;
         let mut sides = self.lock();
+        if sides.storage == Storage::DeviceOnly && sides.newest == Residency::Zeros {
+            return Ok(T::zeroed()); // no host copy for one zero
+        }
         #[cfg(feature = "cuda")]
         if sides.reads_through_device() {
             return device_only::get_site::<T, L>(&mut sides, i, stride);
@@ -157,14 +160,17 @@ impl<T: Element, L: Layout> Field<T, L> {
     pub fn set(&mut self, i: usize, value: T) -> Result<()> {
         self.check_index(i)?;
         let stride = self.stride as usize;
-        let sides = self.sides_mut();
         #[cfg(feature = "cuda")]
         {
-            sides.release_host_if_device_only()?;
+            let (len, stride64) = (self.len, self.stride);
+            let what = move || describe::<T, L>(len, stride64);
+            let sides = self.sides_mut();
+            device_only::prepare_set(sides, &what)?;
             if sides.reads_through_device() {
                 return device_only::set_site::<T, L>(sides, i, stride, value);
             }
         }
+        let sides = self.sides_mut();
         site_io::set::<T, L>(sides.host_for_write(false)?, i, stride, value);
         Ok(())
     }
