@@ -113,7 +113,7 @@ fn without_a_device_page_locked_storage_is_ordinary_memory() {
         let mut x: Field<u32, AoS> = Field::filled(10, 3).pinned().unwrap();
         let mut y: Field<u32, AoS> = Field::filled(10, 4).mapped().unwrap();
         on_gpu!({
-            x = x + y;
+            x += y;
         })
         .unwrap();
         y.set(0, 9).unwrap();

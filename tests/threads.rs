@@ -17,7 +17,7 @@ fn work(t: usize, shared: &Field<f64>, stream: Option<&Stream>) {
     let mut y: Field<ColorMatrix<f64>, AoS> = Field::zeros(N);
     for round in 0..10 {
         on_gpu!({
-            x = x + shared * k;
+            x += shared * k;
         })
         .unwrap();
         let mut queued = || {

@@ -136,8 +136,8 @@ impl<S: Scalar> Sides<S> {
                     self.newest = Residency::Host; // it was mapped: the data is on the host
                 }
             }
-            Storage::Mapped => self.to_mapped(what)?,
-            Storage::DeviceOnly => self.to_device_only(what)?,
+            Storage::Mapped => self.move_to_mapped(what)?,
+            Storage::DeviceOnly => self.move_to_device_only(what)?,
         }
         self.storage = to;
         Ok(())
@@ -155,7 +155,7 @@ impl<S: Scalar> Sides<S> {
         }
     }
 
-    fn to_mapped(&mut self, what: &dyn Fn() -> String) -> Result<()> {
+    fn move_to_mapped(&mut self, what: &dyn Fn() -> String) -> Result<()> {
         if self.newest == Residency::Zeros {
             self.host = None;
             self.drop_device_copy();
@@ -182,7 +182,7 @@ impl<S: Scalar> Sides<S> {
         Ok(())
     }
 
-    fn to_device_only(&mut self, what: &dyn Fn() -> String) -> Result<()> {
+    fn move_to_device_only(&mut self, what: &dyn Fn() -> String) -> Result<()> {
         #[cfg(feature = "cuda")]
         if matches!(crate::backend::current(), Ok(crate::backend::Backend::Cuda)) {
             let dev = crate::cuda::device()?;
