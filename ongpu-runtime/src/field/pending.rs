@@ -203,3 +203,99 @@ fn wait_default(q: Queue) -> Result<()> {
     let ev = SyncEvent::record(std::ptr::null_mut())?;
     wait_event(q, &ev)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The decisions, on a machine without a device: a wait needs the device, so `Err`
+    //! means "waits" and `Ok` means "nothing to wait for".
+    use super::*;
+
+    fn no_device() -> bool {
+        crate::cuda::probe().is_err()
+    }
+
+    const STREAM: Queue = Queue::Stream {
+        id: 5,
+        raw: std::ptr::null_mut(),
+    };
+
+    #[test]
+    fn an_idle_copy_needs_no_wait() {
+        let mut p = Pending::default();
+        assert!(p.is_idle());
+        for q in [Queue::Default, Queue::Host, STREAM] {
+            assert!(p.before_read(q).is_ok() && p.before_write(q).is_ok());
+        }
+    }
+
+    #[test]
+    fn default_stream_work_is_waited_for_by_other_queues_only() {
+        if !no_device() {
+            return;
+        }
+        let mut p = Pending::default();
+        p.after_write(&Mark::DEFAULT);
+        assert!(!p.is_idle() && !p.has_stream_work());
+        // Its own queue: ordered already.
+        assert!(p.before_read(Queue::Default).is_ok());
+        assert!(p.before_write(Queue::Default).is_ok());
+        // The host and a stream must wait for it.
+        assert!(p.before_read(Queue::Host).is_err());
+        assert!(p.before_read(STREAM).is_err());
+        assert!(p.before_write(STREAM).is_err());
+    }
+
+    #[test]
+    fn reads_do_not_wait_for_reads_but_writes_do() {
+        if !no_device() {
+            return;
+        }
+        let mut p = Pending::default();
+        p.after_read(&Mark::DEFAULT);
+        p.after_read(&Mark::DEFAULT);
+        assert_eq!(p.reads.len(), 1, "one mark per queue");
+        assert!(p.before_read(Queue::Host).is_ok(), "no write queued");
+        assert!(p.before_read(STREAM).is_ok());
+        assert!(p.before_write(Queue::Default).is_ok(), "its own queue");
+        assert!(
+            p.before_write(Queue::Host).is_err(),
+            "the host waits for the read"
+        );
+        assert!(p.before_write(STREAM).is_err());
+    }
+
+    #[test]
+    fn a_queue_that_read_since_the_write_has_waited_already() {
+        if !no_device() {
+            return;
+        }
+        let mut p = Pending {
+            write: Some(Mark {
+                queue: 9,
+                event: None,
+            }),
+            reads: Vec::new(),
+        };
+        assert!(p.before_read(Queue::Default).is_err(), "waits for queue 9");
+        p.after_read(&Mark::DEFAULT);
+        assert!(
+            p.before_read(Queue::Default).is_ok(),
+            "read since the write"
+        );
+    }
+
+    #[test]
+    fn finished_work_clears_the_marks() {
+        let mut p = Pending::default();
+        p.after_read(&Mark::DEFAULT);
+        p.after_write(&Mark::DEFAULT);
+        assert!(
+            p.reads.is_empty(),
+            "a write supersedes the reads it waited for"
+        );
+        p.after_write(&Mark::DONE);
+        assert!(p.is_idle());
+        p.after_read(&Mark::DONE);
+        assert!(p.is_idle(), "work that has finished leaves no mark");
+    }
+}
