@@ -225,7 +225,14 @@ fn the_gpu_tests_kernels_compile() {
 mod gpu {
     use super::*;
 
+    /// GPU tests of this file run one at a time: two of them measure the process's resident
+    /// memory, which the others' host copies would disturb.
+    static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     fn cuda<R>(f: impl FnOnce() -> R) -> R {
+        let _alone = ALONE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         with_backend(Backend::Cuda, f)
     }
 

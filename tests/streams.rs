@@ -190,10 +190,21 @@ mod gpu {
     /// its slow site 0: a write that did not wait for that read would show there.
     const LARGE: usize = 1 << 24;
 
+    /// GPU tests of this file run one at a time: they time kernels against each other and
+    /// count the process's events, which other tests' work would disturb.
+    static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn alone() -> std::sync::MutexGuard<'static, ()> {
+        ALONE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Runs `scenario` with 1 iteration (this compiles every kernel, allocates every copy
     /// and creates every stream: steps that may synchronise the device must not happen
     /// while a slow kernel runs), then with [`SLOW`] iterations.
     fn twice(mut scenario: impl FnMut(u32)) {
+        let _alone = alone();
         with_backend(Backend::Cuda, || {
             scenario(1);
             ongpu::synchronize().unwrap();
@@ -404,6 +415,7 @@ mod gpu {
     #[test]
     #[ignore = "needs a CUDA device"]
     fn the_default_path_records_no_event_and_streams_do() {
+        let _alone = alone();
         with_backend(Backend::Cuda, || {
             let a: Field<f32> = Field::filled(4096, 1.5);
             let mut x: Field<f32> = Field::zeros(4096);
