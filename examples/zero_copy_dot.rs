@@ -81,10 +81,11 @@ mod gpu {
             {
                 // New inputs on the host: the device copies (if any) become stale. A mapped
                 // field's host write waits for the previous kernel still reading it.
-                let (mut ha, mut hb) = (a.as_host_mut()?, b.as_host_mut()?);
-                for i in 0..n {
-                    ha.set(i, a_at(i, rep));
-                    hb.set(i, b_at(i, rep));
+                for (i, v) in a.as_slice_mut()?.iter_mut().enumerate() {
+                    *v = a_at(i, rep);
+                }
+                for (i, v) in b.as_slice_mut()?.iter_mut().enumerate() {
+                    *v = b_at(i, rep);
                 }
             }
             on_gpu!({
