@@ -38,6 +38,34 @@
 //! element"; any other captured value is passed by value to every site. Only fields can be
 //! written. See `docs/` in the repository for the semantics (integer and float behaviour,
 //! backends, memory).
+//!
+//! ## Host memory and streams
+//!
+//! A field's [`Storage`] says where its host copy lives: pageable memory (the default),
+//! pinned memory (fast and asynchronous copies), mapped memory (kernels read the host memory
+//! itself) or nowhere ([`Storage::DeviceOnly`]). Inside [`Stream::scope`], `on_gpu!` calls
+//! are queued on that stream and return at once; host reads of a field wait for exactly
+//! the queued work that writes it, and work on one stream waits for the work of other
+//! streams on the same fields.
+//!
+//! ```
+//! use ongpu::prelude::*;
+//! use ongpu::Stream;
+//!
+//! fn main() -> ongpu::Result<()> {
+//!     let n = 1 << 16;
+//!     let a: Field<f32> = Field::from_fn(n, |i| i as f32).pinned()?;
+//!     let mut b: Field<f32> = Field::zeros(n).device_only()?;   // never a host copy
+//!     let mut c: Field<f32> = Field::zeros(n).pinned()?;
+//!     let (s1, s2) = (Stream::new(), Stream::new());
+//!     a.upload_async(&s1)?;                                    // queued, returns at once
+//!     s1.scope(|| on_gpu!({ b = a * 2.0; }))?;                 // queued on s1
+//!     s2.scope(|| on_gpu!({ c = b + 1.0; }))?;                 // s2 waits for s1's write of b
+//!     c.download_async(&s2)?;
+//!     assert_eq!(c.get(10)?, 21.0);                             // waits for that download
+//!     Ok(())
+//! }
+//! ```
 
 #![warn(missing_docs)]
 
@@ -157,10 +185,10 @@ pub use ongpu_macros::device;
 pub use ongpu_macros::kernel;
 
 pub use ongpu_runtime::{
-    backend, bounds_checks, codegen, cuda_available, math, synchronize, with_backend,
-    with_bounds_checks, AoS, AoSoA, Backend, ColorMatrix, ColorVector, Complex, Dim3, Element,
-    Error, Field, HostMut, LaunchShape, Layout, Location, Norm2, Real, RealKind, Residency, Result,
-    Scalar, SoA, Transfers,
+    backend, bounds_checks, codegen, cuda_available, in_stream_scope, math, synchronize,
+    with_backend, with_bounds_checks, AoS, AoSoA, Backend, ColorMatrix, ColorVector, Complex, Dim3,
+    Element, Error, Event, Field, HostMut, LaunchShape, Layout, Location, Norm2, Real, RealKind,
+    Residency, Result, Scalar, SoA, Storage, Stream, Transfers,
 };
 pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
 

@@ -5,6 +5,10 @@
 //! whole before reading it, so its old value is never loaded) and [`Value`] (anything else,
 //! passed by value to every site). A tuple of arguments is a [`Captures`].
 
+// The stream-path methods of `KernelArg` and `Captures` take crate-private types: only this
+// crate implements and calls them (expansions reach the traits through `__private` only).
+#![allow(private_interfaces)]
+
 use crate::element::{Element, RealKind, Scalar};
 use crate::error::Result;
 use crate::field::{site_io, Field};
@@ -78,6 +82,22 @@ pub trait KernelArg {
     /// Pushes the kernel parameters of this capture, in the order the source declares them.
     #[cfg(feature = "cuda")]
     fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
+
+    /// Makes the device copy ready for `n` sites for a kernel queued on a stream: copies
+    /// go to that stream, after the queued work of other streams on the same field.
+    #[cfg(feature = "cuda")]
+    #[doc(hidden)]
+    fn device_prepare_on(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        n: usize,
+        queue: crate::cuda::stream::Queue,
+    ) -> Result<()>;
+
+    /// Records the queued kernel's access to the field, so that later work waits for it.
+    #[cfg(feature = "cuda")]
+    #[doc(hidden)]
+    fn mark_queued(&mut self, mark: &crate::field::pending::Mark);
 }
 
 /// A field the body reads.
@@ -168,6 +188,26 @@ impl<'a, T: Element, L: Layout> KernelArg for FieldRead<'a, T, L> {
         params.push(&self.device_ptr);
         params.push(self.field.stride_ref());
     }
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare_on(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        _n: usize,
+        queue: crate::cuda::stream::Queue,
+    ) -> Result<()> {
+        let (len, stride) = (self.field.len(), *self.field.stride_ref());
+        let what = || crate::field::describe::<T, L>(len, stride);
+        self.device_ptr = self.field.lock().device_read_on(dev, queue, &what)?;
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
+        // A shared borrow: other users may only read the field meanwhile, which does not
+        // conflict with this read, so recording it after the launch is in time.
+        self.field.lock().mark_kernel_read(mark);
+    }
 }
 
 impl<'a, T: Element, L: Layout, const LOAD: bool> KernelArg for FieldWrite<'a, T, L, LOAD> {
@@ -213,11 +253,9 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> KernelArg for FieldWrite<'a, T
     fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()> {
         let overwrite_all = !LOAD && n == self.field.len();
         let what = self.field.what();
-        self.device_ptr = self
-            .field
-            .sides_mut()
-            .device_for_write(dev, overwrite_all, &what)?;
-        Ok(())
+        let sides = self.field.sides_mut();
+        self.device_ptr = sides.device_for_write(dev, overwrite_all, &what)?;
+        sides.release_host_if_device_only()
     }
 
     #[cfg(feature = "cuda")]
@@ -225,6 +263,26 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> KernelArg for FieldWrite<'a, T
     fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
         params.push(&self.device_ptr);
         params.push(self.field.stride_ref());
+    }
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare_on(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        n: usize,
+        queue: crate::cuda::stream::Queue,
+    ) -> Result<()> {
+        let overwrite_all = !LOAD && n == self.field.len();
+        let (len, stride) = (self.field.len(), *self.field.stride_ref());
+        let what = || crate::field::describe::<T, L>(len, stride);
+        let sides = self.field.sides_mut();
+        self.device_ptr = sides.device_write_on(dev, queue, overwrite_all, &what)?;
+        sides.release_host_if_device_only()
+    }
+
+    #[cfg(feature = "cuda")]
+    fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
+        self.field.sides_mut().mark_kernel_write(mark);
     }
 }
 
@@ -329,6 +387,19 @@ impl<'a, V: Uniform> KernelArg for Value<'a, V> {
     fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
         params.push(self.value);
     }
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare_on(
+        &mut self,
+        _dev: &'static crate::cuda::Device,
+        _n: usize,
+        _queue: crate::cuda::stream::Queue,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    fn mark_queued(&mut self, _mark: &crate::field::pending::Mark) {}
 }
 
 /// Something an `on_gpu!` body can read: a [`Field`] (this site's element) or a [`Uniform`]
@@ -454,6 +525,19 @@ pub trait Captures {
     /// Kernel parameters, in order.
     #[cfg(feature = "cuda")]
     fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
+    /// Device copies ready for `n` sites, for a kernel queued on a stream.
+    #[cfg(feature = "cuda")]
+    #[doc(hidden)]
+    fn device_prepare_on(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        n: usize,
+        queue: crate::cuda::stream::Queue,
+    ) -> Result<()>;
+    /// Records the queued kernel's accesses.
+    #[cfg(feature = "cuda")]
+    #[doc(hidden)]
+    fn mark_queued(&mut self, mark: &crate::field::pending::Mark);
 }
 
 const fn gcd(a: usize, b: usize) -> usize {
@@ -520,6 +604,24 @@ macro_rules! captures_tuple {
             #[allow(unused_variables)]
             fn push_params<'p>(&'p self, params: &mut crate::cuda::ParamList<'p>) {
                 $(self.$i.push_params(params);)*
+            }
+
+            #[cfg(feature = "cuda")]
+            #[allow(unused_variables)]
+            fn device_prepare_on(
+                &mut self,
+                dev: &'static crate::cuda::Device,
+                n: usize,
+                queue: crate::cuda::stream::Queue,
+            ) -> Result<()> {
+                $(self.$i.device_prepare_on(dev, n, queue)?;)*
+                Ok(())
+            }
+
+            #[cfg(feature = "cuda")]
+            #[allow(unused_variables)]
+            fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
+                $(self.$i.mark_queued(mark);)*
             }
         }
     };

@@ -88,6 +88,38 @@ pub enum Error {
         total: usize,
     },
 
+    /// Page-locked host memory (a [`Storage::Pinned`](crate::Storage::Pinned) or
+    /// [`Storage::Mapped`](crate::Storage::Mapped) field's host copy) could not be allocated.
+    #[error(
+        "could not allocate {requested} bytes of {kind} host memory for {what}: {reason}. \
+         The system limits page-locked memory (total RAM, `ulimit -l`); use pageable storage \
+         (the default) or a smaller field"
+    )]
+    HostAllocation {
+        /// What the memory was for.
+        what: String,
+        /// `page-locked` or `mapped page-locked`.
+        kind: &'static str,
+        /// Bytes asked for.
+        requested: usize,
+        /// The driver's answer.
+        reason: String,
+    },
+
+    /// Memory of one device (or context) was used with another.
+    #[error(
+        "{what} belongs to {owner} but was used on {used}; copy it through the host \
+         (to_vec, then from_vec) to move it to another device"
+    )]
+    WrongDevice {
+        /// What was used.
+        what: String,
+        /// The device and context that own it.
+        owner: String,
+        /// The device and context it was used with.
+        used: String,
+    },
+
     /// `n` is larger than a captured field.
     #[error(
         "{site}: the call runs n = {n} sites but the captured field `{field}` has only {len}; \

@@ -20,6 +20,7 @@ mod kernel_source;
 pub mod math;
 mod reduce;
 mod site;
+mod stream;
 #[cfg(feature = "cuda")]
 mod trace;
 mod types;
@@ -27,12 +28,13 @@ mod types;
 pub use backend::{cuda_available, current as backend, synchronize, with_backend, Backend};
 pub use element::{Element, RealKind, Scalar};
 pub use error::{number_lines, Error, Location, Result};
-pub use field::{Field, HostMut, Residency, Transfers};
+pub use field::{Field, HostMut, Residency, Storage, Transfers};
 pub use kernel::bounds::{bounds_checks, with_bounds_checks};
 pub use kernel::shape::{Dim3, LaunchShape};
 pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
 pub use reduce::{InnerProduct, MinMax, Summable};
+pub use stream::{in_stream_scope, Event, Stream};
 pub use types::{ColorMatrix, ColorVector, Norm2, Real};
 
 mod layout;

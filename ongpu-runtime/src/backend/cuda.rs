@@ -1,7 +1,7 @@
 //! The CUDA backend: per call site, a lock-free list of kernels compiled for each tuple of
 //! capture types; a call after the first finds its kernel with no hashing, allocation or
 //! lock, prepares the fields, and launches a grid-stride kernel capped at one full wave of
-//! the device.
+//! the device, on the default stream or on the thread's current stream (`backend::queue`).
 
 use crate::capture::Captures;
 use crate::cuda::disk_cache::{DiskCache, Origin};
@@ -250,7 +250,6 @@ pub(crate) fn run<C: Captures>(
     }
     // Compile before touching the fields, so that a compile error leaves them as they were.
     let kernel = site.kernels.get::<C>(&site.info, dev)?;
-    caps.device_prepare(dev, n)?;
     let mut blocks = n.div_ceil(tpb as usize);
     let wave = kernel.one_wave(dev, tpb)?;
     if wave > 0 {
@@ -258,29 +257,32 @@ pub(crate) fn run<C: Captures>(
     }
     let blocks = blocks.min(dev.info().max_grid_x as usize) as u32;
     let n64 = n as u64;
-    let mut params = ParamList::new();
-    caps.push_params(&mut params);
-    params.push(&n64);
     let shape = Shape {
         grid: (blocks, 1, 1),
         block: (tpb, 1, 1),
         shared_bytes: 0,
     };
-    // SAFETY: the parameters follow the kernel's signature (built from the same captures in
-    // the same order by `kernel_source::elementwise`), and the fields they point into are
-    // borrowed by this call and freed only after the device has finished with them.
-    // `cuda::device()` above bound the context to this thread.
-    crate::trace::step(
-        || {
-            format!(
-                "launching {blocks} blocks of {tpb} threads for on_gpu! at {}",
-                site.location()
-            )
-        },
-        || unsafe {
-            cuda::launch_bound(kernel.function, shape, &mut params, || {
-                format!("the kernel of on_gpu! at {}", site.location())
-            })
-        },
-    )
+    super::queue::launch_captures(dev, n, caps, |caps, stream| {
+        let mut params = ParamList::new();
+        caps.push_params(&mut params);
+        params.push(&n64);
+        // SAFETY: the parameters follow the kernel's signature (built from the same captures
+        // in the same order by `kernel_source::elementwise`); the fields they point into are
+        // borrowed by this call, and freed only after the work queued on them has finished
+        // (see `field::pending`). `cuda::device()` above bound the context to this thread,
+        // and `stream` is the default stream or a live stream of it.
+        crate::trace::step(
+            || {
+                format!(
+                    "launching {blocks} blocks of {tpb} threads for on_gpu! at {}",
+                    site.location()
+                )
+            },
+            || unsafe {
+                cuda::launch_bound_on(stream, kernel.function, shape, &mut params, || {
+                    format!("the kernel of on_gpu! at {}", site.location())
+                })
+            },
+        )
+    })
 }

@@ -4,6 +4,8 @@
 pub(crate) mod cpu;
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda;
+#[cfg(feature = "cuda")]
+pub(crate) mod queue;
 
 use crate::error::{Error, Result};
 use std::cell::Cell;
@@ -117,8 +119,8 @@ pub fn with_backend<R>(backend: Backend, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Waits for all queued device work and reports an error it raised (a no-op on the CPU
-/// backend, whose calls finish before they return).
+/// Waits for all queued device work, on every stream, and reports an error it raised (a
+/// no-op on the CPU backend, whose calls finish before they return).
 pub fn synchronize() -> Result<()> {
     #[cfg(feature = "cuda")]
     if let Ok(dev) = crate::cuda::probe() {

@@ -61,6 +61,12 @@ impl DeviceBuffer {
         self.bytes
     }
 
+    /// The device the memory belongs to.
+    #[inline(always)]
+    pub(crate) fn device(&self) -> &'static Device {
+        self.device
+    }
+
     /// Copies `src` to the start of the buffer; waits until the host data may be reused.
     pub fn upload<S: Pod>(&mut self, src: &[S]) -> Result<()> {
         let n = std::mem::size_of_val(src);
@@ -135,7 +141,8 @@ impl Drop for DeviceBuffer {
     fn drop(&mut self) {
         if self.ptr != 0 && self.device.bind().is_ok() {
             // SAFETY: allocated by `alloc` and freed only here. cuMemFree waits for work that
-            // may still use the memory, so no in-flight kernel loses its buffer.
+            // may still use the memory, so no in-flight kernel loses its buffer (owners also
+            // wait for stream work first: see `field::pending`).
             let _ = unsafe { result::free_sync(self.ptr) };
         }
     }

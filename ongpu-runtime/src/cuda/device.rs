@@ -26,6 +26,9 @@ pub struct DeviceInfo {
     pub max_grid_x: u32,
     /// Device memory in bytes.
     pub total_memory: usize,
+    /// Whether kernels can read and write mapped page-locked host memory
+    /// ([`Storage::Mapped`](crate::Storage::Mapped)).
+    pub can_map_host_memory: bool,
 }
 
 impl DeviceInfo {
@@ -65,6 +68,17 @@ impl Device {
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
         self.ctx.synchronize().during("synchronizing the device")
+    }
+
+    /// A name for the device and its context in messages (`device 0 (NVIDIA H200), context
+    /// 0x...`).
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "CUDA device {} ({}), context {:p}",
+            self.info.ordinal,
+            self.info.name,
+            self.ctx.cu_ctx()
+        )
     }
 
     /// Free and total device memory, in bytes.
@@ -114,6 +128,7 @@ fn open() -> std::result::Result<Device, String> {
         max_threads_per_sm: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
         max_grid_x: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
         total_memory: ctx.total_mem().unwrap_or(0),
+        can_map_host_memory: attr(Attr::CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY)? != 0,
     };
     Ok(Device { ctx, info })
 }
@@ -134,4 +149,25 @@ pub fn device() -> Result<&'static Device> {
     })?;
     dev.bind()?;
     Ok(dev)
+}
+
+/// Checks that memory (or a stream) owned by `owner` is used on `used`. Devices are opened
+/// once per process and never dropped, so identity is the address. Today a process opens one
+/// device; the check keeps a field from reaching another device's kernels once several are
+/// opened (fields sharded over GPUs).
+#[inline(always)]
+pub(crate) fn check_same_device(
+    owner: &Device,
+    used: &Device,
+    what: impl FnOnce() -> String,
+) -> Result<()> {
+    if std::ptr::eq(owner, used) {
+        Ok(())
+    } else {
+        Err(Error::WrongDevice {
+            what: what(),
+            owner: owner.describe(),
+            used: used.describe(),
+        })
+    }
 }

@@ -100,6 +100,21 @@ pub(crate) unsafe fn launch_bound(
     params: &mut ParamList<'_>,
     what: impl FnOnce() -> String,
 ) -> Result<()> {
+    launch_bound_on(std::ptr::null_mut(), f, shape, params, what)
+}
+
+/// [`launch_bound`] on `stream` (null: the legacy default stream).
+///
+/// # Safety
+/// As for [`launch_bound`], and `stream` is a live stream of the bound context.
+#[inline]
+pub(crate) unsafe fn launch_bound_on(
+    stream: cudarc::driver::sys::CUstream,
+    f: Function,
+    shape: Shape,
+    params: &mut ParamList<'_>,
+    what: impl FnOnce() -> String,
+) -> Result<()> {
     // SAFETY: the first `len` entries were written by `push`.
     let ptrs =
         std::slice::from_raw_parts_mut(params.ptrs.as_mut_ptr().cast::<*mut c_void>(), params.len);
@@ -108,7 +123,7 @@ pub(crate) unsafe fn launch_bound(
         shape.grid,
         shape.block,
         shape.shared_bytes,
-        std::ptr::null_mut(),
+        stream,
         ptrs,
     )
     .map_err(|e| driver_error(format!("launching {}", what()), e))

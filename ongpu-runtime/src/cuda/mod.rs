@@ -1,20 +1,27 @@
 //! The CUDA backend's safe layer over cudarc's raw driver and NVRTC calls: the device,
-//! device buffers, run-time compilation, modules and launches.
+//! device buffers, page-locked host buffers, streams and events, run-time compilation,
+//! modules and launches.
 
 mod buffer;
+mod copy;
 mod device;
 pub mod disk_cache;
 mod error;
 mod event;
+mod host_buffer;
 pub(crate) mod launch;
 mod module;
 pub mod nvrtc;
+pub(crate) mod stream;
+pub(crate) mod sync_event;
 
 pub use buffer::DeviceBuffer;
-pub(crate) use device::probe;
+pub(crate) use device::{check_same_device, probe};
 pub use device::{device, Device, DeviceInfo};
 pub(crate) use error::driver_error;
 pub use event::{time_device, Event};
-pub(crate) use launch::launch_bound;
+pub use host_buffer::HostBuffer;
+pub(crate) use launch::launch_bound_on;
 pub use launch::{launch, ParamList, Shape, MAX_PARAMS};
 pub use module::{load_function, Function};
+pub use sync_event::sync_events_recorded;

@@ -1,10 +1,22 @@
 //! [`Field`]: `len` elements of one type in one layout, with a host copy and a device copy
 //! that are each allocated when first needed and copied only when stale.
 
+mod async_ops;
+#[cfg(feature = "cuda")]
+mod device_access;
+#[cfg(feature = "cuda")]
+mod device_only;
+#[cfg(feature = "cuda")]
+mod device_side;
+mod host_mem;
+#[cfg(feature = "cuda")]
+pub(crate) mod pending;
 mod sides;
 pub(crate) mod site_io;
+mod storage;
 
 pub use sides::{Residency, Transfers};
+pub use storage::Storage;
 
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -20,7 +32,10 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 /// Inside an `on_gpu!` body a captured field means "this site's element". On the host the
 /// field is read with [`to_vec`](Field::to_vec) or [`get`](Field::get) and written with
 /// [`set`](Field::set) or [`as_host_mut`](Field::as_host_mut); each copies data between
-/// host and device only when the other side is newer.
+/// host and device only when the other side is newer. Where the host copy lives (pageable,
+/// pinned, mapped for the device, or nowhere) is the field's [`Storage`]. A field is `Send`
+/// and `Sync`: its copies are behind a mutex, and host reads wait for the queued work that
+/// writes them.
 ///
 /// ```
 /// use ongpu_runtime::{Field, SoA};
@@ -106,32 +121,57 @@ impl<T: Element, L: Layout> Field<T, L> {
     }
 
     /// The elements, in site order. Downloads first only if the device copy is newer (and
-    /// then keeps the host copy, so a second call copies nothing).
+    /// then keeps the host copy, so a second call copies nothing; a
+    /// [`DeviceOnly`](Storage::DeviceOnly) field downloads into a temporary). Waits first for
+    /// queued work that writes the field.
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let stride = self.stride as usize;
         let mut sides = self.lock();
-        let host = sides.host_for_read()?;
-        Ok((0..self.len)
-            .map(|i| site_io::get::<T, L>(host, i, stride))
-            .collect())
+        #[cfg(feature = "cuda")]
+        if let Some(v) = device_only::to_vec_aos(self, &mut sides)? {
+            return Ok(v);
+        }
+        sides.with_host_data(|host| {
+            (0..self.len)
+                .map(|i| site_io::get::<T, L>(host, i, stride))
+                .collect()
+        })
     }
 
-    /// The element of site `i` (downloading first if the device copy is newer).
+    /// The element of site `i` (downloading first if the device copy is newer; a
+    /// [`DeviceOnly`](Storage::DeviceOnly) field copies just that element).
     pub fn get(&self, i: usize) -> Result<T> {
         self.check_index(i)?;
+        let stride = self.stride as usize;
         let mut sides = self.lock();
-        Ok(site_io::get::<T, L>(
-            sides.host_for_read()?,
-            i,
-            self.stride as usize,
-        ))
+        if sides.storage == Storage::DeviceOnly && sides.newest == Residency::Zeros {
+            return Ok(T::zeroed()); // no host copy for one zero
+        }
+        #[cfg(feature = "cuda")]
+        if sides.reads_through_device() {
+            return device_only::get_site::<T, L>(&mut sides, i, stride);
+        }
+        Ok(site_io::get::<T, L>(sides.host_for_read()?, i, stride))
     }
 
-    /// Sets the element of site `i` on the host; the device copy becomes stale.
+    /// Sets the element of site `i` on the host; the device copy becomes stale. (A
+    /// [`DeviceOnly`](Storage::DeviceOnly) field whose device copy is current writes just
+    /// that element there instead.)
     pub fn set(&mut self, i: usize, value: T) -> Result<()> {
         self.check_index(i)?;
         let stride = self.stride as usize;
-        site_io::set::<T, L>(self.sides_mut().host_for_write(false)?, i, stride, value);
+        #[cfg(feature = "cuda")]
+        {
+            let (len, stride64) = (self.len, self.stride);
+            let what = move || describe::<T, L>(len, stride64);
+            let sides = self.sides_mut();
+            device_only::prepare_set(sides, &what)?;
+            if sides.reads_through_device() {
+                return device_only::set_site::<T, L>(sides, i, stride, value);
+            }
+        }
+        let sides = self.sides_mut();
+        site_io::set::<T, L>(sides.host_for_write(false)?, i, stride, value);
         Ok(())
     }
 
@@ -140,12 +180,15 @@ impl<T: Element, L: Layout> Field<T, L> {
         self.sides_mut().host_for_read().map(drop)
     }
 
-    /// Host access to the elements for writing; the device copy becomes stale.
+    /// Host access to the elements for writing; the device copy becomes stale. For a
+    /// [`DeviceOnly`](Storage::DeviceOnly) field the host copy lives as long as the
+    /// `HostMut`: dropping it uploads the data and frees the host copy.
     pub fn as_host_mut(&mut self) -> Result<HostMut<'_, T, L>> {
         let (len, stride) = (self.len, self.stride as usize);
-        let storage = self.sides_mut().host_for_write(false)?.as_mut_slice();
+        let sides = self.sides_mut();
+        sides.host_for_write(false)?;
         Ok(HostMut {
-            storage,
+            sides,
             len,
             stride,
             _t: PhantomData,
@@ -202,14 +245,14 @@ impl<T: Element> Field<T, AoS> {
     pub fn as_slice(&mut self) -> Result<&[T]> {
         let len = self.len;
         let host = self.sides_mut().host_for_read()?;
-        Ok(&bytemuck::cast_slice(host.as_slice())[..len])
+        Ok(&bytemuck::cast_slice(host)[..len])
     }
 
     /// The elements as a mutable slice; the device copy becomes stale.
     pub fn as_slice_mut(&mut self) -> Result<&mut [T]> {
         let len = self.len;
         let host = self.sides_mut().host_for_write(false)?;
-        Ok(&mut bytemuck::cast_slice_mut(host.as_mut_slice())[..len])
+        Ok(&mut bytemuck::cast_slice_mut(host)[..len])
     }
 }
 
@@ -219,14 +262,17 @@ impl<T: Element, L: Layout> fmt::Debug for Field<T, L> {
             .field("element", &std::any::type_name::<T>())
             .field("layout", &L::name())
             .field("len", &self.len)
+            .field("storage", &self.storage())
             .field("residency", &self.residency())
             .finish()
     }
 }
 
-/// Mutable host access to a field's elements, from [`Field::as_host_mut`].
+/// Mutable host access to a field's elements, from [`Field::as_host_mut`]: a guard that
+/// borrows the field until it is dropped (then a device-only field uploads the writes).
 pub struct HostMut<'a, T: Element, L: Layout> {
-    storage: &'a mut [T::Scalar],
+    /// The field's copies; its host copy is current and allocated while this lives.
+    sides: &'a mut Sides<T::Scalar>,
     len: usize,
     stride: usize,
     _t: PhantomData<L>,
@@ -250,7 +296,7 @@ impl<T: Element, L: Layout> HostMut<'_, T, L> {
             "site {i} out of range for a field of {} sites",
             self.len
         );
-        site_io::get::<T, L>(self.storage, i, self.stride)
+        site_io::get::<T, L>(self.sides.host_slice(), i, self.stride)
     }
 
     /// Sets the element of site `i`. Panics if `i >= len`.
@@ -260,7 +306,28 @@ impl<T: Element, L: Layout> HostMut<'_, T, L> {
             "site {i} out of range for a field of {} sites",
             self.len
         );
-        site_io::set::<T, L>(self.storage, i, self.stride, value)
+        let stride = self.stride;
+        site_io::set::<T, L>(self.sides.host_slice_mut(), i, stride, value)
+    }
+}
+
+impl<T: Element, L: Layout> Drop for HostMut<'_, T, L> {
+    /// A device-only field keeps no host copy: upload the writes and free it. If that fails
+    /// the host copy stays the current one (nothing is lost) and is uploaded when next used.
+    fn drop(&mut self) {
+        #[cfg(feature = "cuda")]
+        if self.sides.storage == Storage::DeviceOnly
+            && matches!(crate::backend::current(), Ok(crate::backend::Backend::Cuda))
+        {
+            if let Ok(dev) = crate::cuda::device() {
+                let (len, stride) = (self.len, self.stride as u64);
+                let what = move || describe::<T, L>(len, stride);
+                let _ = self
+                    .sides
+                    .device_read_on(dev, crate::cuda::stream::Queue::Default, &what)
+                    .and_then(|_| self.sides.release_host_if_device_only());
+            }
+        }
     }
 }
 
@@ -321,6 +388,7 @@ mod tests {
         let mut h = f.as_host_mut().unwrap();
         h.set(0, 5);
         assert_eq!(h.get(0), 5);
+        drop(h); // the guard holds the field until dropped
         assert_eq!(f.to_vec().unwrap(), vec![5, 7, -1, 7]);
     }
 

@@ -2,10 +2,13 @@
 //! is allocated only when first needed, and a copy is made only when the side that is needed
 //! is stale.
 
+use super::host_mem::HostMem;
+use super::storage::Storage;
 use crate::element::Scalar;
 use crate::error::Result;
 
-/// Which copy of a field holds its current contents.
+/// Which copy of a field holds its current contents, once the work queued so far has
+/// finished (a field written by a kernel queued on a stream is `Device` at once).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Residency {
     /// All zeros, and neither side holds a copy yet (what [`Field::zeros`](crate::Field::zeros)
@@ -15,7 +18,8 @@ pub enum Residency {
     Host,
     /// Only the device copy is current.
     Device,
-    /// Both copies are current.
+    /// Both copies are current (for a [`Storage::Mapped`] field on a device: its one copy,
+    /// which kernels and the host share).
     Both,
 }
 
@@ -48,11 +52,18 @@ pub struct Transfers {
 #[derive(Debug)]
 pub(crate) struct Sides<S: Scalar> {
     pub(crate) scalars: usize,
-    pub(crate) host: Option<Vec<S>>,
+    pub(crate) storage: Storage,
+    pub(crate) host: Option<HostMem<S>>,
     #[cfg(feature = "cuda")]
     pub(crate) device: Option<crate::cuda::DeviceBuffer>,
     pub(crate) newest: Residency,
     pub(crate) transfers: Transfers,
+    /// Queued work that uses the host copy (asynchronous copies; kernels, if mapped).
+    #[cfg(feature = "cuda")]
+    pub(crate) host_pending: super::pending::Pending,
+    /// Queued work that uses the device copy.
+    #[cfg(feature = "cuda")]
+    pub(crate) device_pending: super::pending::Pending,
 }
 
 impl<S: Scalar> Sides<S> {
@@ -60,144 +71,165 @@ impl<S: Scalar> Sides<S> {
     pub(crate) fn zeros(scalars: usize) -> Self {
         Sides {
             scalars,
+            storage: Storage::Pageable,
             host: None,
             #[cfg(feature = "cuda")]
             device: None,
             newest: Residency::Zeros,
             transfers: Transfers::default(),
+            #[cfg(feature = "cuda")]
+            host_pending: Default::default(),
+            #[cfg(feature = "cuda")]
+            device_pending: Default::default(),
         }
     }
 
     /// Storage whose current copy is `host`.
     pub(crate) fn on_host(host: Vec<S>) -> Self {
-        Sides {
-            host: Some(host),
-            newest: Residency::Host,
-            ..Self::zeros(0)
+        let mut sides = Self::zeros(host.len());
+        sides.host = Some(HostMem::Pageable(host));
+        sides.newest = Residency::Host;
+        sides
+    }
+
+    /// Allocates the host copy (zeros) in the memory the storage asks for, if it has none.
+    pub(crate) fn host_alloc(&mut self) -> Result<()> {
+        if self.host.is_none() {
+            let n = self.scalars;
+            let what = || {
+                format!(
+                    "the host copy of a field ({n} values of {})",
+                    std::any::type_name::<S>()
+                )
+            };
+            self.host = Some(HostMem::alloc(self.storage, n, &what)?);
         }
-        .with_len()
+        Ok(())
     }
 
-    fn with_len(mut self) -> Self {
-        self.scalars = self.host.as_ref().map_or(0, Vec::len);
-        self
+    /// The host copy, which exists.
+    #[inline]
+    pub(crate) fn host_slice(&self) -> &[S] {
+        self.host.as_ref().expect("the host copy exists").as_slice()
     }
 
-    fn host_alloc(&mut self) -> &mut Vec<S> {
-        let n = self.scalars;
-        self.host.get_or_insert_with(|| bytemuck::zeroed_vec(n))
+    /// The host copy, which exists.
+    #[inline]
+    pub(crate) fn host_slice_mut(&mut self) -> &mut [S] {
+        self.host
+            .as_mut()
+            .expect("the host copy exists")
+            .as_mut_slice()
     }
 
-    /// Makes the host copy current (downloading if the device is newer) and returns it.
-    pub(crate) fn host_for_read(&mut self) -> Result<&mut Vec<S>> {
+    /// True if the host copy is the device's too (mapped memory): then both are current.
+    fn host_is_shared(&self) -> bool {
+        #[cfg(feature = "cuda")]
+        {
+            self.host.as_ref().is_some_and(|h| h.mapped_ptr().is_some())
+        }
+        #[cfg(not(feature = "cuda"))]
+        {
+            false
+        }
+    }
+
+    /// The residency after a host write: only the host copy is current (unless it is the
+    /// device's too).
+    fn host_written(&self) -> Residency {
+        if self.host_is_shared() {
+            Residency::Both
+        } else {
+            Residency::Host
+        }
+    }
+
+    /// Makes the host copy current (downloading if the device is newer, after waiting for
+    /// queued work that writes it) and returns it.
+    pub(crate) fn host_for_read(&mut self) -> Result<&mut [S]> {
         match self.newest {
-            Residency::Host | Residency::Both => {}
+            Residency::Host | Residency::Both => {
+                #[cfg(feature = "cuda")]
+                self.host_pending
+                    .before_read(crate::cuda::stream::Queue::Host)?;
+            }
             Residency::Zeros => {
-                self.host_alloc();
-                self.newest = Residency::Host;
+                self.host_alloc()?;
+                self.newest = self.host_written();
             }
             Residency::Device => {
                 self.download()?;
                 self.newest = Residency::Both;
             }
         }
-        Ok(self.host.as_mut().expect("a current host copy exists"))
+        Ok(self.host_slice_mut())
     }
 
     /// Prepares the host copy to be written: current unless every value will be overwritten
-    /// (`overwrite_all`), and afterwards the only current copy.
-    pub(crate) fn host_for_write(&mut self, overwrite_all: bool) -> Result<&mut Vec<S>> {
+    /// (`overwrite_all`), no queued work using it, and afterwards the only current copy.
+    pub(crate) fn host_for_write(&mut self, overwrite_all: bool) -> Result<&mut [S]> {
         if overwrite_all {
-            self.host_alloc();
+            self.host_alloc()?;
         } else {
             self.host_for_read()?;
         }
-        self.newest = Residency::Host;
-        Ok(self.host.as_mut().expect("allocated above"))
+        #[cfg(feature = "cuda")]
+        self.host_pending
+            .before_write(crate::cuda::stream::Queue::Host)?;
+        self.newest = self.host_written();
+        Ok(self.host_slice_mut())
     }
 
-    #[cfg(feature = "cuda")]
+    /// Copies the device copy into a (new or stale) host copy, synchronously.
     fn download(&mut self) -> Result<()> {
-        let n = self.scalars;
+        self.host_alloc()?;
+        #[cfg(feature = "cuda")]
+        self.host_pending
+            .before_write(crate::cuda::stream::Queue::Host)?;
+        let mut host = self.host.take().expect("allocated above");
+        let copied = self.download_into(host.as_mut_slice());
+        self.host = Some(host);
+        copied
+    }
+
+    /// Copies the current device copy into `dst` (on the default stream, after the last
+    /// queued write), synchronously.
+    #[cfg(feature = "cuda")]
+    pub(crate) fn download_into(&mut self, dst: &mut [S]) -> Result<()> {
+        self.device_pending
+            .before_read(crate::cuda::stream::Queue::Default)?;
         let dev = self.device.as_ref().expect("a current device copy exists");
-        let host = self.host.get_or_insert_with(|| bytemuck::zeroed_vec(n));
-        dev.download(host.as_mut_slice())?;
+        dev.download(dst)?;
         self.transfers.downloads += 1;
-        self.transfers.bytes_down += (n * std::mem::size_of::<S>()) as u64;
+        self.transfers.bytes_down += std::mem::size_of_val(dst) as u64;
         Ok(())
     }
 
     #[cfg(not(feature = "cuda"))]
-    fn download(&mut self) -> Result<()> {
+    pub(crate) fn download_into(&mut self, _dst: &mut [S]) -> Result<()> {
         unreachable!("without the CUDA backend no device copy exists")
     }
-}
 
-#[cfg(feature = "cuda")]
-mod device_side {
-    use super::*;
-    use crate::cuda::{Device, DeviceBuffer};
+    /// Frees the device copy (the caller has waited for queued work that uses it).
+    pub(crate) fn drop_device_copy(&mut self) {
+        #[cfg(feature = "cuda")]
+        {
+            self.device = None;
+            self.device_pending = Default::default();
+        }
+    }
 
-    impl<S: Scalar> Sides<S> {
-        fn device_alloc(
-            &mut self,
-            dev: &'static Device,
-            what: &dyn Fn() -> String,
-        ) -> Result<&mut DeviceBuffer> {
-            if self.device.is_none() {
-                let bytes = self.scalars * std::mem::size_of::<S>();
-                self.device = Some(DeviceBuffer::alloc(dev, bytes, &what())?);
+    /// Runs `f` on the current data, on the host. A device-only field whose only current
+    /// copy is on the device is read through a temporary copy that is not kept.
+    pub(crate) fn with_host_data<R>(&mut self, f: impl FnOnce(&[S]) -> R) -> Result<R> {
+        #[cfg(feature = "cuda")]
+        if self.storage == Storage::DeviceOnly && !self.newest.host_is_current() {
+            let mut temp = bytemuck::zeroed_vec(self.scalars);
+            if self.newest == Residency::Device {
+                self.download_into(&mut temp)?;
             }
-            Ok(self.device.as_mut().expect("allocated above"))
+            return Ok(f(&temp));
         }
-
-        /// Makes the device copy current (uploading if the host is newer) and returns its
-        /// address.
-        pub(crate) fn device_for_read(
-            &mut self,
-            dev: &'static Device,
-            what: &dyn Fn() -> String,
-        ) -> Result<u64> {
-            match self.newest {
-                Residency::Device | Residency::Both => {}
-                Residency::Zeros => {
-                    self.device_alloc(dev, what)?.zero()?;
-                    self.newest = Residency::Device;
-                }
-                Residency::Host => {
-                    self.device_alloc(dev, what)?;
-                    let host = self.host.as_ref().expect("a current host copy exists");
-                    self.device
-                        .as_mut()
-                        .expect("allocated above")
-                        .upload(host)?;
-                    self.transfers.uploads += 1;
-                    self.transfers.bytes_up += (host.len() * std::mem::size_of::<S>()) as u64;
-                    self.newest = Residency::Both;
-                }
-            }
-            Ok(self
-                .device
-                .as_ref()
-                .expect("a current device copy exists")
-                .ptr())
-        }
-
-        /// Prepares the device copy to be written (current unless `overwrite_all`); afterwards
-        /// it is the only current copy.
-        pub(crate) fn device_for_write(
-            &mut self,
-            dev: &'static Device,
-            overwrite_all: bool,
-            what: &dyn Fn() -> String,
-        ) -> Result<u64> {
-            let ptr = if overwrite_all {
-                self.device_alloc(dev, what)?.ptr()
-            } else {
-                self.device_for_read(dev, what)?
-            };
-            self.newest = Residency::Device;
-            Ok(ptr)
-        }
+        Ok(f(self.host_for_read()?))
     }
 }

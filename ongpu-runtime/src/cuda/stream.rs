@@ -1,0 +1,114 @@
+//! [`RawStream`]: a CUDA stream that does not synchronise with the legacy default stream
+//! (`CU_STREAM_NON_BLOCKING`), and [`Queue`]: where one piece of work goes.
+//!
+//! Non-blocking, so that work queued on a stream overlaps work on other streams and is not
+//! serialised behind the default stream. Ordering with the default stream, where `on_gpu!`
+//! calls outside any stream go, is then ongpu's job: each field records what queued work
+//! still uses it (`field::pending`) and later work waits for exactly that.
+
+use super::device::Device;
+use super::error::DriverResultExt;
+use crate::error::Result;
+use cudarc::driver::result::stream;
+use cudarc::driver::sys::CUstream;
+
+/// An owned non-blocking stream, destroyed on drop (the driver lets queued work finish).
+#[derive(Debug)]
+pub(crate) struct RawStream {
+    raw: CUstream,
+    device: &'static Device,
+}
+
+// SAFETY: a stream handle may be used from any thread with its context bound; ongpu binds
+// before every call. Queuing work from several threads is allowed by the driver.
+unsafe impl Send for RawStream {}
+// SAFETY: as above.
+unsafe impl Sync for RawStream {}
+
+impl RawStream {
+    /// Creates a stream on `device`.
+    pub(crate) fn create(device: &'static Device) -> Result<Self> {
+        device.bind()?;
+        let raw = crate::trace::step(
+            || "creating a stream".into(),
+            || stream::create(stream::StreamKind::NonBlocking),
+        )
+        .during("creating a stream")?;
+        Ok(RawStream { raw, device })
+    }
+
+    /// The handle.
+    #[inline(always)]
+    pub(crate) fn raw(&self) -> CUstream {
+        self.raw
+    }
+
+    /// The device the stream belongs to.
+    pub(crate) fn device(&self) -> &'static Device {
+        self.device
+    }
+
+    /// Blocks until all work queued on the stream has finished.
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        self.device.bind()?;
+        // SAFETY: a live stream.
+        crate::trace::step(
+            || "synchronizing a stream".into(),
+            || unsafe { stream::synchronize(self.raw) },
+        )
+        .during("synchronizing a stream")
+    }
+}
+
+impl Drop for RawStream {
+    fn drop(&mut self) {
+        if self.device.bind().is_ok() {
+            // SAFETY: created in `create`, destroyed once. Work still queued completes and
+            // its resources are released by the driver afterwards.
+            let _ = unsafe { stream::destroy(self.raw) };
+        }
+    }
+}
+
+/// Where a piece of work on a field goes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Queue {
+    /// The legacy default stream: `on_gpu!` outside any stream scope, and ongpu's
+    /// synchronous copies.
+    Default,
+    /// A stream; `id` tells streams apart (never 0).
+    Stream {
+        /// The [`crate::Stream`]'s id.
+        id: u64,
+        /// Its handle.
+        raw: CUstream,
+    },
+    /// The calling host thread: it waits on the host and leaves nothing queued.
+    Host,
+}
+
+/// The id of [`Queue::Default`].
+pub(crate) const DEFAULT_QUEUE: u64 = 0;
+/// The id of [`Queue::Host`].
+pub(crate) const HOST_QUEUE: u64 = u64::MAX;
+
+impl Queue {
+    /// Tells queues apart.
+    #[inline(always)]
+    pub(crate) fn id(self) -> u64 {
+        match self {
+            Queue::Default => DEFAULT_QUEUE,
+            Queue::Stream { id, .. } => id,
+            Queue::Host => HOST_QUEUE,
+        }
+    }
+
+    /// The stream handle work is queued on (null: the legacy default stream).
+    #[inline(always)]
+    pub(crate) fn raw(self) -> CUstream {
+        match self {
+            Queue::Stream { raw, .. } => raw,
+            Queue::Default | Queue::Host => std::ptr::null_mut(),
+        }
+    }
+}
