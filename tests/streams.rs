@@ -238,6 +238,35 @@ mod gpu {
 
     #[test]
     #[ignore = "needs a CUDA device"]
+    fn a_reduction_waits_for_the_queued_write_of_its_field() {
+        let s1 = Stream::new();
+        let s2 = Stream::new();
+        let mut x: Field<u32, AoS> = Field::filled(N, POISON);
+        twice(|iters| {
+            // in the writer's scope, after it; on another stream; and on the default path
+            for (k, reduce_on) in [Some(&s1), Some(&s2), None].into_iter().enumerate() {
+                let seed = 40 + 3 * iters + k as u32;
+                s1.scope(|| spin_write(&mut x, seed, iters)).unwrap();
+                let sum = |x: &Field<u32, AoS>| on_gpu!(sum: { x });
+                let got: u64 = match reduce_on {
+                    Some(s) => s.scope(|| sum(&x)).unwrap(),
+                    None => sum(&x).unwrap(),
+                };
+                let want: u64 = (0..N)
+                    .map(|i| {
+                        spin(seed.wrapping_add(i as u32), if i == 0 { iters } else { 1 }) as u64
+                    })
+                    .sum();
+                assert_eq!(
+                    got, want,
+                    "reduction {k} read `x` before its write finished"
+                );
+            }
+        });
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
     fn a_kernel_on_one_stream_waits_for_a_write_on_another() {
         let (s1, s2) = (Stream::new(), Stream::new());
         let mut x: Field<u32, AoS> = Field::filled(N, POISON);

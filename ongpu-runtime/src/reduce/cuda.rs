@@ -204,7 +204,6 @@ where
     }
     // Compile before touching the fields, so that a compile error leaves them as they were.
     let kernel = site.kernels.get::<Op, C, V>(&site.site.info, dev)?;
-    caps.device_prepare(dev, n)?;
     let scratch = scratch(dev)?;
     let scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
     let wave = kernel.one_wave(dev, tpb)?;
@@ -215,12 +214,6 @@ where
     let n64 = n as u64;
     let ticket = scratch.buffer.ptr();
     let partials = ticket + PARTIALS_OFFSET;
-    let mut params = ParamList::new();
-    caps.push_params(&mut params);
-    params.push(&n64);
-    params.push(&partials);
-    params.push(&ticket);
-    params.push(&scratch.result.device);
     let shape = Shape {
         grid: (blocks, 1, 1),
         block: (tpb, 1, 1),
@@ -233,12 +226,27 @@ where
             site.site.location()
         )
     };
-    // SAFETY: the parameters follow the kernel's signature (built from the same captures in
-    // the same order by `source::reduction`, then n, the partials, the counter and the
-    // result), the grid fits the partials buffer, and the fields they point into are
-    // borrowed by this call, which waits for the kernel below.
-    unsafe { cuda::launch(dev, kernel.function, shape, &mut params, what)? };
-    dev.synchronize()?;
+    // Queued on the thread's stream scope like an element-wise call (after other streams'
+    // work on the same fields); the value is needed now, so that stream is waited for.
+    let mut done_on = std::ptr::null_mut();
+    crate::backend::queue::launch_captures(dev, n, caps, |caps, stream| {
+        done_on = stream;
+        let mut params = ParamList::new();
+        caps.push_params(&mut params);
+        params.push(&n64);
+        params.push(&partials);
+        params.push(&ticket);
+        params.push(&scratch.result.device);
+        // SAFETY: the parameters follow the kernel's signature (built from the same captures
+        // in the same order by `source::reduction`, then n, the partials, the counter and
+        // the result), the grid fits the partials buffer, and the fields they point into are
+        // borrowed by this call, which waits for the kernel below. `cuda::device()` bound
+        // the context; `stream` is the default stream or a live stream of it.
+        unsafe { cuda::launch_bound_on(stream, kernel.function, shape, &mut params, what) }
+    })?;
+    // SAFETY: the stream the kernel went to; still live (the scope holds it).
+    unsafe { cudarc::driver::result::stream::synchronize(done_on) }
+        .map_err(|e| crate::cuda::driver_error("waiting for a reduction", e))?;
     Ok(read_result::<Op::Acc>(&scratch.result))
 }
 
@@ -246,7 +254,7 @@ where
 fn read_result<A: Pod>(result: &MappedResult) -> A {
     assert!(std::mem::size_of::<A>() <= MAX_ACC_BYTES);
     // SAFETY: the slot holds MAX_ACC_BYTES bytes, written by the kernel that has finished
-    // (the device was synchronized); any bits are a valid `A` (Pod). Volatile: the device
+    // (its stream was synchronized); any bits are a valid `A` (Pod). Volatile: the device
     // wrote it behind the compiler's back.
     unsafe { ptr::read_volatile(result.host.cast::<A>()) }
 }
