@@ -30,14 +30,16 @@ program_tests!(
     color_f64,
     device_functions,
     partial_sites,
-    layouts_agree
+    layouts_agree,
+    color_operators_f32,
+    color_operators_f64
 );
 
 #[test]
 fn the_list_of_programs_is_complete() {
     assert_eq!(
         programs::all().len(),
-        11,
+        13,
         "add new programs to program_tests! above too"
     );
 }

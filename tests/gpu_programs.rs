@@ -57,7 +57,9 @@ gpu_program_tests!(
     color_f64,
     device_functions,
     partial_sites,
-    layouts_agree
+    layouts_agree,
+    color_operators_f32,
+    color_operators_f64
 );
 
 #[test]
