@@ -1,6 +1,8 @@
 //! [`Field`]: `len` elements of one type in one layout, with a host copy and a device copy
 //! that are each allocated when first needed and copied only when stale.
 
+#[cfg(feature = "cuda")]
+mod device_access;
 mod sides;
 pub(crate) mod site_io;
 
