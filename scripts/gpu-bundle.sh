@@ -28,7 +28,8 @@ for line in sys.stdin:
 cargo build --release --examples
 examples=("$@")
 if [ ${#examples[@]} -eq 0 ]; then
-  examples=($(ls examples/*.rs | xargs -n1 basename | sed 's/\.rs$//'))
+  examples=($(ls examples/*.rs | xargs -n1 basename | sed 's/\.rs$//')
+            $(ls examples/*/main.rs 2>/dev/null | xargs -rn1 dirname | xargs -rn1 basename))
 fi
 for e in "${examples[@]}"; do
   cp "target/release/examples/$e" "$out/examples/$e"

@@ -36,7 +36,10 @@ where
         ours(&mut x, &y, &z, opts.tpb)?;
         let err = data::relative_error(seed, &x.to_vec()?);
         crate::check("on_gpu! (CPU)", T::NAME, &L::name(), n, err, T::TOLERANCE)?;
-        Ok((err, time(opts.reps, &mut || ours(&mut x, &y, &z, opts.tpb))?))
+        Ok((
+            err,
+            time(opts.reps, &mut || ours(&mut x, &y, &z, opts.tpb))?,
+        ))
     })?;
     drop((x, y, z));
 

@@ -38,7 +38,11 @@ impl Reference {
     /// The kernel for precision `T` and layout `L` (`su3_f32_aosoa32`, ...).
     fn kernel<T: Prec, L: Layout>(&self) -> ongpu::Result<Function> {
         let layout = L::name().to_lowercase().replace(['<', '>'], "");
-        cuda::load_function(self.dev, &self.compiled, &format!("su3_{}_{layout}", T::NAME))
+        cuda::load_function(
+            self.dev,
+            &self.compiled,
+            &format!("su3_{}_{layout}", T::NAME),
+        )
     }
 
     /// Queues a kernel that holds the stream for `ns` nanoseconds.
@@ -51,16 +55,16 @@ impl Reference {
             shared_bytes: 0,
         };
         // SAFETY: `bench_hold(u64)` takes one u64.
-        unsafe { cuda::launch(self.dev, self.hold, shape, &mut params, || "bench_hold".into()) }
+        unsafe {
+            cuda::launch(self.dev, self.hold, shape, &mut params, || {
+                "bench_hold".into()
+            })
+        }
     }
 
     /// Median seconds per call of `f`: 3 warm-up calls, then `reps` timed batches of `batch`
     /// calls queued behind a hold kernel (so they run back to back on the device).
-    fn time(
-        &self,
-        opts: &Options,
-        f: &mut dyn FnMut() -> ongpu::Result<()>,
-    ) -> ongpu::Result<f64> {
+    fn time(&self, opts: &Options, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Result<f64> {
         for _ in 0..3 {
             f()?;
         }
@@ -107,7 +111,11 @@ where
     };
     // SAFETY: the parameters match `su3_*(T*, const T*, const T*, u64, u64)`; the fields hold
     // `stride` sites and live until the device has finished (the caller synchronises).
-    unsafe { cuda::launch(r.dev, f, shape, &mut params, || "the reference kernel".into()) }
+    unsafe {
+        cuda::launch(r.dev, f, shape, &mut params, || {
+            "the reference kernel".into()
+        })
+    }
 }
 
 /// Checks and times ours, the reference and the copy for `T`, `L` at `n` sites.
@@ -169,7 +177,10 @@ pub fn device_name() -> String {
     cuda::device()
         .map(|d| {
             let i = d.info();
-            format!("{} (sm_{}{}, {} SMs)", i.name, i.compute_capability.0, i.compute_capability.1, i.sm_count)
+            format!(
+                "{} (sm_{}{}, {} SMs)",
+                i.name, i.compute_capability.0, i.compute_capability.1, i.sm_count
+            )
         })
         .unwrap_or_else(|e| format!("no device: {e}"))
 }

@@ -25,7 +25,11 @@ where
         })
     });
     result?;
-    Ok(sources.into_iter().next().ok_or("no kernel was generated")?.source)
+    Ok(sources
+        .into_iter()
+        .next()
+        .ok_or("no kernel was generated")?
+        .source)
 }
 
 /// The lines of ptxas' report about kernel `name`.
@@ -67,7 +71,11 @@ fn counts(ptx: &str) -> BTreeMap<String, usize> {
             || op.starts_with("st.global")
             || op.starts_with("ld.local")
             || op.starts_with("st.local")
-            || ((op.starts_with("fma.") || op.starts_with("mul.") || op.starts_with("add.") || op.starts_with("sub.") || op.starts_with("neg."))
+            || ((op.starts_with("fma.")
+                || op.starts_with("mul.")
+                || op.starts_with("add.")
+                || op.starts_with("sub.")
+                || op.starts_with("neg."))
                 && (op.ends_with(".f32") || op.ends_with(".f64")));
         if interesting {
             *c.entry(op.to_string()).or_insert(0) += 1;
@@ -95,7 +103,11 @@ where
     let ours_ptx = String::from_utf8_lossy(&ours_ptx).into_owned();
     let ref_ptx = String::from_utf8_lossy(&ref_ptx).into_owned();
     if let Some(dir) = &opts.emit {
-        let tag = format!("{}_{}", T::NAME, L::name().to_lowercase().replace(['<', '>'], ""));
+        let tag = format!(
+            "{}_{}",
+            T::NAME,
+            L::name().to_lowercase().replace(['<', '>'], "")
+        );
         std::fs::create_dir_all(dir)?;
         std::fs::write(format!("{dir}/on_gpu_{tag}.cu"), &src)?;
         std::fs::write(format!("{dir}/on_gpu_{tag}.ptx"), &ours_ptx)?;
@@ -112,7 +124,10 @@ where
     for l in ptxas_lines(&ref_log, &hand) {
         println!("  hand-written  {l}");
     }
-    println!("  {:<24} {:>8} {:>13}", "PTX instruction", "on_gpu!", "hand-written");
+    println!(
+        "  {:<24} {:>8} {:>13}",
+        "PTX instruction", "on_gpu!", "hand-written"
+    );
     let ops: std::collections::BTreeSet<&String> = co.keys().chain(ch.keys()).collect();
     for op in ops {
         println!(

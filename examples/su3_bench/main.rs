@@ -177,14 +177,7 @@ where
 }
 
 /// Fails unless the relative error of a checked result is within `tol`.
-pub fn check(
-    who: &str,
-    real: &str,
-    layout: &str,
-    n: usize,
-    err: f64,
-    tol: f64,
-) -> BenchResult<()> {
+pub fn check(who: &str, real: &str, layout: &str, n: usize, err: f64, tol: f64) -> BenchResult<()> {
     if err <= tol {
         Ok(())
     } else {

@@ -115,9 +115,12 @@ pub fn table(ms: &[Measurement], side: Side) -> String {
         m.and_then(|m| m.rel_err)
             .map_or("-".to_string(), |e| format!("{e:.1e}"))
     };
-    let gbs = |m: Option<&Measurement>| m.map_or("-".to_string(), |m| format!("{:.0}", m.gb_per_s()));
+    let gbs =
+        |m: Option<&Measurement>| m.map_or("-".to_string(), |m| format!("{:.0}", m.gb_per_s()));
     let pct = |a: &Measurement, b: Option<&Measurement>| {
-        b.map_or("-".to_string(), |b| format!("{:.1}%", 100.0 * b.seconds / a.seconds))
+        b.map_or("-".to_string(), |b| {
+            format!("{:.1}%", 100.0 * b.seconds / a.seconds)
+        })
     };
     for m in ours {
         let hand = find(ms, m, Kernel::Hand);
@@ -251,9 +254,7 @@ pub fn svg(ms: &[Measurement], path: &str, title: &str) -> Result<(), Box<dyn st
                         chart
                             .draw_series(LineSeries::new(points, grey.stroke_width(1)))?
                             .label(label)
-                            .legend(move |(x, y)| {
-                                PathElement::new(vec![(x, y), (x + 20, y)], grey)
-                            })
+                            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey))
                     }
                 };
             }
