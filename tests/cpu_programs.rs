@@ -58,7 +58,7 @@ fn groups_of_sites_cover_every_site_once() {
                 Field::filled(n + 5, ColorVector::new([Complex::new(1.0, -1.0); 3]));
             on_gpu!(n, |i| {
                 x = y * 2.0 + (i as f32);
-                k[1] = k[1] * (i as f64);
+                k[1] *= i as f64;
             })
             .unwrap();
             let (xv, kv) = (x.to_vec().unwrap(), k.to_vec().unwrap());

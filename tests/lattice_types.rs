@@ -416,7 +416,7 @@ fn the_bound_rejects_a_wrong_formula() {
     let (x, y) = (matrix_of::<f32>(&a), matrix_of::<f32>(&b));
     let (rx, ry) = (ref_m(&x), ref_m(&y));
     let mut wrong = x * y;
-    wrong[1][2] = wrong[1][2] - x[1][0] * y[0][2] * 2.0;
+    wrong[1][2] -= x[1][0] * y[0][2] * 2.0;
     assert!(check_m("wrong", &wrong, &mmul(&rx, &ry)).is_err());
     assert!(check_m("right", &(x * y), &mmul(&rx, &ry)).is_ok());
 }

@@ -63,7 +63,7 @@ fn counts(ptx: &str) -> BTreeMap<String, usize> {
     for line in ptx.lines() {
         let line = line.trim();
         let op = line
-            .trim_start_matches(|ch: char| ch == '@' || ch == '!')
+            .trim_start_matches(['@', '!'])
             .split_whitespace()
             .find(|t| !t.starts_with('%') && !t.starts_with('@'))
             .unwrap_or("");
