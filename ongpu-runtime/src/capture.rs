@@ -71,7 +71,7 @@ pub trait KernelArg {
     /// As for `load`, and no other thread touches site `s` meanwhile.
     unsafe fn store(view: &Self::HostView, s: usize, value: Self::Site);
 
-    /// The CPU backend's buffer for a group of [`LANES`](site_io::LANES) sites.
+    /// The CPU backend's buffer for a group of sites (32, one `AoSoA<32>` block).
     type Lanes;
 
     /// True for a field whose layout stores one component of consecutive sites contiguously,
