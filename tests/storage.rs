@@ -187,7 +187,7 @@ fn the_gpu_tests_kernels_compile() {
         with_backend(Backend::Cpu, || {
             let mut v: Field<ColorVector<f64>, SoA> = Field::zeros(8);
             on_gpu!({
-                v = v * 2.0;
+                v *= 2.0;
             })
             .unwrap();
             let mut w: Field<f32, AoS> = Field::zeros(8);
@@ -301,7 +301,7 @@ mod gpu {
             assert_eq!(x.residency(), Residency::Device);
             assert_eq!(x.transfers().uploads, 1);
             on_gpu!({
-                x = x * 2.0;
+                x *= 2.0;
             })
             .unwrap();
             // One site read and written through the device, by its 6 values alone.

@@ -179,6 +179,12 @@ impl Analysis {
                     self.expr(a);
                 }
             }
+            // The array literal of `ColorVector::new([..])` / `ColorMatrix::new([[..]])`.
+            Expr::Array(a) => {
+                for e in &a.elems {
+                    self.expr(e);
+                }
+            }
             Expr::MethodCall(m) => {
                 self.expr(&m.receiver);
                 for a in &m.args {
@@ -288,6 +294,18 @@ mod tests {
         assert_eq!(caps("{ m[0][0] = z; }")[1], ("m".into(), true, true));
         // read before the assignment
         assert_eq!(caps("{ let t = x; x = t; }")[0], ("x".into(), true, true));
+    }
+
+    #[test]
+    fn names_inside_constructor_arrays_are_captures() {
+        assert_eq!(
+            caps("{ u = ColorVector::new([a, b, a]); }"),
+            vec![
+                ("a".into(), false, true),
+                ("b".into(), false, true),
+                ("u".into(), true, false)
+            ]
+        );
     }
 
     #[test]

@@ -209,6 +209,15 @@ impl Checker {
                 }
             }
             Expr::Call(c) => {
+                if let Expr::Path(p) = &*c.func {
+                    if let Some((depth, _)) = supported::array_constructor(&p.path) {
+                        self.call_path(&p.path, c.args.len());
+                        for a in &c.args {
+                            self.array_of_3(a, depth);
+                        }
+                        return;
+                    }
+                }
                 match &*c.func {
                     Expr::Path(p) if p.qself.is_none() => self.call_path(&p.path, c.args.len()),
                     other => self.error(
@@ -370,6 +379,27 @@ impl Checker {
                 not_supported("`if let`/`while let` (use plain conditions)"),
             ),
             other => self.error(other.span(), not_supported("this expression")),
+        }
+    }
+
+    /// The argument of `ColorVector::new` (`depth` 1) or `ColorMatrix::new` (2): array
+    /// literals of 3 entries, written out, down to the complex numbers.
+    fn array_of_3(&mut self, e: &Expr, depth: usize) {
+        if depth == 0 {
+            return self.expr(e);
+        }
+        match e {
+            Expr::Array(a) if a.elems.len() == 3 => {
+                for x in &a.elems {
+                    self.array_of_3(x, depth - 1);
+                }
+            }
+            Expr::Group(g) => self.array_of_3(&g.expr, depth),
+            other => self.error(
+                other.span(),
+                "`ColorVector::new` takes `[a, b, c]` and `ColorMatrix::new` takes \
+                 `[[a, b, c], [d, e, f], [g, h, i]]`, written out, with complex entries",
+            ),
         }
     }
 

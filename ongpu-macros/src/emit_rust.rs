@@ -135,6 +135,9 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
                 __ongpu_count,
                 __ongpu_tpb,
                 #args,
+                // Inlined into the CPU backend's loop over a group of sites, so that the
+                // compiler can vectorise the body across them.
+                #[inline(always)]
                 |#site_var: usize, #pats| {
                     #bind_index
                     {

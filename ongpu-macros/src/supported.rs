@@ -155,7 +155,29 @@ pub const ASSOCIATED_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("ColorMatrix", "identity", 0),
     ("ColorMatrix", "zero", 0),
     ("ColorVector", "zero", 0),
+    ("ColorVector", "new", 1),
+    ("ColorMatrix", "new", 1),
 ];
+
+/// Constructors whose argument is an array literal of complex numbers, with the array's
+/// depth: `ColorVector::new([a, b, c])`, `ColorMatrix::new([[a, b, c], [d, e, f], [g, h, i]])`.
+pub const ARRAY_CONSTRUCTORS: &[(&str, usize, &str)] = &[
+    ("ColorVector", 1, "ongpu::make_color_vector"),
+    ("ColorMatrix", 2, "ongpu::make_color_matrix"),
+];
+
+/// The array depth and C++ function of `Type::new` if it is an array constructor.
+pub fn array_constructor(path: &syn::Path) -> Option<(usize, &'static str)> {
+    let n = path.segments.len();
+    if n < 2 || path.segments[n - 1].ident != "new" {
+        return None;
+    }
+    let ty = path.segments[n - 2].ident.to_string();
+    ARRAY_CONSTRUCTORS
+        .iter()
+        .find(|(t, _, _)| *t == ty)
+        .map(|&(_, depth, f)| (depth, f))
+}
 
 /// The CUDA C++ value of a constant path (`f32::MAX`, `std::f64::consts::PI`), given the
 /// path's last two segments (`["f32", "MAX"]`) or, for `consts`, the type and the name.

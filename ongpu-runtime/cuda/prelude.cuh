@@ -167,6 +167,10 @@ template <class T> struct ColorVector {
     return r;
   }
 };
+// ColorVector::new([a, b, c]).
+template <class T> ONGPU_FN ColorVector<T> make_color_vector(complex<T> a, complex<T> b, complex<T> c) {
+  return ColorVector<T>{{a, b, c}};
+}
 template <class T, class F> ONGPU_FN ColorVector<T> map(ColorVector<T> a, F f) {
   ColorVector<T> r;
 #pragma unroll
@@ -196,6 +200,9 @@ template <class T> ONGPU_FN ColorVector<T> operator*(ColorVector<T> a, complex<T
   return map(a, [k](complex<T> z) { return z * k; });
 }
 template <class T> ONGPU_FN ColorVector<T> operator*(complex<T> k, ColorVector<T> a) { return a * k; }
+template <class T> ONGPU_FN ColorVector<T> operator/(ColorVector<T> a, T k) {
+  return map(a, [k](complex<T> z) { return z / k; });
+}
 template <class T> ONGPU_FN bool operator==(ColorVector<T> a, ColorVector<T> b) {
   return a.v[0] == b.v[0] && a.v[1] == b.v[1] && a.v[2] == b.v[2];
 }
@@ -203,6 +210,7 @@ template <class T> ONGPU_FN bool operator!=(ColorVector<T> a, ColorVector<T> b) 
 template <class T, class B> ONGPU_FN ColorVector<T>& operator+=(ColorVector<T>& a, B b) { return a = a + b; }
 template <class T, class B> ONGPU_FN ColorVector<T>& operator-=(ColorVector<T>& a, B b) { return a = a - b; }
 template <class T, class B> ONGPU_FN ColorVector<T>& operator*=(ColorVector<T>& a, B b) { return a = a * b; }
+template <class T, class B> ONGPU_FN ColorVector<T>& operator/=(ColorVector<T>& a, B b) { return a = a / b; }
 template <class T> ONGPU_FN ColorVector<T> conj(ColorVector<T> a) {
   return map(a, [](complex<T> z) { return conj(z); });
 }
@@ -236,6 +244,13 @@ template <class T> struct ColorMatrix {
     return r;
   }
 };
+// ColorMatrix::new([[a00, a01, a02], [a10, a11, a12], [a20, a21, a22]]) (row-major).
+template <class T>
+ONGPU_FN ColorMatrix<T> make_color_matrix(complex<T> a00, complex<T> a01, complex<T> a02, complex<T> a10,
+                                          complex<T> a11, complex<T> a12, complex<T> a20, complex<T> a21,
+                                          complex<T> a22) {
+  return ColorMatrix<T>{{{a00, a01, a02}, {a10, a11, a12}, {a20, a21, a22}}};
+}
 template <class T, class F> ONGPU_FN ColorMatrix<T> map(ColorMatrix<T> a, F f) {
   ColorMatrix<T> r;
 #pragma unroll
@@ -313,6 +328,7 @@ template <class T> ONGPU_FN bool operator!=(ColorMatrix<T> a, ColorMatrix<T> b) 
 template <class T, class B> ONGPU_FN ColorMatrix<T>& operator+=(ColorMatrix<T>& a, B b) { return a = a + b; }
 template <class T, class B> ONGPU_FN ColorMatrix<T>& operator-=(ColorMatrix<T>& a, B b) { return a = a - b; }
 template <class T, class B> ONGPU_FN ColorMatrix<T>& operator*=(ColorMatrix<T>& a, B b) { return a = a * b; }
+template <class T, class B> ONGPU_FN ColorMatrix<T>& operator/=(ColorMatrix<T>& a, B b) { return a = a / b; }
 template <class T> ONGPU_FN ColorMatrix<T> adj(ColorMatrix<T> a) {
   ColorMatrix<T> r;
 #pragma unroll

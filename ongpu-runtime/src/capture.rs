@@ -75,6 +75,34 @@ pub trait KernelArg {
     /// As for `load`, and no other thread touches site `s` meanwhile.
     unsafe fn store(view: &Self::HostView, s: usize, value: Self::Site);
 
+    /// The CPU backend's buffer for a group of sites (32, one `AoSoA<32>` block).
+    type Lanes;
+
+    /// True for a field whose layout stores one component of consecutive sites contiguously,
+    /// so that running groups of sites pays (see [`Layout::SITES_CONTIGUOUS`]).
+    const GROUPS_PAY: bool;
+
+    /// Loads sites `s0 .. s0 + LANES` into a buffer.
+    ///
+    /// # Safety
+    /// `view` comes from [`host_view`](KernelArg::host_view) with `n >= s0 + LANES`.
+    unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes;
+
+    /// The value of lane `l` of a buffer.
+    ///
+    /// # Safety
+    /// `l < LANES`; the buffer comes from [`load_lanes`](KernelArg::load_lanes).
+    unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Site;
+
+    /// Sets lane `l` of a buffer (nothing for read-only arguments).
+    fn set_lane(lanes: &mut Self::Lanes, l: usize, value: Self::Site);
+
+    /// Writes a buffer back to sites `s0 .. s0 + LANES` (nothing for read-only arguments).
+    ///
+    /// # Safety
+    /// As for `load_lanes`; every lane was set; no other thread touches these sites meanwhile.
+    unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes);
+
     /// Makes the device copy ready for `n` sites.
     #[cfg(feature = "cuda")]
     fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()>;
@@ -175,6 +203,25 @@ impl<'a, T: Element, L: Layout> KernelArg for FieldRead<'a, T, L> {
     #[inline(always)]
     unsafe fn store(_: &Self::HostView, _: usize, _: T) {}
 
+    type Lanes = site_io::Lanes<T>;
+    const GROUPS_PAY: bool = L::SITES_CONTIGUOUS || T::COMPONENTS == 1;
+
+    #[inline(always)]
+    unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {
+        site_io::gather::<T, L>(view.ptr, s0, view.stride)
+    }
+
+    #[inline(always)]
+    unsafe fn lane(lanes: &Self::Lanes, l: usize) -> T {
+        lanes.get(l)
+    }
+
+    #[inline(always)]
+    fn set_lane(_: &mut Self::Lanes, _: usize, _: T) {}
+
+    #[inline(always)]
+    unsafe fn store_lanes(_: &Self::HostView, _: usize, _: &Self::Lanes) {}
+
     #[cfg(feature = "cuda")]
     fn device_prepare(&mut self, dev: &'static crate::cuda::Device, _n: usize) -> Result<()> {
         let what = self.field.what();
@@ -247,6 +294,38 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> KernelArg for FieldWrite<'a, T
     #[inline(always)]
     unsafe fn store(view: &Self::HostView, s: usize, value: T) {
         site_io::store::<T, L>(view.ptr, s, view.stride, value)
+    }
+
+    type Lanes = site_io::Lanes<T>;
+    const GROUPS_PAY: bool = L::SITES_CONTIGUOUS || T::COMPONENTS == 1;
+
+    #[inline(always)]
+    unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {
+        if LOAD {
+            site_io::gather::<T, L>(view.ptr, s0, view.stride)
+        } else {
+            // Never read: the body assigns it whole first, and `lane` gives zeros.
+            site_io::Lanes::uninit()
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn lane(lanes: &Self::Lanes, l: usize) -> T {
+        if LOAD {
+            lanes.get(l)
+        } else {
+            T::zeroed()
+        }
+    }
+
+    #[inline(always)]
+    fn set_lane(lanes: &mut Self::Lanes, l: usize, value: T) {
+        lanes.set(l, value)
+    }
+
+    #[inline(always)]
+    unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes) {
+        site_io::scatter::<T, L>(view.ptr, s0, view.stride, lanes)
     }
 
     #[cfg(feature = "cuda")]
@@ -376,6 +455,25 @@ impl<'a, V: Uniform> KernelArg for Value<'a, V> {
 
     #[inline(always)]
     unsafe fn store(_: &V, _: usize, _: V) {}
+
+    type Lanes = V;
+    const GROUPS_PAY: bool = false;
+
+    #[inline(always)]
+    unsafe fn load_lanes(view: &V, _s0: usize) -> V {
+        *view
+    }
+
+    #[inline(always)]
+    unsafe fn lane(lanes: &V, _l: usize) -> V {
+        *lanes
+    }
+
+    #[inline(always)]
+    fn set_lane(_: &mut V, _: usize, _: V) {}
+
+    #[inline(always)]
+    unsafe fn store_lanes(_: &V, _: usize, _: &V) {}
 
     #[cfg(feature = "cuda")]
     fn device_prepare(&mut self, _dev: &'static crate::cuda::Device, _n: usize) -> Result<()> {
@@ -519,6 +617,27 @@ pub trait Captures {
     /// # Safety
     /// As [`KernelArg::store`].
     unsafe fn store(views: &Self::HostViews, s: usize, sites: Self::Sites);
+    /// The buffers of a group of sites.
+    type Lanes;
+    /// True if some captured field gains from running groups of sites.
+    const GROUPS_PAY: bool;
+    /// Loads a group of sites from `s0`.
+    ///
+    /// # Safety
+    /// As [`KernelArg::load_lanes`].
+    unsafe fn load_lanes(views: &Self::HostViews, s0: usize) -> Self::Lanes;
+    /// The values of lane `l`.
+    ///
+    /// # Safety
+    /// As [`KernelArg::lane`].
+    unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Sites;
+    /// Sets lane `l`.
+    fn set_lane(lanes: &mut Self::Lanes, l: usize, sites: Self::Sites);
+    /// Stores a group of sites from `s0`.
+    ///
+    /// # Safety
+    /// As [`KernelArg::store_lanes`].
+    unsafe fn store_lanes(views: &Self::HostViews, s0: usize, lanes: &Self::Lanes);
     /// Device copies ready for `n` sites.
     #[cfg(feature = "cuda")]
     fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()>;
@@ -590,6 +709,33 @@ macro_rules! captures_tuple {
             #[allow(unused_variables)]
             unsafe fn store(views: &Self::HostViews, s: usize, sites: Self::Sites) {
                 $($a::store(&views.$i, s, sites.$i);)*
+            }
+
+            type Lanes = ($($a::Lanes,)*);
+            const GROUPS_PAY: bool = false $(|| $a::GROUPS_PAY)*;
+
+            #[inline(always)]
+            #[allow(unused_variables, clippy::unused_unit)]
+            unsafe fn load_lanes(views: &Self::HostViews, s0: usize) -> Self::Lanes {
+                ($($a::load_lanes(&views.$i, s0),)*)
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, clippy::unused_unit)]
+            unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Sites {
+                ($($a::lane(&lanes.$i, l),)*)
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn set_lane(lanes: &mut Self::Lanes, l: usize, sites: Self::Sites) {
+                $($a::set_lane(&mut lanes.$i, l, sites.$i);)*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables)]
+            unsafe fn store_lanes(views: &Self::HostViews, s0: usize, lanes: &Self::Lanes) {
+                $($a::store_lanes(&views.$i, s0, &lanes.$i);)*
             }
 
             #[cfg(feature = "cuda")]

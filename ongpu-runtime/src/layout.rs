@@ -13,11 +13,63 @@ pub trait Layout: Copy + Default + Debug + Send + Sync + 'static {
     /// starts its chunks at multiples of this so that a whole block is processed together.
     const BLOCK: usize;
 
+    /// True when one component of consecutive sites is stored contiguously (SoA, AoSoA):
+    /// the CPU backend then runs groups of sites through component-major buffers, which the
+    /// compiler vectorises across sites. For AoS (each site's components together) it runs
+    /// site by site, unless the element has a single component.
+    const SITES_CONTIGUOUS: bool;
+
     /// Sites of storage for `len` sites (the length rounded up to a whole block).
     fn padded_len(len: usize) -> usize;
 
     /// Index of component `c` of site `s`.
     fn index(s: usize, c: usize, comps: usize, stride: usize) -> usize;
+
+    /// Copies the components of sites `s0 .. s0 + lanes` into `block`, component-major
+    /// (`block[c * lanes + l]` = component `c` of site `s0 + l`): the CPU backend's
+    /// per-group buffer, in which one component of consecutive sites is contiguous, so that
+    /// the body vectorises across sites. Whole runs are copied where the layout stores them
+    /// contiguously.
+    ///
+    /// # Safety
+    /// `storage` holds `stride * comps` values, `s0 + lanes <= stride`, and `block` has room
+    /// for `lanes * comps` values.
+    #[inline(always)]
+    unsafe fn gather<S: Copy>(
+        storage: *const S,
+        s0: usize,
+        comps: usize,
+        stride: usize,
+        block: *mut S,
+        lanes: usize,
+    ) {
+        for c in 0..comps {
+            for l in 0..lanes {
+                *block.add(c * lanes + l) = *storage.add(Self::index(s0 + l, c, comps, stride));
+            }
+        }
+    }
+
+    /// The inverse of [`gather`](Layout::gather): writes `block` back to sites
+    /// `s0 .. s0 + lanes`.
+    ///
+    /// # Safety
+    /// As for `gather`, and no other thread accesses these sites meanwhile.
+    #[inline(always)]
+    unsafe fn scatter<S: Copy>(
+        storage: *mut S,
+        s0: usize,
+        comps: usize,
+        stride: usize,
+        block: *const S,
+        lanes: usize,
+    ) {
+        for c in 0..comps {
+            for l in 0..lanes {
+                *storage.add(Self::index(s0 + l, c, comps, stride)) = *block.add(c * lanes + l);
+            }
+        }
+    }
 
     /// The CUDA C++ type of the layout in the prelude.
     fn cuda_name() -> String;
@@ -43,6 +95,7 @@ pub struct AoSoA<const V: usize>;
 
 impl Layout for AoS {
     const BLOCK: usize = 1;
+    const SITES_CONTIGUOUS: bool = false;
     #[inline(always)]
     fn padded_len(len: usize) -> usize {
         len
@@ -61,6 +114,7 @@ impl Layout for AoS {
 
 impl Layout for SoA {
     const BLOCK: usize = 1;
+    const SITES_CONTIGUOUS: bool = true;
     #[inline(always)]
     fn padded_len(len: usize) -> usize {
         len
@@ -68,6 +122,40 @@ impl Layout for SoA {
     #[inline(always)]
     fn index(s: usize, c: usize, _comps: usize, stride: usize) -> usize {
         c * stride + s
+    }
+    #[inline(always)]
+    unsafe fn gather<S: Copy>(
+        storage: *const S,
+        s0: usize,
+        comps: usize,
+        stride: usize,
+        block: *mut S,
+        lanes: usize,
+    ) {
+        for c in 0..comps {
+            std::ptr::copy_nonoverlapping(
+                storage.add(c * stride + s0),
+                block.add(c * lanes),
+                lanes,
+            );
+        }
+    }
+    #[inline(always)]
+    unsafe fn scatter<S: Copy>(
+        storage: *mut S,
+        s0: usize,
+        comps: usize,
+        stride: usize,
+        block: *const S,
+        lanes: usize,
+    ) {
+        for c in 0..comps {
+            std::ptr::copy_nonoverlapping(
+                block.add(c * lanes),
+                storage.add(c * stride + s0),
+                lanes,
+            );
+        }
     }
     fn cuda_name() -> String {
         "ongpu::SoA".to_string()
@@ -82,6 +170,7 @@ impl<const V: usize> Layout for AoSoA<V> {
         assert!(V > 0, "AoSoA<V> needs V > 0");
         V
     };
+    const SITES_CONTIGUOUS: bool = V > 1;
     #[inline(always)]
     fn padded_len(len: usize) -> usize {
         len.div_ceil(Self::BLOCK) * V
@@ -89,6 +178,68 @@ impl<const V: usize> Layout for AoSoA<V> {
     #[inline(always)]
     fn index(s: usize, c: usize, comps: usize, _stride: usize) -> usize {
         (s / V) * comps * V + c * V + s % V
+    }
+    #[inline(always)]
+    unsafe fn gather<S: Copy>(
+        storage: *const S,
+        s0: usize,
+        comps: usize,
+        _stride: usize,
+        block: *mut S,
+        lanes: usize,
+    ) {
+        // Runs of sites within one V-block: component c of each run is contiguous. The
+        // common cases copy runs of a constant length (inlined moves, no memcpy call).
+        let mut l = 0;
+        while l < lanes {
+            let s = s0 + l;
+            let base = (s / V) * comps * V + s % V;
+            let run = if s % V == 0 && V <= lanes - l {
+                V
+            } else if V % lanes == 0 && s % lanes == 0 && l == 0 {
+                lanes
+            } else {
+                (V - s % V).min(lanes - l)
+            };
+            for c in 0..comps {
+                std::ptr::copy_nonoverlapping(
+                    storage.add(base + c * V),
+                    block.add(c * lanes + l),
+                    run,
+                );
+            }
+            l += run;
+        }
+    }
+    #[inline(always)]
+    unsafe fn scatter<S: Copy>(
+        storage: *mut S,
+        s0: usize,
+        comps: usize,
+        _stride: usize,
+        block: *const S,
+        lanes: usize,
+    ) {
+        let mut l = 0;
+        while l < lanes {
+            let s = s0 + l;
+            let base = (s / V) * comps * V + s % V;
+            let run = if s % V == 0 && V <= lanes - l {
+                V
+            } else if V % lanes == 0 && s % lanes == 0 && l == 0 {
+                lanes
+            } else {
+                (V - s % V).min(lanes - l)
+            };
+            for c in 0..comps {
+                std::ptr::copy_nonoverlapping(
+                    block.add(c * lanes + l),
+                    storage.add(base + c * V),
+                    run,
+                );
+            }
+            l += run;
+        }
     }
     fn cuda_name() -> String {
         format!("ongpu::AoSoA<{V}>")
@@ -124,6 +275,58 @@ mod tests {
                 is_bijection::<SoA>(len, comps);
                 is_bijection::<AoSoA<8>>(len, comps);
                 is_bijection::<AoSoA<32>>(len, comps);
+            }
+        }
+    }
+
+    /// `gather` puts component c of site s0 + l at `c * lanes + l`, and `scatter` undoes it,
+    /// for any start (aligned to a block or not) and any group width.
+    fn gather_scatter_round_trip<L: Layout>(len: usize, comps: usize) {
+        let stride = L::padded_len(len);
+        let storage: Vec<u32> = (0..stride * comps).map(|i| i as u32 + 1).collect();
+        for lanes in [1, 5, 32] {
+            for s0 in (0..len.saturating_sub(lanes - 1)).step_by(3) {
+                let mut block = vec![0u32; lanes * comps];
+                let mut back = vec![0u32; stride * comps];
+                // SAFETY: sizes as documented; s0 + lanes <= len <= stride.
+                unsafe {
+                    L::gather(
+                        storage.as_ptr(),
+                        s0,
+                        comps,
+                        stride,
+                        block.as_mut_ptr(),
+                        lanes,
+                    );
+                    L::scatter(back.as_mut_ptr(), s0, comps, stride, block.as_ptr(), lanes);
+                }
+                for c in 0..comps {
+                    for l in 0..lanes {
+                        let i = L::index(s0 + l, c, comps, stride);
+                        assert_eq!(block[c * lanes + l], storage[i], "{} s0 {s0}", L::name());
+                        assert_eq!(back[i], storage[i]);
+                    }
+                }
+                let written = back.iter().filter(|&&v| v != 0).count();
+                assert_eq!(
+                    written,
+                    lanes * comps,
+                    "{}: scatter wrote elsewhere",
+                    L::name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn gather_and_scatter_follow_the_index() {
+        for len in [40, 70, 100] {
+            for comps in [1, 2, 18] {
+                gather_scatter_round_trip::<AoS>(len, comps);
+                gather_scatter_round_trip::<SoA>(len, comps);
+                gather_scatter_round_trip::<AoSoA<8>>(len, comps);
+                gather_scatter_round_trip::<AoSoA<32>>(len, comps);
+                gather_scatter_round_trip::<AoSoA<64>>(len, comps);
             }
         }
     }

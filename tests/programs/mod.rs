@@ -7,6 +7,9 @@
 // Bodies spell out `w = w | m` on purpose: both that and `w |= m` must translate.
 #![allow(clippy::assign_op_pattern)]
 
+mod color_ops;
+
+pub use color_ops::{color_operators_f32, color_operators_f64};
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -764,7 +767,9 @@ macro_rules! with_program_names {
             color_f64,
             device_functions,
             partial_sites,
-            layouts_agree
+            layouts_agree,
+            color_operators_f32,
+            color_operators_f64
         }
     };
 }

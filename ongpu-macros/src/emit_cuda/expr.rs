@@ -89,6 +89,15 @@ fn helper_op(op: &BinOp) -> Option<(&'static str, bool)> {
     })
 }
 
+/// The entries of nested array literals, in row-major order (checked to be 3 per level).
+fn array_leaves<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Array(a) => a.elems.iter().for_each(|x| array_leaves(x, out)),
+        Expr::Group(g) => array_leaves(&g.expr, out),
+        other => out.push(other),
+    }
+}
+
 /// A block whose only content is a tail expression.
 fn simple_value(b: &syn::Block) -> Option<&Expr> {
     match b.stmts.as_slice() {
@@ -175,8 +184,24 @@ impl Translator {
         let Expr::Path(p) = &*c.func else {
             return Err(unsupported(c.func.span()));
         };
-        let args = self.args_sharing_a_partner(c.args.iter())?.join(", ");
         let path = &p.path;
+        if let Some((_, f)) = supported::array_constructor(path) {
+            let mut leaves = Vec::new();
+            for a in &c.args {
+                array_leaves(a, &mut leaves);
+            }
+            let args = leaves
+                .into_iter()
+                .map(|e| self.expr(e))
+                .collect::<syn::Result<Vec<_>>>()?
+                .join(", ");
+            let ty_seg = &path.segments[path.segments.len() - 2];
+            return Ok(match ty::real_argument(&ty_seg.arguments) {
+                Some(r) => format!("{f}<{r}>({args})"),
+                None => format!("{f}({args})"),
+            });
+        }
+        let args = self.args_sharing_a_partner(c.args.iter())?.join(", ");
         if let Some(id) = path.get_ident() {
             let name = id.to_string();
             if supported::math_function(&name).is_some() {

@@ -214,6 +214,16 @@ mod tests {
     }
 
     #[test]
+    fn array_constructors_pass_their_entries_in_row_major_order() {
+        let c = body("{ u = ColorVector::new([a, b, c]); x = ColorMatrix::<f32>::new([[a, b, c], [b, c, a], [c, a, b]]); }");
+        assert!(c.contains("u = ongpu::make_color_vector(a, b, c);"), "{c}");
+        assert!(
+            c.contains("x = ongpu::make_color_matrix<float>(a, b, c, b, c, a, c, a, b);"),
+            "{c}"
+        );
+    }
+
+    #[test]
     fn if_expression_becomes_ternary() {
         let c = body("{ let a = if y > 0.0 { y } else { -y }; }");
         assert!(

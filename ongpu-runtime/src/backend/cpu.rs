@@ -1,8 +1,10 @@
 //! The CPU backend: the body's Rust closure over every site, on rayon threads in chunks of
-//! whole layout blocks (so that an AoSoA block's lanes are processed together).
+//! whole layout blocks, each run as groups of 32 sites gathered into private component-major
+//! buffers, so that the compiler can vectorise the body across the sites of a group.
 
-use crate::capture::Captures;
+use crate::capture::{lcm, Captures};
 use crate::error::{Error, Result};
+use crate::field::site_io::LANES;
 use crate::site::CallSite;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -33,11 +35,29 @@ where
         return Ok(());
     }
     let views = caps.host_views(n)?;
-    let chunk = CHUNK_SITES.div_ceil(C::BLOCK) * C::BLOCK;
+    // Chunks start on whole layout blocks and whole lane groups.
+    let align = lcm(C::BLOCK, LANES);
+    let chunk = CHUNK_SITES.div_ceil(align) * align;
     let run_range = |start: usize, end: usize| {
-        for s in start..end {
-            // SAFETY: `s < n` and the views were made for `n` sites. Tasks own disjoint site
-            // ranges, so no two threads touch the same site (see `HostPtr`).
+        let mut s0 = start;
+        // Whole groups of LANES sites: gather, run the body lane by lane, scatter.
+        while C::GROUPS_PAY && s0 + LANES <= end {
+            // SAFETY: `s0 + LANES <= n` and the views were made for `n` sites; every lane is
+            // set before the store. Tasks own disjoint site ranges, so no two threads touch
+            // the same site (see `HostPtr`).
+            unsafe {
+                let mut lanes = C::load_lanes(&views, s0);
+                for l in 0..LANES {
+                    let out = body(s0 + l, C::lane(&lanes, l));
+                    C::set_lane(&mut lanes, l, out);
+                }
+                C::store_lanes(&views, s0, &lanes);
+            }
+            s0 += LANES;
+        }
+        // The remaining sites one by one.
+        for s in s0..end {
+            // SAFETY: as above, `s < n`.
             unsafe {
                 let out = body(s, C::load(&views, s));
                 C::store(&views, s, out);

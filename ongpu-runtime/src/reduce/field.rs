@@ -213,7 +213,7 @@ mod tests {
             Complex::new(3.0, 0.0),
         ]);
         let w = ColorVector::new([Complex::new(2.0f64, 0.0); 3]);
-        assert_eq!(v.dot_wide(&w), v.dot(&w));
+        assert_eq!(v.dot_wide(&w), v.dot(w));
         assert_eq!(v.dot_wide(&v), Complex::new(v.norm2(), 0.0));
         assert_eq!(3.0f32.dot_wide(&-2.0), -6.0);
     }

@@ -4,7 +4,9 @@ use super::color_vector::ColorVector;
 use super::real::{Norm2, Real};
 use crate::element::Element;
 use num_complex::Complex;
-use std::ops::{Add, AddAssign, Div, Index, IndexMut, Mul, MulAssign, Neg, Sub, SubAssign};
+use std::ops::{
+    Add, AddAssign, Div, DivAssign, Index, IndexMut, Mul, MulAssign, Neg, Sub, SubAssign,
+};
 
 /// A 3x3 complex matrix, row-major. `#[repr(C)]`, 18 reals, matching
 /// `ongpu::ColorMatrix<T>` of the CUDA prelude.
@@ -31,17 +33,20 @@ unsafe impl<T: bytemuck::Pod> bytemuck::Pod for ColorMatrix<T> {}
 
 impl<T: Real> ColorMatrix<T> {
     /// A matrix from its rows.
+    #[inline(always)]
     pub fn new(m: [[Complex<T>; 3]; 3]) -> Self {
         ColorMatrix { m }
     }
 
     /// The zero matrix.
+    #[inline(always)]
     pub fn zero() -> Self {
         let z = Complex::new(T::zero(), T::zero());
         ColorMatrix { m: [[z; 3]; 3] }
     }
 
     /// The identity matrix.
+    #[inline(always)]
     pub fn identity() -> Self {
         let mut r = Self::zero();
         for i in 0..3 {
@@ -276,6 +281,13 @@ impl<T: Real> MulAssign<Complex<T>> for ColorMatrix<T> {
     #[inline(always)]
     fn mul_assign(&mut self, k: Complex<T>) {
         *self = *self * k;
+    }
+}
+
+impl<T: Real> DivAssign<T> for ColorMatrix<T> {
+    #[inline(always)]
+    fn div_assign(&mut self, k: T) {
+        *self = *self / k;
     }
 }
 

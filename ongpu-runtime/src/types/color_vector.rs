@@ -3,7 +3,9 @@
 use super::real::{Norm2, Real};
 use crate::element::Element;
 use num_complex::Complex;
-use std::ops::{Add, AddAssign, Index, IndexMut, Mul, Neg, Sub, SubAssign};
+use std::ops::{
+    Add, AddAssign, Div, DivAssign, Index, IndexMut, Mul, MulAssign, Neg, Sub, SubAssign,
+};
 
 /// A colour vector: 3 complex components. `#[repr(C)]`, 6 reals, matching
 /// `ongpu::ColorVector<T>` of the CUDA prelude.
@@ -28,30 +30,37 @@ unsafe impl<T: bytemuck::Pod> bytemuck::Pod for ColorVector<T> {}
 
 impl<T: Real> ColorVector<T> {
     /// A vector from its components.
+    #[inline(always)]
     pub fn new(v: [Complex<T>; 3]) -> Self {
         ColorVector { v }
     }
 
     /// The zero vector.
+    #[inline(always)]
     pub fn zero() -> Self {
         let z = Complex::new(T::zero(), T::zero());
         ColorVector { v: [z; 3] }
     }
 
     /// Complex conjugate of every component.
+    #[inline(always)]
     pub fn conj(&self) -> Self {
         ColorVector {
             v: self.v.map(|z| z.conj()),
         }
     }
 
-    /// `Σ |v_i|²`.
+    /// `Σ |v_i|²`, summed `i = 0, 1, 2` in that order (as the prelude's `norm2`).
+    #[inline(always)]
     pub fn norm2(&self) -> T {
-        self.v.iter().map(|z| z.norm2()).sum()
+        self.v[0].norm2() + self.v[1].norm2() + self.v[2].norm2()
     }
 
-    /// The Hermitian inner product `Σ conj(self_i) · other_i`.
-    pub fn dot(&self, other: &Self) -> Complex<T> {
+    /// The Hermitian inner product `Σ conj(self_i) · other_i`, summed `i = 0, 1, 2` in that
+    /// order (as the prelude's `dot`). Takes its operands by value, so that bodies can call
+    /// `u.dot(v)`.
+    #[inline(always)]
+    pub fn dot(self, other: Self) -> Complex<T> {
         let mut acc = Complex::new(T::zero(), T::zero());
         for i in 0..3 {
             acc = acc + self.v[i].conj() * other.v[i];
@@ -143,6 +152,37 @@ impl<T: Real> Mul<Complex<T>> for ColorVector<T> {
         ColorVector {
             v: self.v.map(|z| z * k),
         }
+    }
+}
+
+impl<T: Real> Div<T> for ColorVector<T> {
+    type Output = Self;
+    #[inline(always)]
+    fn div(self, k: T) -> Self {
+        ColorVector {
+            v: self.v.map(|z| z / k),
+        }
+    }
+}
+
+impl<T: Real> MulAssign<T> for ColorVector<T> {
+    #[inline(always)]
+    fn mul_assign(&mut self, k: T) {
+        *self = *self * k;
+    }
+}
+
+impl<T: Real> MulAssign<Complex<T>> for ColorVector<T> {
+    #[inline(always)]
+    fn mul_assign(&mut self, k: Complex<T>) {
+        *self = *self * k;
+    }
+}
+
+impl<T: Real> DivAssign<T> for ColorVector<T> {
+    #[inline(always)]
+    fn div_assign(&mut self, k: T) {
+        *self = *self / k;
     }
 }
 
