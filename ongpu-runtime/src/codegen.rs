@@ -58,7 +58,14 @@ pub(crate) fn observe_at(location: Location, make: impl FnOnce() -> String) {
 /// Compiles `source` with NVRTC for `arch` (`sm_90`, `compute_90`, ...) and returns NVRTC's
 /// log, including ptxas' resource report (registers, spills). Needs NVRTC, not a GPU.
 #[cfg(feature = "cuda")]
+///
+/// Each source compiled here is made unique with a numbered trailing comment: an NVRTC has
+/// been seen to reuse the image of a source it compiled before in the same process, without
+/// running ptxas, and then to print no report.
 pub fn compile(source: &KernelSource, arch: &str) -> crate::Result<String> {
+    static COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let k = COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let unique = format!("{}\n// inspection {k}\n", source.source);
     let what = format!("the kernel of on_gpu! at {}", source.location);
-    crate::cuda::nvrtc::compile(&source.source, arch, &what, &["--ptxas-options=-v"]).map(|c| c.log)
+    crate::cuda::nvrtc::compile(&unique, arch, &what, &["--ptxas-options=-v"]).map(|c| c.log)
 }

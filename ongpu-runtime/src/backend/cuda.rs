@@ -24,14 +24,29 @@ pub(crate) struct LoadedKernel {
     /// The last threads-per-block asked for and the resident blocks per multiprocessor it
     /// allows (`tpb << 32 | blocks`), so that repeated calls skip the occupancy query.
     occupancy: AtomicU64,
+    /// Full waves of resident blocks a grid spans; 0: no cap (one thread per site).
+    waves: usize,
 }
 
 impl LoadedKernel {
+    /// A kernel whose grids span one wave (unless `ONGPU_WAVES` says otherwise).
     pub(crate) fn new(function: Function) -> Self {
         LoadedKernel {
             function,
             occupancy: AtomicU64::new(0),
+            waves: forced_waves().unwrap_or(1),
         }
+    }
+
+    /// The grid policy of an element-wise kernel running `k` sites per iteration. With
+    /// k > 1 (few loads per site) one wave of threads, each with k sites' loads in flight,
+    /// covers memory latency (vector add: 97% of the copy bandwidth, against 80% with one
+    /// thread per site); a site heavy enough to run alone (k = 1: a colour-matrix product
+    /// loads 54 values) does best with one thread per site, like a hand-written kernel
+    /// (101% of one, against 95% in one wave). Measurements: BENCHMARKS.md.
+    pub(crate) fn for_sites_per_iteration(mut self, k: usize) -> Self {
+        self.waves = forced_waves().unwrap_or(if k > 1 { 1 } else { 0 });
+        self
     }
 
     /// Blocks of `tpb` threads that fill the device once (all resident at the same time).
@@ -54,19 +69,18 @@ impl LoadedKernel {
                 .store((tpb as u64) << 32 | n as u64, Ordering::Relaxed);
             n
         };
-        Ok(dev.info().sm_count as usize * per_sm as usize * waves())
+        Ok(dev.info().sm_count as usize * per_sm as usize * self.waves)
     }
 }
 
-/// Grids span this many full waves of resident blocks (`ONGPU_WAVES`, default 1; 0 lifts
-/// the cap so that each thread runs about one iteration).
-fn waves() -> usize {
-    static WAVES: OnceLock<usize> = OnceLock::new();
+/// `ONGPU_WAVES`: grids span this many full waves of resident blocks (0: no cap), for
+/// tuning; unset, each kernel follows its own policy.
+fn forced_waves() -> Option<usize> {
+    static WAVES: OnceLock<Option<usize>> = OnceLock::new();
     *WAVES.get_or_init(|| {
         std::env::var("ONGPU_WAVES")
             .ok()
             .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(1)
     })
 }
 
@@ -136,12 +150,14 @@ impl KernelSlots {
         if let Some(k) = self.find(key) {
             return Ok(k);
         }
-        let source = kernel_source::elementwise(info, &C::kinds());
+        let kinds = C::kinds();
+        let source = kernel_source::elementwise(info, &kinds);
         let kernel = compile_and_load(
             &source,
             &format!("the kernel of on_gpu! at {}", info.location),
             dev,
-        )?;
+        )?
+        .for_sites_per_iteration(kernel_source::sites_per_iteration(&kinds));
         let slot = Box::leak(Box::new(Slot {
             key,
             kernel,
