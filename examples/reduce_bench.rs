@@ -10,26 +10,14 @@
 //! batches, after warm-up); a reduction's time includes its synchronization, since every
 //! call returns its value. Latencies are host clocks around single calls (medians).
 
+mod common;
+
+use common::arg;
+use common::median;
+
 use ongpu::prelude::*;
 use ongpu::{with_backend, Backend};
 use std::time::Instant;
-
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|k| args.get(k + 1))
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name} takes a number, got {v}"))
-        })
-        .unwrap_or(default)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 /// A value in [-0.25, 0.75) from a hash of `k` (no integer overflow, so debug builds on
 /// the CPU backend run it too).

@@ -14,20 +14,12 @@
 //!
 //! `cargo run --release --example streams_overlap [-- --chunks 20 --chunk-ints 1048576 --reps 10]`
 
+mod common;
+
+use common::arg;
+
 use ongpu::prelude::*;
 use ongpu::{Event, Stream};
-
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|k| args.get(k + 1))
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name} takes a number, got {v}"))
-        })
-        .unwrap_or(default)
-}
 
 /// The chunks: a and b are inputs, c the output, all pinned.
 struct Data {

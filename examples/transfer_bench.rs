@@ -7,17 +7,9 @@
 //!
 //! `cargo run --release --example transfer_bench [-- --mib 256 --reps 100]`
 
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|k| args.get(k + 1))
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name} takes a number, got {v}"))
-        })
-        .unwrap_or(default)
-}
+mod common;
+
+use common::arg;
 
 fn main() -> ongpu::Result<()> {
     let mib = arg("--mib", 256).max(1);

@@ -10,17 +10,9 @@
 //!
 //! `cargo run --release --example zero_copy_dot [-- --n 16777216 --reps 20]`
 
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|k| args.get(k + 1))
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name} takes a number, got {v}"))
-        })
-        .unwrap_or(default)
-}
+mod common;
+
+use common::arg;
 
 fn main() -> ongpu::Result<()> {
     let n = arg("--n", 1 << 24).max(1);

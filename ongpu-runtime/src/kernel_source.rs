@@ -88,25 +88,42 @@ pub fn sites_per_iteration(kinds: &[CaptureKind]) -> usize {
     })
 }
 
-/// The source of the element-wise kernel of `site` for captures of the given kinds.
-pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind]) -> String {
-    // The call site is not written into the source: identical kernels of different call
-    // sites are the same source, and so one entry of the disk cache.
-    let mut s = String::with_capacity(PRELUDE.len() + 4096);
+/// The start of every kernel over sites: the prelude (and `extra` device code), the kernel's
+/// real type, and the device functions the body calls. The call site is not written into
+/// the source: identical kernels of different call sites are one source, and so one entry
+/// of the disk cache.
+pub fn header(site: &SiteInfo, kinds: &[CaptureKind], extra: &str) -> String {
+    let mut s = String::with_capacity(PRELUDE.len() + extra.len() + 4096);
     s.push_str(PRELUDE);
+    s.push_str(extra);
     let _ = writeln!(
         s,
         "\ntypedef {} ongpu_real;",
         kernel_real(kinds).cuda_name()
     );
     push_device_fns(&mut s, site.device_fns);
+    s
+}
 
-    let mut params = Vec::new();
-    let mut site_code = String::new();
+/// What the captures put into a kernel over sites.
+#[derive(Debug, Default)]
+pub struct SiteParts {
+    /// Kernel parameters, in capture order: `(pointer, stride)` per field, the value itself
+    /// otherwise.
+    pub params: Vec<String>,
+    /// Opens a site: the site index (if named) and each field's element, loaded unless the
+    /// body overwrites it first.
+    pub loads: String,
+    /// Closes a site: the written fields stored back.
+    pub stores: String,
+}
+
+/// The parameters, loads and stores of `site`'s captures.
+pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
+    let mut p = SiteParts::default();
     if let Some(i) = site.site_index {
-        let _ = writeln!(site_code, "const unsigned long long {i} = ongpu_site;");
+        let _ = writeln!(p.loads, "const unsigned long long {i} = ongpu_site;");
     }
-    let mut stores = String::new();
     for (kind, name) in kinds.iter().zip(site.cuda_names) {
         match kind {
             CaptureKind::Field {
@@ -117,39 +134,49 @@ pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind]) -> String {
                 ..
             } => {
                 let constness = if write.is_some() { "" } else { "const " };
-                params.push(format!("{constness}{scalar}* __restrict__ ongpu_p_{name}"));
-                params.push(format!("unsigned long long ongpu_s_{name}"));
+                p.params
+                    .push(format!("{constness}{scalar}* __restrict__ ongpu_p_{name}"));
+                p.params.push(format!("unsigned long long ongpu_s_{name}"));
                 if *write == Some(false) {
-                    let _ = writeln!(site_code, "{element} {name}{{}};");
+                    let _ = writeln!(p.loads, "{element} {name}{{}};");
                 } else {
                     let _ = writeln!(
-                        site_code,
+                        p.loads,
                         "{element} {name} = ongpu::load<{layout}, {element} >(ongpu_p_{name}, ongpu_site, ongpu_s_{name});"
                     );
                 }
                 if write.is_some() {
-                    let _ = writeln!(stores, "ongpu::store<{layout} >(ongpu_p_{name}, ongpu_site, ongpu_s_{name}, {name});");
+                    let _ = writeln!(
+                        p.stores,
+                        "ongpu::store<{layout} >(ongpu_p_{name}, ongpu_site, ongpu_s_{name}, {name});"
+                    );
                 }
             }
-            CaptureKind::Value { cuda_type } => params.push(format!("const {cuda_type} {name}")),
+            CaptureKind::Value { cuda_type } => p.params.push(format!("const {cuda_type} {name}")),
         }
     }
-    site_code.push_str("{\n");
-    for line in site.body.lines() {
-        let _ = writeln!(site_code, "  {line}");
-    }
-    site_code.push_str("}\n");
-    site_code.push_str(&stores);
-    params.push("unsigned long long ongpu_n".to_string());
+    p
+}
 
-    let indent = |code: &str, by: &str| {
-        code.lines()
-            .map(|l| format!("{by}{l}\n"))
-            .collect::<String>()
-    };
-    let k = sites_per_iteration(kinds);
+/// `code` with every line indented by `by`.
+fn indent(code: &str, by: &str) -> String {
+    code.lines().map(|l| format!("{by}{l}\n")).collect()
+}
+
+/// The kernel's signature and the grid-stride loop running `site_code` for every site
+/// (`ongpu_site`), `k` sites per iteration while all `k` are in range, so that their loads
+/// issue together, then one at a time; `prologue` and `epilogue` go before and after it.
+pub fn site_loop(
+    params: &[String],
+    site_code: &str,
+    k: usize,
+    prologue: &str,
+    epilogue: &str,
+) -> String {
+    let mut s = String::new();
     let _ = writeln!(s, "\nextern \"C\" __global__ void {KERNEL_NAME}(");
     let _ = writeln!(s, "    {}) {{", params.join(",\n    "));
+    s.push_str(&indent(prologue, "  "));
     s.push_str(
         "  const unsigned long long ongpu_step = (unsigned long long)gridDim.x * blockDim.x;\n",
     );
@@ -166,13 +193,39 @@ pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind]) -> String {
         s.push_str(
             "      const unsigned long long ongpu_site = ongpu_first + ongpu_u * ongpu_step;\n",
         );
-        s.push_str(&indent(&site_code, "      "));
+        s.push_str(&indent(site_code, "      "));
         s.push_str("    }\n  }\n");
     }
     s.push_str("  for (; ongpu_first < ongpu_n; ongpu_first += ongpu_step) {\n");
     s.push_str("    const unsigned long long ongpu_site = ongpu_first;\n");
-    s.push_str(&indent(&site_code, "    "));
-    s.push_str("  }\n}\n");
+    s.push_str(&indent(site_code, "    "));
+    s.push_str("  }\n");
+    s.push_str(&indent(epilogue, "  "));
+    s.push_str("}\n");
+    s
+}
+
+/// The source of the element-wise kernel of `site` for captures of the given kinds.
+pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind]) -> String {
+    let mut s = header(site, kinds, "");
+    let SiteParts {
+        mut params,
+        loads,
+        stores,
+    } = site_parts(site, kinds);
+    params.push("unsigned long long ongpu_n".to_string());
+    let mut site_code = loads;
+    site_code.push_str("{\n");
+    site_code.push_str(&indent(site.body, "  "));
+    site_code.push_str("}\n");
+    site_code.push_str(&stores);
+    s.push_str(&site_loop(
+        &params,
+        &site_code,
+        sites_per_iteration(kinds),
+        "",
+        "",
+    ));
     s
 }
 

@@ -10,9 +10,9 @@ use crate::error::{Error, Result};
 use crate::kernel_source;
 use crate::site::{CallSite, SiteInfo};
 use std::any::TypeId;
-use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 /// Threads per block when the call does not say.
 pub const DEFAULT_THREADS_PER_BLOCK: u32 = 256;
@@ -84,88 +84,26 @@ fn forced_waves() -> Option<usize> {
     })
 }
 
-#[derive(Debug)]
-struct Slot {
-    key: TypeId,
-    kernel: LoadedKernel,
-    next: *const Slot,
-}
+/// The element-wise kernels of one call site.
+pub(crate) type KernelSlots = super::kernel_list::KernelList<LoadedKernel>;
 
-/// The kernels of one call site: an append-only list (entries are never freed, like the
-/// modules they point into), read without locks; the mutex only orders compilations.
-#[derive(Debug)]
-pub(crate) struct KernelSlots {
-    head: AtomicPtr<Slot>,
-    compiling: Mutex<()>,
-}
-
-// SAFETY: slots are immutable once published (Release store, Acquire loads) and never freed.
-unsafe impl Sync for KernelSlots {}
-// SAFETY: as above.
-unsafe impl Send for KernelSlots {}
-
-impl KernelSlots {
-    pub(crate) const fn new() -> Self {
-        KernelSlots {
-            head: AtomicPtr::new(ptr::null_mut()),
-            compiling: Mutex::new(()),
-        }
-    }
-
-    #[inline]
-    fn find(&self, key: TypeId) -> Option<&LoadedKernel> {
-        let mut p = self.head.load(Ordering::Acquire) as *const Slot;
-        while !p.is_null() {
-            // SAFETY: published slots are valid forever (leaked, never mutated).
-            let slot = unsafe { &*p };
-            if slot.key == key {
-                return Some(&slot.kernel);
-            }
-            p = slot.next;
-        }
-        None
-    }
-
-    /// The kernel for the capture tuple `C`, compiled on first use.
-    #[inline]
-    fn get<C: Captures>(&self, info: &SiteInfo, dev: &'static Device) -> Result<&LoadedKernel> {
-        let key = TypeId::of::<C::Key>();
-        if let Some(k) = self.find(key) {
-            return Ok(k);
-        }
-        self.compile_slow::<C>(key, info, dev)
-    }
-
-    #[cold]
-    fn compile_slow<C: Captures>(
-        &self,
-        key: TypeId,
-        info: &SiteInfo,
-        dev: &'static Device,
-    ) -> Result<&LoadedKernel> {
-        let _guard = self
-            .compiling
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(k) = self.find(key) {
-            return Ok(k);
-        }
+/// The kernel of `site` for the capture tuple `C`, compiled on first use.
+#[inline]
+fn kernel_for<'s, C: Captures>(
+    info: &SiteInfo,
+    slots: &'s KernelSlots,
+    dev: &'static Device,
+) -> Result<&'s LoadedKernel> {
+    slots.get_or_compile(TypeId::of::<C::Key>(), || {
         let kinds = C::kinds();
         let source = kernel_source::elementwise(info, &kinds);
-        let kernel = compile_and_load(
+        Ok(compile_and_load(
             &source,
             &format!("the kernel of on_gpu! at {}", info.location),
             dev,
         )?
-        .for_sites_per_iteration(kernel_source::sites_per_iteration(&kinds));
-        let slot = Box::leak(Box::new(Slot {
-            key,
-            kernel,
-            next: self.head.load(Ordering::Acquire),
-        }));
-        self.head.store(slot, Ordering::Release);
-        Ok(&slot.kernel)
-    }
+        .for_sites_per_iteration(kernel_source::sites_per_iteration(&kinds)))
+    })
 }
 
 /// True when `ONGPU_DUMP_SOURCE` asks to print each kernel's source.
@@ -265,7 +203,7 @@ pub(crate) fn run<C: Captures>(
         return Ok(());
     }
     // Compile before touching the fields, so that a compile error leaves them as they were.
-    let kernel = site.kernels.get::<C>(&site.info, dev)?;
+    let kernel = kernel_for::<C>(&site.info, &site.kernels, dev)?;
     let mut blocks = n.div_ceil(tpb as usize);
     let wave = kernel.one_wave(dev, tpb)?;
     if wave > 0 {

@@ -5,6 +5,8 @@ pub(crate) mod cpu;
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda;
 #[cfg(feature = "cuda")]
+pub(crate) mod kernel_list;
+#[cfg(feature = "cuda")]
 pub(crate) mod queue;
 
 use crate::error::{Error, Result};

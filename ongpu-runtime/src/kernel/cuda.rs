@@ -41,7 +41,7 @@ impl Compiled {
         checked: bool,
         dev: &'static cuda::Device,
         source: impl FnOnce() -> String,
-        what: &str,
+        what: &dyn Fn() -> String,
     ) -> Result<&Entry> {
         let slot = &self.entries[usize::from(checked)];
         if let Some(e) = slot.get() {
@@ -54,7 +54,7 @@ impl Compiled {
         if let Some(e) = slot.get() {
             return Ok(e);
         }
-        let loaded = compile_and_load(&source(), what, dev)?;
+        let loaded = compile_and_load(&source(), &what(), dev)?;
         // SAFETY: a loaded function; a plain query.
         let max_threads = unsafe {
             cudarc::driver::result::function::get_function_attribute(
@@ -62,7 +62,7 @@ impl Compiled {
                 Attr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
             )
         }
-        .map_err(|e| cuda::driver_error(format!("querying the limits of {what}"), e))?;
+        .map_err(|e| cuda::driver_error(format!("querying the limits of {}", what()), e))?;
         Ok(slot.get_or_init(|| Entry {
             function: loaded.function,
             max_threads: max_threads.max(1) as u32,
@@ -84,7 +84,8 @@ pub(crate) fn launch<A: LaunchArgs>(
 ) -> Result<()> {
     let info = &site.info;
     let dev = cuda::device()?;
-    let what = format!("kernel `{}` at {}", info.name, info.location);
+    // Built only for a message: a launch allocates nothing.
+    let what = || format!("kernel `{}` at {}", info.name, info.location);
     // Compile before touching the fields, so that a compile error leaves them as they were.
     let entry = site.compiled.get(
         checked,
@@ -131,11 +132,7 @@ pub(crate) fn launch<A: LaunchArgs>(
     // SAFETY: the parameters follow the kernel's signature (built by `source::assemble` from
     // the same argument types in the same order, then the report pointer), and the fields
     // they point into are borrowed by this call and freed only after the device is done.
-    unsafe {
-        cuda::launch(dev, entry.function, launch_shape, &mut params, || {
-            what.clone()
-        })?
-    };
+    unsafe { cuda::launch(dev, entry.function, launch_shape, &mut params, what)? };
     match report {
         Some(r) => read_report(site, &r),
         None => Ok(()),

@@ -19,7 +19,7 @@ use crate::site::SiteInfo;
 use bytemuck::Pod;
 use std::any::TypeId;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, Ordering};
+
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Blocks resident on one multiprocessor at most, on every architecture ongpu supports: the
@@ -32,77 +32,19 @@ const MAX_ACC_BYTES: usize = 16;
 /// Offset of the partials in the scratch buffer (the block counter comes first).
 const PARTIALS_OFFSET: u64 = 256;
 
-#[derive(Debug)]
-struct Slot {
-    key: TypeId,
-    kernel: LoadedKernel,
-    next: *const Slot,
-}
+/// The reduction kernels of one call site.
+pub(crate) type ReduceKernels = crate::backend::kernel_list::KernelList<LoadedKernel>;
 
-/// The reduction kernels of one call site: an append-only list read without locks (as the
-/// element-wise kernels of a call site); the mutex only orders compilations.
-#[derive(Debug)]
-pub(crate) struct ReduceKernels {
-    head: AtomicPtr<Slot>,
-    compiling: Mutex<()>,
-}
-
-// SAFETY: slots are immutable once published (Release store, Acquire loads) and never freed.
-unsafe impl Sync for ReduceKernels {}
-// SAFETY: as above.
-unsafe impl Send for ReduceKernels {}
-
-impl ReduceKernels {
-    pub(crate) const fn new() -> Self {
-        ReduceKernels {
-            head: AtomicPtr::new(ptr::null_mut()),
-            compiling: Mutex::new(()),
-        }
-    }
-
-    fn find(&self, key: TypeId) -> Option<&LoadedKernel> {
-        let mut p = self.head.load(Ordering::Acquire) as *const Slot;
-        while !p.is_null() {
-            // SAFETY: published slots are valid forever (leaked, never mutated).
-            let slot = unsafe { &*p };
-            if slot.key == key {
-                return Some(&slot.kernel);
-            }
-            p = slot.next;
-        }
-        None
-    }
-
-    /// The kernel of `Op` over values `V` for the capture tuple `C`, compiled on first use.
-    #[inline]
-    fn get<Op: Reduction<V>, C: Captures, V: 'static>(
-        &self,
-        info: &SiteInfo,
-        dev: &'static Device,
-    ) -> Result<&LoadedKernel> {
-        let key = TypeId::of::<(Op, C::Key, V)>();
-        if let Some(k) = self.find(key) {
-            return Ok(k);
-        }
-        self.compile_slow::<Op, C, V>(key, info, dev)
-    }
-
-    #[cold]
-    fn compile_slow<Op: Reduction<V>, C: Captures, V: 'static>(
-        &self,
-        key: TypeId,
-        info: &SiteInfo,
-        dev: &'static Device,
-    ) -> Result<&LoadedKernel> {
-        let _guard = self
-            .compiling
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(k) = self.find(key) {
-            return Ok(k);
-        }
+/// The kernel of `Op` over values `V` for the capture tuple `C`, compiled on first use.
+#[inline]
+fn kernel_for<'s, Op: Reduction<V>, C: Captures, V: 'static>(
+    info: &SiteInfo,
+    kernels: &'s ReduceKernels,
+    dev: &'static Device,
+) -> Result<&'s LoadedKernel> {
+    kernels.get_or_compile(TypeId::of::<(Op, C::Key, V)>(), || {
         let source = super::source::reduction(info, &C::kinds(), &super::kind::<Op, V>());
-        let kernel = compile_and_load(
+        compile_and_load(
             &source,
             &format!(
                 "the kernel of on_gpu!({}: ...) at {}",
@@ -110,15 +52,8 @@ impl ReduceKernels {
                 info.location
             ),
             dev,
-        )?;
-        let slot = Box::leak(Box::new(Slot {
-            key,
-            kernel,
-            next: self.head.load(Ordering::Acquire),
-        }));
-        self.head.store(slot, Ordering::Release);
-        Ok(&slot.kernel)
-    }
+        )
+    })
 }
 
 /// Page-locked host memory mapped for the device, where kernels write their results.
@@ -203,7 +138,7 @@ where
         return Ok(Op::identity());
     }
     // Compile before touching the fields, so that a compile error leaves them as they were.
-    let kernel = site.kernels.get::<Op, C, V>(&site.site.info, dev)?;
+    let kernel = kernel_for::<Op, C, V>(&site.site.info, &site.kernels, dev)?;
     let scratch = scratch(dev)?;
     let scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
     let wave = kernel.one_wave(dev, tpb)?;

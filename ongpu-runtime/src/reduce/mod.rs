@@ -48,7 +48,6 @@ impl ReduceSite {
 /// The facts about `Op` over `V` that the kernel source needs.
 pub(crate) fn kind<Op: Reduction<V>, V>() -> ReductionKind {
     ReductionKind {
-        keyword: Op::KEYWORD,
         op: Op::CUDA_OP,
         value: Op::cuda_value(),
         acc: Op::cuda_acc(),
