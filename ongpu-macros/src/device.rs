@@ -35,26 +35,7 @@ pub fn device(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
     let f: ItemFn = syn::parse2(item)?;
     let sig = &f.sig;
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        return Err(error(
-            sig.generics.span(),
-            "#[ongpu::device] functions cannot be generic; write one per element type",
-        ));
-    }
-    for (present, span, what) in [
-        (sig.constness.is_some(), sig.constness.span(), "const"),
-        (sig.asyncness.is_some(), sig.asyncness.span(), "async"),
-        (sig.unsafety.is_some(), sig.unsafety.span(), "unsafe"),
-        (sig.abi.is_some(), sig.abi.span(), "extern"),
-        (sig.variadic.is_some(), sig.variadic.span(), "variadic"),
-    ] {
-        if present {
-            return Err(error(
-                span,
-                &format!("#[ongpu::device] functions cannot be {what}"),
-            ));
-        }
-    }
+    crate::fn_item::check_plain_signature(sig, "#[ongpu::device]")?;
     let mut params = Vec::new();
     for arg in &sig.inputs {
         match arg {
@@ -122,16 +103,7 @@ pub fn device(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     );
 
     let vis = &f.vis;
-    let docs: Vec<_> = f
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .collect();
-    let other_attrs: Vec<_> = f
-        .attrs
-        .iter()
-        .filter(|a| !a.path().is_ident("doc"))
-        .collect();
+    let (docs, other_attrs) = crate::fn_item::split_docs(&f.attrs);
     let impl_name = syn::Ident::new(
         &format!(
             "__ongpu_device_{}",

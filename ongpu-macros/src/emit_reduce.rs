@@ -3,42 +3,27 @@
 //! returns the site's value (the body's tail, checked to be of a type the reduction takes),
 //! and the call evaluates to `Result<reduced value>`.
 
-use crate::emit_rust::{capture_args, closure_tuple, site_info, ElementwiseCall};
+use crate::emit_rust::{CallParts, ElementwiseCall};
 use crate::reduce::Keyword;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::Stmt;
 
 /// The expansion of a reduction call whose body has a tail value (checked by
 /// `reduce::per_site_value`).
 pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
-    let info = site_info(
-        call.captures,
-        call.body.site_index.as_ref(),
-        &call.cuda_body,
-        call.device_calls,
-    );
-    let args = capture_args(call.captures);
-    let (pats, ret) = closure_tuple(call.captures);
-    let site = Span::mixed_site();
-    let site_static = syn::Ident::new("__ONGPU_SITE", site);
-    let site_var = syn::Ident::new("__ongpu_site", site);
-    let value_var = syn::Ident::new("__ongpu_value", site);
-    let count = match call.sites {
-        Some(n) => quote_spanned!(n.span()=> ::ongpu::__private::sites(#n)),
-        None => quote!(::ongpu::__private::SiteCount::FromFields),
-    };
-    let tpb = match call.threads_per_block {
-        Some(t) => quote_spanned!(t.span()=>
-            ::core::option::Option::Some(::ongpu::__private::threads_per_block(#t))),
-        None => quote!(::core::option::Option::None),
-    };
-    let bind_index = call
-        .body
-        .site_index
-        .as_ref()
-        .map(|i| quote!(let #i: usize = #site_var;));
+    let CallParts {
+        info,
+        args,
+        pats,
+        ret,
+        count,
+        tpb,
+        site_static,
+        site_var,
+        bind_index,
+    } = CallParts::of(call);
+    let value_var = syn::Ident::new("__ongpu_value", Span::mixed_site());
     let mut block = crate::rewrite::route_math_calls(&call.body.block);
     // The tail, wrapped so that a value of the wrong type is reported there.
     let check = keyword.value_check();

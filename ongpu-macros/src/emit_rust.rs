@@ -26,7 +26,7 @@ pub struct ElementwiseCall<'a> {
 }
 
 /// The `SiteInfo` literal of a call.
-pub fn site_info(
+fn site_info(
     captures: &[Capture],
     site_index: Option<&syn::Ident>,
     cuda_body: &str,
@@ -66,7 +66,7 @@ pub fn site_info(
 
 /// The capture arguments: `write::<LOAD, _>(x.__ongpu_mut())` for written fields (spanned at
 /// the first assignment, where a non-field is reported), `read(y.__ongpu_ref())` otherwise.
-pub fn capture_args(captures: &[Capture]) -> TokenStream {
+fn capture_args(captures: &[Capture]) -> TokenStream {
     let args = captures.iter().map(|c| {
         let id = &c.ident;
         match c.written_at {
@@ -81,7 +81,7 @@ pub fn capture_args(captures: &[Capture]) -> TokenStream {
 }
 
 /// The closure parameters `(mut x, y, ...)` and the returned tuple `(x, y, ...)`.
-pub fn closure_tuple(captures: &[Capture]) -> (TokenStream, TokenStream) {
+fn closure_tuple(captures: &[Capture]) -> (TokenStream, TokenStream) {
     let pats = captures.iter().map(|c| {
         let id = &c.ident;
         if c.is_written() {
@@ -94,33 +94,85 @@ pub fn closure_tuple(captures: &[Capture]) -> (TokenStream, TokenStream) {
     (quote!((#(#pats,)*)), quote!((#(#ids,)*)))
 }
 
+/// The pieces every call form expands to: the call site's facts, the capture arguments, the
+/// closure's parameter pattern and returned tuple, the site count and threads per block, and
+/// the hygienic names of the static and the closure's site index.
+pub struct CallParts {
+    /// The `SiteInfo` literal.
+    pub info: TokenStream,
+    /// The tuple of capture arguments.
+    pub args: TokenStream,
+    /// The closure's parameter pattern.
+    pub pats: TokenStream,
+    /// The tuple the closure returns.
+    pub ret: TokenStream,
+    /// `sites(n)` or `SiteCount::FromFields`.
+    pub count: TokenStream,
+    /// `Some(threads_per_block(t))` or `None`.
+    pub tpb: TokenStream,
+    /// The call site's `static`.
+    pub site_static: syn::Ident,
+    /// The closure's site-index parameter.
+    pub site_var: syn::Ident,
+    /// `let i: usize = <site_var>;` when the body names the site index.
+    pub bind_index: Option<TokenStream>,
+}
+
+impl CallParts {
+    /// The pieces of `call`.
+    pub fn of(call: &ElementwiseCall<'_>) -> Self {
+        let info = site_info(
+            call.captures,
+            call.body.site_index.as_ref(),
+            &call.cuda_body,
+            call.device_calls,
+        );
+        let (pats, ret) = closure_tuple(call.captures);
+        let site = Span::mixed_site();
+        let site_var = syn::Ident::new("__ongpu_site", site);
+        let count = match call.sites {
+            Some(n) => {
+                quote_spanned!(syn::spanned::Spanned::span(n)=> ::ongpu::__private::sites(#n))
+            }
+            None => quote!(::ongpu::__private::SiteCount::FromFields),
+        };
+        let tpb = match call.threads_per_block {
+            Some(t) => quote_spanned!(syn::spanned::Spanned::span(t)=>
+                ::core::option::Option::Some(::ongpu::__private::threads_per_block(#t))),
+            None => quote!(::core::option::Option::None),
+        };
+        let bind_index = call
+            .body
+            .site_index
+            .as_ref()
+            .map(|i| quote!(let #i: usize = #site_var;));
+        CallParts {
+            info,
+            args: capture_args(call.captures),
+            pats,
+            ret,
+            count,
+            tpb,
+            site_static: syn::Ident::new("__ONGPU_SITE", site),
+            site_var,
+            bind_index,
+        }
+    }
+}
+
 /// The expansion.
 pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
-    let info = site_info(
-        call.captures,
-        call.body.site_index.as_ref(),
-        &call.cuda_body,
-        call.device_calls,
-    );
-    let args = capture_args(call.captures);
-    let (pats, ret) = closure_tuple(call.captures);
-    let site = Span::mixed_site();
-    let site_static = syn::Ident::new("__ONGPU_SITE", site);
-    let site_var = syn::Ident::new("__ongpu_site", site);
-    let count = match call.sites {
-        Some(n) => quote_spanned!(syn::spanned::Spanned::span(n)=> ::ongpu::__private::sites(#n)),
-        None => quote!(::ongpu::__private::SiteCount::FromFields),
-    };
-    let tpb = match call.threads_per_block {
-        Some(t) => quote_spanned!(syn::spanned::Spanned::span(t)=>
-            ::core::option::Option::Some(::ongpu::__private::threads_per_block(#t))),
-        None => quote!(::core::option::Option::None),
-    };
-    let bind_index = call
-        .body
-        .site_index
-        .as_ref()
-        .map(|i| quote!(let #i: usize = #site_var;));
+    let CallParts {
+        info,
+        args,
+        pats,
+        ret,
+        count,
+        tpb,
+        site_static,
+        site_var,
+        bind_index,
+    } = CallParts::of(call);
     let block = crate::rewrite::route_math_calls(&call.body.block);
     let stmts = &block.stmts;
     quote! {

@@ -14,6 +14,7 @@ mod device;
 mod emit_cuda;
 mod emit_reduce;
 mod emit_rust;
+mod fn_item;
 mod input;
 mod kernel;
 mod names;

@@ -103,16 +103,7 @@ pub fn expand(k: Kernel<'_>) -> TokenStream {
     let f = k.item;
     let name = &f.sig.ident;
     let vis = &f.vis;
-    let docs: Vec<_> = f
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .collect();
-    let others: Vec<_> = f
-        .attrs
-        .iter()
-        .filter(|a| !a.path().is_ident("doc"))
-        .collect();
+    let (docs, others) = crate::fn_item::split_docs(&f.attrs);
     let hidden = Hidden::new();
     let (ctx, shared_var) = (&hidden.ctx, &hidden.shared);
     let site = syn::Ident::new("__ONGPU_KERNEL", Span::mixed_site());

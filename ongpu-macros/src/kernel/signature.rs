@@ -90,26 +90,7 @@ fn param_kind(t: &Type) -> syn::Result<ParamKind> {
 /// The parameters of `f`, after checking that it can be a kernel.
 pub fn params(f: &ItemFn) -> syn::Result<Vec<Param>> {
     let sig = &f.sig;
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        return Err(error(
-            sig.generics.span(),
-            "#[ongpu::kernel] functions cannot be generic; write one per element type",
-        ));
-    }
-    for (present, span, what) in [
-        (sig.constness.is_some(), sig.constness.span(), "const"),
-        (sig.asyncness.is_some(), sig.asyncness.span(), "async"),
-        (sig.unsafety.is_some(), sig.unsafety.span(), "unsafe"),
-        (sig.abi.is_some(), sig.abi.span(), "extern"),
-        (sig.variadic.is_some(), sig.variadic.span(), "variadic"),
-    ] {
-        if present {
-            return Err(error(
-                span,
-                format!("#[ongpu::kernel] functions cannot be {what}"),
-            ));
-        }
-    }
+    crate::fn_item::check_plain_signature(sig, "#[ongpu::kernel]")?;
     if let ReturnType::Type(_, t) = &sig.output {
         return Err(error(
             t.span(),
