@@ -165,6 +165,22 @@ impl Layout for SoA {
     }
 }
 
+impl<const V: usize> AoSoA<V> {
+    /// Sites from lane `l` of a group of `lanes` starting at site `s = s0 + l` that lie in
+    /// one V-block: a whole block, the whole group, or up to the block's end. The common
+    /// cases are constants, so the copies become inlined moves rather than memcpy calls.
+    #[inline(always)]
+    fn run(s: usize, l: usize, lanes: usize) -> usize {
+        if s % V == 0 && V <= lanes - l {
+            V
+        } else if V % lanes == 0 && s % lanes == 0 && l == 0 {
+            lanes
+        } else {
+            (V - s % V).min(lanes - l)
+        }
+    }
+}
+
 impl<const V: usize> Layout for AoSoA<V> {
     const BLOCK: usize = {
         assert!(V > 0, "AoSoA<V> needs V > 0");
@@ -188,19 +204,12 @@ impl<const V: usize> Layout for AoSoA<V> {
         block: *mut S,
         lanes: usize,
     ) {
-        // Runs of sites within one V-block: component c of each run is contiguous. The
-        // common cases copy runs of a constant length (inlined moves, no memcpy call).
+        // Runs of sites within one V-block: component c of each run is contiguous.
         let mut l = 0;
         while l < lanes {
             let s = s0 + l;
             let base = (s / V) * comps * V + s % V;
-            let run = if s % V == 0 && V <= lanes - l {
-                V
-            } else if V % lanes == 0 && s % lanes == 0 && l == 0 {
-                lanes
-            } else {
-                (V - s % V).min(lanes - l)
-            };
+            let run = Self::run(s, l, lanes);
             for c in 0..comps {
                 std::ptr::copy_nonoverlapping(
                     storage.add(base + c * V),
@@ -224,13 +233,7 @@ impl<const V: usize> Layout for AoSoA<V> {
         while l < lanes {
             let s = s0 + l;
             let base = (s / V) * comps * V + s % V;
-            let run = if s % V == 0 && V <= lanes - l {
-                V
-            } else if V % lanes == 0 && s % lanes == 0 && l == 0 {
-                lanes
-            } else {
-                (V - s % V).min(lanes - l)
-            };
+            let run = Self::run(s, l, lanes);
             for c in 0..comps {
                 std::ptr::copy_nonoverlapping(
                     block.add(c * lanes + l),
