@@ -20,6 +20,8 @@ for line in sys.stdin:
         name = m["target"]["name"]
         if name == "ui":  # trybuild needs cargo: not for the CUDA machine
             continue
+        if m["target"]["kind"] == ["proc-macro"]:  # linked to the toolchain libstd: not for the CUDA machine
+            continue
         if m["target"]["kind"] != ["test"]:
             name = m["package_id"].split("#")[0].rstrip("/").split("/")[-1] + "-" + name + "-unit"
         shutil.copy(m["executable"], os.path.join(sys.argv[1], "tests", name))

@@ -113,6 +113,8 @@ fn bounds_checks_report_the_first_out_of_range_index() {
                 ),
                 "{text}"
             );
+            // The out-of-range writes went to the scratch space, not to another thread's element.
+            assert_eq!(out.to_vec().unwrap()[..4], [1.0, 2.0, 3.0, 4.0]);
             // In range: no error, and the checked kernel computes the same.
             read_past::launch(LaunchShape::linear(1, 7), &a, &mut out, 1).unwrap();
             assert_eq!(out.to_vec().unwrap()[..7], [1.0; 7]);

@@ -57,21 +57,35 @@ template <class T, class I> ONGPU_FN T& at(T* p, u64 len, I i, BoundsReport* r, 
   return *reinterpret_cast<T*>(r->scratch);
 }
 
-// Index `i` of dimension `dim` (of extent `n`, at least 1) of a shared array, or 0 (and a
-// report) if out of range.
-template <class I> ONGPU_FN u64 ix(I i, u64 n, BoundsReport* r, unsigned int array, unsigned int dim) {
-  const u64 k = index_u64(i);
-  if (k < n) return k;
-  report_out_of_range(r, array, dim, k, n);
-  return 0;
+// Element `i...` of shared array `a`, or the scratch space (and a report) if an index is out
+// of range: clamping the index instead would let the access touch another thread's element.
+template <class T, unsigned long long N, class I, class... R>
+ONGPU_FN auto shared_elem(T (&a)[N], BoundsReport* r, unsigned int array, unsigned int dim, I i, R... rest) {
+  u64 k = index_u64(i);
+  const bool in_range = k < N;
+  if (!in_range) {
+    report_out_of_range(r, array, dim, k, N);
+    k = 0;
+  }
+  if constexpr (sizeof...(R) == 0) {
+    return in_range ? &a[k] : nullptr;
+  } else {
+    auto* inner = shared_elem(a[k], r, array, dim + 1, rest...);
+    return in_range ? inner : nullptr;
+  }
+}
+
+template <class A, class... I> ONGPU_FN auto& shared_at(A& a, BoundsReport* r, unsigned int array, I... i) {
+  auto* p = shared_elem(a, r, array, 0u, i...);
+  return p ? *p : *reinterpret_cast<decltype(p)>(r->scratch);
 }
 
 }  // namespace ongpu
 
 #if ONGPU_CHECK_BOUNDS
 #define ONGPU_AT(P, I, ARRAY) (ongpu::at(P, ongpu_len_##P, I, ongpu_bounds, ARRAY))
-#define ONGPU_IX(I, N, ARRAY, DIM) ongpu::ix(I, N, ongpu_bounds, ARRAY, DIM)
+#define ONGPU_SHARED(PLAIN, CHECKED) (CHECKED)
 #else
 #define ONGPU_AT(P, I, ARRAY) (P[I])
-#define ONGPU_IX(I, N, ARRAY, DIM) (I)
+#define ONGPU_SHARED(PLAIN, CHECKED) (PLAIN)
 #endif

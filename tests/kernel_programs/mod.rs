@@ -615,11 +615,14 @@ pub mod faults {
         out[i] = a[i + shift];
     }
 
+    /// Threads 4 and up index past `s`; each thread's value is its own, so an out-of-range
+    /// write that landed on an in-range element would show in `out`.
     #[ongpu::kernel]
     pub fn shared_past(out: &mut [f32]) {
         let s = shared!([[f32; 4]; 2]);
         let t = thread_idx().x;
-        s[1][t] = 1.0;
+        s[1][t] = t as f32 + 1.0;
+        sync_threads();
         out[t] = s[1][t];
     }
 }

@@ -1,4 +1,4 @@
-//! The translator's kernel extension: array accesses (through `ONGPU_AT`/`ONGPU_IX`, which
+//! The translator's kernel extension: array accesses (through `ONGPU_AT`/`ONGPU_SHARED`, which
 //! the kernel source defines with or without bounds checks), `shared!` declarations,
 //! `.len()`, thread indices, barriers and atomics.
 
@@ -99,16 +99,20 @@ impl Translator {
                 let i = self.expr(indices[0])?;
                 format!("ONGPU_AT({}, ({i}), {})", a.cpp, a.id)
             }
-            Storage::Shared { index, .. } => {
-                let mut s = a.cpp.clone();
-                for (d, idx) in indices.iter().take(rank).enumerate() {
-                    let i = self.expr(idx)?;
-                    s.push_str(&format!(
-                        "[ONGPU_IX(({i}), ongpu_shared_{index}_{d}, {}, {d})]",
-                        a.id
-                    ));
-                }
-                s
+            Storage::Shared { .. } => {
+                // Both forms: the plain one, and the checked one that sends an out-of-range
+                // access to the scratch space (ONGPU_CHECK_BOUNDS picks one).
+                let dims = indices[..rank]
+                    .iter()
+                    .map(|idx| Ok(format!("({})", self.expr(idx)?)))
+                    .collect::<syn::Result<Vec<_>>>()?;
+                let plain: String = dims.iter().map(|i| format!("[{i}]")).collect();
+                format!(
+                    "ONGPU_SHARED({0}{plain}, ongpu::shared_at({0}, ongpu_bounds, {1}, {2}))",
+                    a.cpp,
+                    a.id,
+                    dims.join(", ")
+                )
             }
         };
         for idx in indices.iter().skip(rank) {
@@ -221,12 +225,16 @@ mod tests {
             "{c}"
         );
         assert!(
-            c.contains("t[ONGPU_IX((1), ongpu_shared_0_0, 3, 0)][ONGPU_IX((n), ongpu_shared_0_1, 3, 1)] = "),
+            c.contains(
+                "ONGPU_SHARED(t[(1)][(n)], ongpu::shared_at(t, ongpu_bounds, 3, (1), (n))) = "
+            ),
             "{c}"
         );
         assert!(c.contains("__syncthreads();"), "{c}");
         assert!(
-            c.contains("ongpu::atomic_add(&t[ONGPU_IX((0), ongpu_shared_0_0, 3, 0)]"),
+            c.contains(
+                "ongpu::atomic_add(&ONGPU_SHARED(t[(0)][(1)], ongpu::shared_at(t, ongpu_bounds, 3, (0), (1))), "
+            ),
             "{c}"
         );
         assert!(
