@@ -11,33 +11,13 @@ mod programs;
 use kernel_programs::faults::*;
 use ongpu::prelude::*;
 use ongpu::{with_backend, with_bounds_checks, Backend, Error, Residency};
-use programs::{rel_err, Kind};
+use programs::assert_backends_agree;
 
 fn compare(name: &str, program: kernel_programs::Program) {
     let cpu = with_backend(Backend::Cpu, program);
     for checked in [false, true] {
         let gpu = with_bounds_checks(checked, || with_backend(Backend::Cuda, program));
-        for (g, c) in gpu.iter().zip(&cpu) {
-            g.check(&format!("{name} (checked: {checked})"));
-            match g.kind {
-                Kind::Exact => assert!(
-                    g.got
-                        .iter()
-                        .zip(&c.got)
-                        .all(|(a, b)| a.to_bits() == b.to_bits()),
-                    "{name}/{}: CUDA and CPU differ",
-                    g.name
-                ),
-                Kind::Rel(_) => {
-                    let e = rel_err(&g.got, &c.got);
-                    assert!(
-                        e <= 1e-6,
-                        "{name}/{}: CUDA vs CPU relative difference {e:.3e}",
-                        g.name
-                    );
-                }
-            }
-        }
+        assert_backends_agree(&format!("{name} (checked: {checked})"), &gpu, &cpu);
     }
 }
 

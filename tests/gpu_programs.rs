@@ -8,32 +8,12 @@ mod programs;
 
 use ongpu::prelude::*;
 use ongpu::{with_backend, Backend, Residency};
-use programs::{rel_err, Kind};
+use programs::assert_backends_agree;
 
 fn compare(name: &str, program: fn() -> Vec<programs::Output>) {
     let gpu = with_backend(Backend::Cuda, program);
     let cpu = with_backend(Backend::Cpu, program);
-    for (g, c) in gpu.iter().zip(&cpu) {
-        g.check(name);
-        match g.kind {
-            Kind::Exact => assert!(
-                g.got
-                    .iter()
-                    .zip(&c.got)
-                    .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())),
-                "{name}/{}: CUDA and CPU differ",
-                g.name
-            ),
-            Kind::Rel(_) => {
-                let e = rel_err(&g.got, &c.got);
-                assert!(
-                    e <= 1e-6,
-                    "{name}/{}: CUDA vs CPU relative difference {e:.3e}",
-                    g.name
-                );
-            }
-        }
-    }
+    assert_backends_agree(name, &gpu, &cpu);
 }
 
 macro_rules! gpu_program_tests {

@@ -1,6 +1,6 @@
-//! Matrix multiply, C = A·B in `f32`, with the two kernels of the CUDA tutorials: one thread
-//! per output (naive) and 16×16 shared-memory tiles; on the GPU also cuBLAS SGEMM in the same
-//! run. Every element of every result is checked, and each kernel is timed (CUDA events,
+//! Matrix multiply, C = A·B in `f32`, with the two kernels of the CUDA tutorials, one thread
+//! per output (naive) and 16×16 shared-memory tiles, and a register-blocked kernel (64×64
+//! tiles, 4×4 outputs per thread); on the GPU also cuBLAS SGEMM in the same run. Every element of every result is checked, and each kernel is timed (CUDA events,
 //! median of batches). Square sizes by default; `--shape m,n,k` adds any rectangular one.
 //!
 //! `cargo run --release --example matmul [-- --sizes 1024,4096,8192 --shape 1000,1500,700 --reps 5]`
@@ -115,22 +115,32 @@ struct Run {
     c: Vec<f32>,
 }
 
-fn run_kernel(backend: Backend, reps: usize, p: &Problem, tiled: bool) -> Res<Run> {
+/// The example's kernels.
+#[derive(Clone, Copy)]
+enum Kernel {
+    Naive,
+    Tiled,
+    Blocked,
+}
+
+fn run_kernel(backend: Backend, reps: usize, p: &Problem, kernel: Kernel) -> Res<Run> {
     let a: Field<f32, AoS> = Field::from_vec(p.a.clone());
     let b: Field<f32, AoS> = Field::from_vec(p.b.clone());
     let mut c: Field<f32, AoS> = Field::filled(p.m * p.n, f32::NAN);
-    let shape = kernels::shape(p.m, p.n);
     let (m, n, k) = (p.m as u32, p.n as u32, p.k as u32);
-    let mut launch = || {
-        if tiled {
-            kernels::matmul_tiled::launch(shape, &a, &b, &mut c, m, n, k)
-        } else {
-            kernels::matmul_naive::launch(shape, &a, &b, &mut c, m, n, k)
-        }
+    let (shape, blocked) = (kernels::shape(p.m, p.n), kernels::blocked_shape(p.m, p.n));
+    let mut launch = || match kernel {
+        Kernel::Naive => kernels::matmul_naive::launch(shape, &a, &b, &mut c, m, n, k),
+        Kernel::Tiled => kernels::matmul_tiled::launch(shape, &a, &b, &mut c, m, n, k),
+        Kernel::Blocked => kernels::matmul_blocked::launch(blocked, &a, &b, &mut c, m, n, k),
     };
     let seconds = time(backend, reps, &mut launch)?;
     Ok(Run {
-        name: if tiled { "tiled 16x16" } else { "naive" },
+        name: match kernel {
+            Kernel::Naive => "naive",
+            Kernel::Tiled => "tiled 16x16",
+            Kernel::Blocked => "blocked 4x4",
+        },
         seconds,
         c: c.to_vec()?,
     })
@@ -225,19 +235,22 @@ fn main() -> Res<()> {
         common::device_name(backend)
     );
     println!(
-        "{:>17} | {:>22} | {:>22} | {:>22} | {:>11} | {:>12}",
+        "{:>17} | {:>22} | {:>22} | {:>22} | {:>22} | {:>11} | {:>13} | {:>14}",
         "m x n x k",
         "naive ms  GFLOP/s",
         "tiled ms  GFLOP/s",
+        "blocked ms  GFLOP/s",
         "cuBLAS ms  GFLOP/s",
         "tiled/naive",
-        "tiled/cuBLAS"
+        "blocked/tiled",
+        "blocked/cuBLAS"
     );
     for (i, &(m, n, k)) in problems.iter().enumerate() {
         let p = Problem::random(m, n, k, 100 + i as u64);
         let mut runs = vec![
-            run_kernel(backend, reps, &p, false)?,
-            run_kernel(backend, reps, &p, true)?,
+            run_kernel(backend, reps, &p, Kernel::Naive)?,
+            run_kernel(backend, reps, &p, Kernel::Tiled)?,
+            run_kernel(backend, reps, &p, Kernel::Blocked)?,
         ];
         if backend == Backend::Cuda {
             runs.push(reference_sgemm(reps, &p)?);
@@ -254,18 +267,21 @@ fn main() -> Res<()> {
             Some(r) => format!("{:>10.3} {:>11.1}", r.seconds * 1e3, flop / r.seconds / 1e9),
             None => format!("{:>22}", "-"),
         };
+        // How many times faster x is than y.
         let ratio = |x: Option<&Run>, y: Option<&Run>| match (x, y) {
             (Some(x), Some(y)) => format!("{:.2}", y.seconds / x.seconds),
             _ => "-".to_string(),
         };
         println!(
-            "{:>17} | {} | {} | {} | {:>11} | {:>12}",
+            "{:>17} | {} | {} | {} | {} | {:>11} | {:>13} | {:>14}",
             format!("{m}x{n}x{k}"),
             cell(runs.first()),
             cell(runs.get(1)),
             cell(runs.get(2)),
+            cell(runs.get(3)),
             ratio(runs.get(1), runs.first()),
-            ratio(runs.get(1), runs.get(2)),
+            ratio(runs.get(2), runs.get(1)),
+            ratio(runs.get(2), runs.get(3)),
         );
         let sampled = if checked == m * n { "all" } else { "sampled" };
         println!(

@@ -773,20 +773,4 @@ macro_rules! captures_tuple {
     };
 }
 
-captures_tuple!();
-captures_tuple!(A 0);
-captures_tuple!(A 0, B 1);
-captures_tuple!(A 0, B 1, C 2);
-captures_tuple!(A 0, B 1, C 2, D 3);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
-captures_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
+for_each_tuple_arity!(captures_tuple);

@@ -6,6 +6,9 @@
 
 #![warn(missing_docs)]
 
+#[macro_use]
+mod tuples;
+
 mod backend;
 mod capture;
 pub mod codegen;

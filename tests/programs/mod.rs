@@ -87,6 +87,34 @@ impl Output {
     }
 }
 
+/// Panics unless each GPU output matches its reference and the CPU backend's output: bit for
+/// bit (NaN where the reference has one) for exact kinds, 1e-6 relative for the others.
+#[allow(dead_code)] // not every test file compares backends
+pub fn assert_backends_agree(program: &str, gpu: &[Output], cpu: &[Output]) {
+    assert_eq!(gpu.len(), cpu.len(), "{program}: number of outputs");
+    for (g, c) in gpu.iter().zip(cpu) {
+        g.check(program);
+        match g.kind {
+            Kind::Exact => assert!(
+                g.got
+                    .iter()
+                    .zip(&c.got)
+                    .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())),
+                "{program}/{}: CUDA and CPU differ",
+                g.name
+            ),
+            Kind::Rel(_) => {
+                let e = rel_err(&g.got, &c.got);
+                assert!(
+                    e <= 1e-6,
+                    "{program}/{}: CUDA vs CPU relative difference {e:.3e}",
+                    g.name
+                );
+            }
+        }
+    }
+}
+
 pub fn rng(seed: u64) -> SmallRng {
     SmallRng::seed_from_u64(seed)
 }

@@ -238,20 +238,4 @@ macro_rules! launch_args {
     };
 }
 
-launch_args!();
-launch_args!(A 0);
-launch_args!(A 0, B 1);
-launch_args!(A 0, B 1, C 2);
-launch_args!(A 0, B 1, C 2, D 3);
-launch_args!(A 0, B 1, C 2, D 3, E 4);
-launch_args!(A 0, B 1, C 2, D 3, E 4, F 5);
-launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
-launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
-launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
-launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
-launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
-launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
-launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
-launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
-launch_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
+for_each_tuple_arity!(launch_args);
