@@ -4,6 +4,7 @@
 #   tests                      every test binary with --include-ignored
 #   sanitize:TOOL:EXAMPLE ARGS an example under compute-sanitizer --tool TOOL
 #   sanitize-tests:TOOL        every test binary, GPU tests included, under compute-sanitizer
+#                              (each at most SANITIZE_TIMEOUT_S seconds, default 300)
 #   "EXAMPLE ARGS"             an example
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -41,12 +42,17 @@ for step in "$@"; do
         name=$(basename "$t")
         log="$results/sanitize-$tool-test-$name.log"
         echo "=== compute-sanitizer --tool $tool test $name"
-        compute-sanitizer --tool "$tool" --print-limit 20 --report-api-errors no \
+        timeout "${SANITIZE_TIMEOUT_S:-300}" \
+          compute-sanitizer --tool "$tool" --print-limit 20 --report-api-errors no \
           "$t" --include-ignored --test-threads=1 \
           --skip compiles_for_sm90_and_sm80 --skip compiles_checked_and_unchecked \
           --skip a_host_read_waits_for_exactly_the_work >"$log" 2>&1
         rc=$?
         grep -E "^test result|ERROR SUMMARY|RACECHECK SUMMARY|FAILED" "$log" | tail -4
+        if [ $rc -eq 124 ]; then
+          echo "timed out after ${SANITIZE_TIMEOUT_S:-300} s; its last lines:"
+          tail -5 "$log"
+        fi
         [ $rc -eq 0 ] || status=1
       done
       ;;
