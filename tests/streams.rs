@@ -12,12 +12,14 @@ use ongpu::{in_stream_scope, with_backend, Backend, Residency, Stream};
 
 const POISON: u32 = 0xDEAD_BEEF;
 
-/// The reference of `spin_write`'s site value.
-fn spin(mut v: u32, m: u32) -> u32 {
+/// `m` rounds of xorshift on `v`: the site value of the kernels below, and their reference.
+#[ongpu::device]
+fn spin(seed: u32, m: u32) -> u32 {
+    let mut v = seed;
     for k in 0..m {
-        v ^= v << 13;
-        v ^= v >> 17;
-        v ^= v << 5;
+        v ^= v << 13u32;
+        v ^= v >> 17u32;
+        v ^= v << 5u32;
         v ^= k;
     }
     v
@@ -27,15 +29,8 @@ fn spin(mut v: u32, m: u32) -> u32 {
 /// keeps the kernel running.
 fn spin_write(x: &mut Field<u32, AoS>, seed: u32, iters: u32) -> ongpu::Result<()> {
     on_gpu!(|i| {
-        let mut v = seed + (i as u32);
         let m = if i == 0 { iters } else { 1u32 };
-        for k in 0..m {
-            v ^= v << 13u32;
-            v ^= v >> 17u32;
-            v ^= v << 5u32;
-            v ^= k;
-        }
-        x = v;
+        x = spin(seed + (i as u32), m);
     })
 }
 
@@ -43,15 +38,8 @@ fn spin_write(x: &mut Field<u32, AoS>, seed: u32, iters: u32) -> ongpu::Result<(
 /// after the slow site.
 fn spin_read(y: &mut Field<u32, AoS>, x: &Field<u32, AoS>, iters: u32) -> ongpu::Result<()> {
     on_gpu!(|i| {
-        let mut v = x;
         let m = if i == 0 { iters } else { 1u32 };
-        for k in 0..m {
-            v ^= v << 13u32;
-            v ^= v >> 17u32;
-            v ^= v << 5u32;
-            v ^= k;
-        }
-        y = v;
+        y = spin(x, m);
     })
 }
 
