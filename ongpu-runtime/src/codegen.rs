@@ -5,7 +5,7 @@
 //! language translates to CUDA C++ that NVRTC accepts.
 
 use crate::error::Location;
-use crate::site::CallSite;
+use crate::launch::site::CallSite;
 use std::cell::RefCell;
 
 /// One generated kernel.

@@ -277,6 +277,17 @@ pub fn number_lines(source: &str) -> String {
     out
 }
 
+/// The message of a caught panic (its `&str` or `String` payload), for `Error::BodyPanicked`.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with no message".to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

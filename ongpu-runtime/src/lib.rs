@@ -19,10 +19,9 @@ mod elementwise;
 mod error;
 mod field;
 mod kernel;
-mod kernel_source;
+mod launch;
 pub mod math;
 mod reduce;
-mod site;
 mod stream;
 #[cfg(feature = "cuda")]
 mod trace;
@@ -68,12 +67,12 @@ pub mod __private {
         ArrayView, AtomicPlace, KernelIndex, ReadView, SharedSpec, SharedSpecs,
     };
     pub use crate::kernel::{launch_phased, launch_straight};
-    pub use crate::kernel_source::{kernel_real, push_device_fns, PRELUDE};
+    pub use crate::launch::site::{device_fn, CallSite, DeviceFnInfo, DeviceFunction, SiteInfo};
+    pub use crate::launch::source::{kernel_real, push_device_fns, PRELUDE};
     pub use crate::layout::AoS;
     pub use crate::math;
     pub use crate::reduce::{
         compared, run as run_reduction, summand, Max, Min, ReduceSite, Reduction, Sum,
     };
-    pub use crate::site::{device_fn, CallSite, DeviceFnInfo, DeviceFunction, SiteInfo};
     pub use crate::types::Norm2;
 }

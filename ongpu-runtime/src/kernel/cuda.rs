@@ -8,9 +8,9 @@ use super::args::LaunchArgs;
 use super::shape::{self, LaunchShape};
 use super::site::KernelSite;
 use super::source;
-use crate::backend::cuda::compile_and_load;
 use crate::cuda::{self, DeviceBuffer, Function, ParamList, Shape};
 use crate::error::{Error, Result};
+use crate::launch::compile::compile_and_load;
 use cudarc::driver::sys::CUfunction_attribute as Attr;
 use std::sync::{Mutex, OnceLock, PoisonError};
 

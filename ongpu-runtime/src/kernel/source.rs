@@ -6,7 +6,7 @@
 use super::args::ParamKind;
 use super::site::KernelInfo;
 use crate::element::RealKind;
-use crate::kernel_source::{push_device_fns, KERNEL_NAME, PRELUDE};
+use crate::launch::source::{push_device_fns, KERNEL_NAME, PRELUDE};
 use std::fmt::Write;
 
 /// The C++ helpers of explicit kernels (after the prelude).

@@ -6,7 +6,7 @@
 use super::Reduction;
 use crate::capture::Captures;
 use crate::error::{Error, Result};
-use crate::site::CallSite;
+use crate::launch::site::CallSite;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Sites per chunk (rounded up to whole layout blocks).
@@ -66,7 +66,7 @@ where
     }));
     outcome.map_err(|panic| Error::BodyPanicked {
         site: site.location(),
-        message: crate::backend::cpu::panic_message(&*panic),
+        message: crate::error::panic_message(&*panic),
     })
 }
 

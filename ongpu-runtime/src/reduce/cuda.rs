@@ -9,13 +9,13 @@
 //! take turns).
 
 use super::{ReduceSite, Reduction};
-use crate::backend::cuda::{
-    check_threads_per_block, compile_and_load, LoadedKernel, DEFAULT_THREADS_PER_BLOCK,
-};
 use crate::capture::Captures;
 use crate::cuda::{self, Device, DeviceBuffer, ParamList, Shape};
 use crate::error::Result;
-use crate::site::SiteInfo;
+use crate::launch::compile::{
+    check_threads_per_block, compile_and_load, LoadedKernel, DEFAULT_THREADS_PER_BLOCK,
+};
+use crate::launch::site::SiteInfo;
 use bytemuck::Pod;
 use std::any::TypeId;
 use std::ptr;
@@ -33,7 +33,7 @@ const MAX_ACC_BYTES: usize = 16;
 const PARTIALS_OFFSET: u64 = 256;
 
 /// The reduction kernels of one call site.
-pub(crate) type ReduceKernels = crate::backend::kernel_list::KernelList<LoadedKernel>;
+pub(crate) type ReduceKernels = crate::launch::kernel_list::KernelList<LoadedKernel>;
 
 /// The kernel of `Op` over values `V` for the capture tuple `C`, compiled on first use.
 #[inline]
@@ -164,7 +164,7 @@ where
     // Queued on the thread's stream scope like an element-wise call (after other streams'
     // work on the same fields); the value is needed now, so that stream is waited for.
     let mut done_on = std::ptr::null_mut();
-    crate::backend::queue::launch_captures(dev, n, caps, |caps, stream| {
+    crate::launch::queue::launch_captures(dev, n, caps, |caps, stream| {
         done_on = stream;
         let mut params = ParamList::new();
         caps.push_params(&mut params);

@@ -6,11 +6,11 @@
 use super::{run, ReduceSite, Sum, Summable};
 use crate::capture::read;
 use crate::element::Element;
-use crate::elementwise::SiteCount;
 use crate::error::{Error, Location, Result};
 use crate::field::Field;
+use crate::launch::site::SiteInfo;
+use crate::launch::sites::SiteCount;
 use crate::layout::Layout;
-use crate::site::SiteInfo;
 use crate::types::{ColorMatrix, ColorVector};
 use num_complex::Complex;
 

@@ -19,9 +19,9 @@ pub use ops::{compared, summand, Max, Min, MinMax, Reduction, Sum, Summable};
 
 use crate::backend::{self, Backend};
 use crate::capture::Captures;
-use crate::elementwise::{resolve_sites, SiteCount};
 use crate::error::{Error, Result};
-use crate::site::{CallSite, SiteInfo};
+use crate::launch::site::{CallSite, SiteInfo};
+use crate::launch::sites::{resolve_sites, SiteCount};
 use source::ReductionKind;
 
 /// One reduction call site: what the macro knows of it (as for an element-wise call) and

@@ -4,8 +4,8 @@
 //! last block combines the partials and writes the result).
 
 use crate::capture::CaptureKind;
-use crate::kernel_source::{header, site_loop, site_parts, sites_per_iteration, SiteParts};
-use crate::site::SiteInfo;
+use crate::launch::site::SiteInfo;
+use crate::launch::source::{header, site_loop, site_parts, sites_per_iteration, SiteParts};
 use std::fmt::Write;
 
 /// Device code of reductions, appended to the prelude in reduction kernels.

@@ -3,27 +3,14 @@
 //! buffers, so that the compiler can vectorise the body across the sites of a group.
 
 use crate::capture::{lcm, Captures};
-use crate::error::{Error, Result};
+use crate::error::{panic_message, Error, Result};
 use crate::field::site_io::LANES;
-use crate::site::CallSite;
+use crate::launch::site::CallSite;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Sites per task (rounded up to whole layout blocks); small calls run on the calling
 /// thread alone.
 const CHUNK_SITES: usize = 4096;
-
-/// "N rayon threads" (or "1 thread" without rayon), for messages.
-#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-pub(crate) fn describe_threads() -> String {
-    #[cfg(feature = "rayon")]
-    {
-        format!("{} rayon threads", rayon::current_num_threads())
-    }
-    #[cfg(not(feature = "rayon"))]
-    {
-        "1 thread: the rayon feature is off".to_string()
-    }
-}
 
 /// Runs `body` for sites `0..n`.
 pub(crate) fn run<C, F>(site: &CallSite, n: usize, caps: &mut C, body: &F) -> Result<()>
@@ -79,14 +66,4 @@ where
         site: site.location(),
         message: panic_message(&*panic),
     })
-}
-
-pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic with no message".to_string()
-    }
 }

@@ -1,14 +1,6 @@
 //! Backend choice: CUDA when a device is present, else CPU threads (with one warning line);
 //! `ONGPU_BACKEND=cuda|cpu` forces one, and [`with_backend`] overrides it on one thread.
 
-pub(crate) mod cpu;
-#[cfg(feature = "cuda")]
-pub(crate) mod cuda;
-#[cfg(feature = "cuda")]
-pub(crate) mod kernel_list;
-#[cfg(feature = "cuda")]
-pub(crate) mod queue;
-
 use crate::error::{Error, Result};
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -70,7 +62,7 @@ fn auto() -> Backend {
             eprintln!(
                 "ongpu: no CUDA device ({reason}); running on the CPU backend ({}). \
                  Set ONGPU_BACKEND=cpu to choose it explicitly.",
-                cpu::describe_threads()
+                describe_threads()
             );
             return Backend::Cpu;
         } else {
@@ -129,4 +121,17 @@ pub fn synchronize() -> Result<()> {
         return crate::trace::step(|| "synchronizing the device".into(), || dev.synchronize());
     }
     Ok(())
+}
+
+/// "N rayon threads" (or "1 thread" without rayon), for messages.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) fn describe_threads() -> String {
+    #[cfg(feature = "rayon")]
+    {
+        format!("{} rayon threads", rayon::current_num_threads())
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        "1 thread: the rayon feature is off".to_string()
+    }
 }

@@ -1,15 +1,12 @@
-//! The CUDA backend: per call site, a lock-free list of kernels compiled for each tuple of
-//! capture types; a call after the first finds its kernel with no hashing, allocation or
-//! lock, prepares the fields, and launches a grid-stride kernel capped at one full wave of
-//! the device, on the default stream or on the thread's current stream (`backend::queue`).
+//! Compiling and loading kernels for the device (NVRTC to a cubin of the device's own
+//! architecture, through the disk cache), and the grid policy of a loaded kernel: shared by
+//! every call kind.
 
-use crate::capture::Captures;
 use crate::cuda::disk_cache::{DiskCache, Origin};
-use crate::cuda::{self, nvrtc, Device, Function, ParamList, Shape};
+use crate::cuda::{self, nvrtc, Device, Function};
 use crate::error::{Error, Result};
-use crate::kernel_source;
-use crate::site::{CallSite, SiteInfo};
-use std::any::TypeId;
+use crate::launch::site::CallSite;
+use crate::launch::source as kernel_source;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -81,28 +78,6 @@ fn forced_waves() -> Option<usize> {
         std::env::var("ONGPU_WAVES")
             .ok()
             .and_then(|v| v.trim().parse().ok())
-    })
-}
-
-/// The element-wise kernels of one call site.
-pub(crate) type KernelSlots = super::kernel_list::KernelList<LoadedKernel>;
-
-/// The kernel of `site` for the capture tuple `C`, compiled on first use.
-#[inline]
-fn kernel_for<'s, C: Captures>(
-    info: &SiteInfo,
-    slots: &'s KernelSlots,
-    dev: &'static Device,
-) -> Result<&'s LoadedKernel> {
-    slots.get_or_compile(TypeId::of::<C::Key>(), || {
-        let kinds = C::kinds();
-        let source = kernel_source::elementwise(info, &kinds);
-        Ok(compile_and_load(
-            &source,
-            &format!("the kernel of on_gpu! at {}", info.location),
-            dev,
-        )?
-        .for_sites_per_iteration(kernel_source::sites_per_iteration(&kinds)))
     })
 }
 
@@ -187,56 +162,4 @@ pub(crate) fn check_threads_per_block(site: &CallSite, tpb: u32, dev: &Device) -
         });
     }
     Ok(())
-}
-
-/// Runs the kernel of `site` over sites `0..n`.
-pub(crate) fn run<C: Captures>(
-    site: &'static CallSite,
-    n: usize,
-    tpb: Option<u32>,
-    caps: &mut C,
-) -> Result<()> {
-    let dev = cuda::device()?;
-    let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
-    check_threads_per_block(site, tpb, dev)?;
-    if n == 0 {
-        return Ok(());
-    }
-    // Compile before touching the fields, so that a compile error leaves them as they were.
-    let kernel = kernel_for::<C>(&site.info, &site.kernels, dev)?;
-    let mut blocks = n.div_ceil(tpb as usize);
-    let wave = kernel.one_wave(dev, tpb)?;
-    if wave > 0 {
-        blocks = blocks.min(wave);
-    }
-    let blocks = blocks.min(dev.info().max_grid_x as usize) as u32;
-    let n64 = n as u64;
-    let shape = Shape {
-        grid: (blocks, 1, 1),
-        block: (tpb, 1, 1),
-        shared_bytes: 0,
-    };
-    super::queue::launch_captures(dev, n, caps, |caps, stream| {
-        let mut params = ParamList::new();
-        caps.push_params(&mut params);
-        params.push(&n64);
-        // SAFETY: the parameters follow the kernel's signature (built from the same captures
-        // in the same order by `kernel_source::elementwise`); the fields they point into are
-        // borrowed by this call, and freed only after the work queued on them has finished
-        // (see `field::pending`). `cuda::device()` above bound the context to this thread,
-        // and `stream` is the default stream or a live stream of it.
-        crate::trace::step(
-            || {
-                format!(
-                    "launching {blocks} blocks of {tpb} threads for on_gpu! at {}",
-                    site.location()
-                )
-            },
-            || unsafe {
-                cuda::launch_bound_on(stream, kernel.function, shape, &mut params, || {
-                    format!("the kernel of on_gpu! at {}", site.location())
-                })
-            },
-        )
-    })
 }

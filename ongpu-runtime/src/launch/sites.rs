@@ -1,10 +1,10 @@
-//! The entry point of an element-wise `on_gpu!`: checks the site count against the captured
-//! fields, then hands the call to the chosen backend.
+//! How many sites a call runs: the count of `on_gpu!(n, ...)` or the common length of the
+//! captured fields, checked against every captured field before anything runs; and threads
+//! per block as given.
 
-use crate::backend::{self, Backend};
 use crate::capture::Captures;
 use crate::error::{Error, Result};
-use crate::site::CallSite;
+use crate::launch::site::CallSite;
 
 /// How many sites a call runs.
 #[derive(Debug)]
@@ -104,42 +104,5 @@ pub(crate) fn resolve_sites<C: Captures>(
                 site: site.location(),
             })
         }
-    }
-}
-
-/// Runs an element-wise call: `body(site, values) -> values` for every site.
-pub fn run<C, F>(
-    site: &'static CallSite,
-    count: SiteCount,
-    threads_per_block: Option<Result<u32>>,
-    mut caps: C,
-    body: F,
-) -> Result<()>
-where
-    C: Captures,
-    F: Fn(usize, C::Sites) -> C::Sites + Sync,
-{
-    let n = resolve_sites(site, count, &caps)?;
-    let tpb = threads_per_block.transpose()?;
-    crate::codegen::observe(site, || {
-        crate::kernel_source::elementwise(&site.info, &C::kinds())
-    });
-    match backend::current()? {
-        Backend::Cpu => {
-            if tpb == Some(0) || tpb.is_some_and(|t| t > 1024) {
-                return Err(Error::InvalidLaunch {
-                    site: site.location(),
-                    reason: format!(
-                        "{} threads per block; CUDA allows 1 to 1024",
-                        tpb.unwrap_or(0)
-                    ),
-                });
-            }
-            backend::cpu::run(site, n, &mut caps, &body)
-        }
-        #[cfg(feature = "cuda")]
-        Backend::Cuda => backend::cuda::run(site, n, tpb, &mut caps),
-        #[cfg(not(feature = "cuda"))]
-        Backend::Cuda => unreachable!("backend::current() refuses CUDA when it is not compiled in"),
     }
 }

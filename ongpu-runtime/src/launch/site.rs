@@ -4,6 +4,11 @@
 
 use crate::error::Location;
 
+/// The element-wise kernels of one call site.
+#[cfg(feature = "cuda")]
+pub(crate) type KernelSlots =
+    crate::launch::kernel_list::KernelList<crate::launch::compile::LoadedKernel>;
+
 /// A function marked `#[ongpu::device]`: its CUDA C++ definition and those it calls.
 #[derive(Debug)]
 pub struct DeviceFnInfo {
@@ -59,7 +64,7 @@ pub struct CallSite {
     /// What the macro knows.
     pub info: SiteInfo,
     #[cfg(feature = "cuda")]
-    pub(crate) kernels: crate::backend::cuda::KernelSlots,
+    pub(crate) kernels: KernelSlots,
 }
 
 impl CallSite {
@@ -68,7 +73,7 @@ impl CallSite {
         CallSite {
             info,
             #[cfg(feature = "cuda")]
-            kernels: crate::backend::cuda::KernelSlots::new(),
+            kernels: KernelSlots::new(),
         }
     }
 

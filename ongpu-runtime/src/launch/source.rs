@@ -4,11 +4,11 @@
 
 use crate::capture::CaptureKind;
 use crate::element::RealKind;
-use crate::site::{DeviceFnInfo, SiteInfo};
+use crate::launch::site::{DeviceFnInfo, SiteInfo};
 use std::fmt::Write;
 
 /// The CUDA C++ prelude every kernel starts with (types, operators, layouts, maths).
-pub const PRELUDE: &str = include_str!("../cuda/prelude.cuh");
+pub const PRELUDE: &str = include_str!("../../cuda/prelude.cuh");
 
 /// Name of the generated kernel function.
 pub const KERNEL_NAME: &str = "ongpu_kernel";

@@ -1,0 +1,86 @@
+//! The CUDA backend of element-wise calls: per call site, a lock-free list of kernels compiled
+//! for each tuple of capture types; a call after the first finds its kernel with no hashing,
+//! allocation or lock, prepares the fields, and launches a grid-stride kernel capped at one
+//! full wave of the device, on the default stream or on the thread's current stream
+//! (`launch::queue`).
+
+use crate::capture::Captures;
+use crate::cuda::{self, Device, ParamList, Shape};
+use crate::error::Result;
+use crate::launch::compile::{
+    check_threads_per_block, compile_and_load, LoadedKernel, DEFAULT_THREADS_PER_BLOCK,
+};
+use crate::launch::site::{CallSite, KernelSlots, SiteInfo};
+use crate::launch::source as kernel_source;
+use std::any::TypeId;
+
+/// The kernel of `site` for the capture tuple `C`, compiled on first use.
+#[inline]
+fn kernel_for<'s, C: Captures>(
+    info: &SiteInfo,
+    slots: &'s KernelSlots,
+    dev: &'static Device,
+) -> Result<&'s LoadedKernel> {
+    slots.get_or_compile(TypeId::of::<C::Key>(), || {
+        let kinds = C::kinds();
+        let source = kernel_source::elementwise(info, &kinds);
+        Ok(compile_and_load(
+            &source,
+            &format!("the kernel of on_gpu! at {}", info.location),
+            dev,
+        )?
+        .for_sites_per_iteration(kernel_source::sites_per_iteration(&kinds)))
+    })
+}
+
+/// Runs the kernel of `site` over sites `0..n`.
+pub(crate) fn run<C: Captures>(
+    site: &'static CallSite,
+    n: usize,
+    tpb: Option<u32>,
+    caps: &mut C,
+) -> Result<()> {
+    let dev = cuda::device()?;
+    let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
+    check_threads_per_block(site, tpb, dev)?;
+    if n == 0 {
+        return Ok(());
+    }
+    // Compile before touching the fields, so that a compile error leaves them as they were.
+    let kernel = kernel_for::<C>(&site.info, &site.kernels, dev)?;
+    let mut blocks = n.div_ceil(tpb as usize);
+    let wave = kernel.one_wave(dev, tpb)?;
+    if wave > 0 {
+        blocks = blocks.min(wave);
+    }
+    let blocks = blocks.min(dev.info().max_grid_x as usize) as u32;
+    let n64 = n as u64;
+    let shape = Shape {
+        grid: (blocks, 1, 1),
+        block: (tpb, 1, 1),
+        shared_bytes: 0,
+    };
+    crate::launch::queue::launch_captures(dev, n, caps, |caps, stream| {
+        let mut params = ParamList::new();
+        caps.push_params(&mut params);
+        params.push(&n64);
+        // SAFETY: the parameters follow the kernel's signature (built from the same captures
+        // in the same order by `kernel_source::elementwise`); the fields they point into are
+        // borrowed by this call, and freed only after the work queued on them has finished
+        // (see `field::pending`). `cuda::device()` above bound the context to this thread,
+        // and `stream` is the default stream or a live stream of it.
+        crate::trace::step(
+            || {
+                format!(
+                    "launching {blocks} blocks of {tpb} threads for on_gpu! at {}",
+                    site.location()
+                )
+            },
+            || unsafe {
+                cuda::launch_bound_on(stream, kernel.function, shape, &mut params, || {
+                    format!("the kernel of on_gpu! at {}", site.location())
+                })
+            },
+        )
+    })
+}

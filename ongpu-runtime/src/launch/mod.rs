@@ -1,0 +1,16 @@
+//! What every call kind shares on its way to a launch: call sites and what the macro knows
+//! of them (`site`), how many sites a call runs (`sites`), the assembly of a kernel's CUDA
+//! C++ source (`source`), and on the CUDA backend compiling and loading (`compile`), the
+//! lock-free kernel list of a call site (`kernel_list`) and where a launch is queued
+//! (`queue`).
+
+pub(crate) mod site;
+pub(crate) mod sites;
+pub(crate) mod source;
+
+#[cfg(feature = "cuda")]
+pub(crate) mod compile;
+#[cfg(feature = "cuda")]
+pub(crate) mod kernel_list;
+#[cfg(feature = "cuda")]
+pub(crate) mod queue;
