@@ -5,7 +5,7 @@
 //! whole before reading it, so its old value is never loaded) and [`Value`] (anything else,
 //! passed by value to every site). A tuple of arguments is a [`Captures`].
 
-// The stream-path methods of `KernelArg` and `Captures` take crate-private types: only this
+// The stream-path methods of `CaptureArg` and `Captures` take crate-private types: only this
 // crate implements and calls them (expansions reach the traits through `__private` only).
 #![allow(private_interfaces)]
 
@@ -44,7 +44,7 @@ pub enum CaptureKind {
 }
 
 /// One capture as a backend sees it.
-pub trait KernelArg {
+pub trait CaptureArg {
     /// The per-site value the body sees.
     type Site: Copy + Send;
     /// A `'static` stand-in for the argument's type, to key compiled kernels.
@@ -66,7 +66,7 @@ pub trait KernelArg {
     /// The value of site `s`.
     ///
     /// # Safety
-    /// `view` comes from [`host_view`](KernelArg::host_view) with `n > s`.
+    /// `view` comes from [`host_view`](CaptureArg::host_view) with `n > s`.
     unsafe fn load(view: &Self::HostView, s: usize) -> Self::Site;
 
     /// Writes back the value of site `s` (nothing for read-only arguments).
@@ -85,13 +85,13 @@ pub trait KernelArg {
     /// Loads sites `s0 .. s0 + LANES` into a buffer.
     ///
     /// # Safety
-    /// `view` comes from [`host_view`](KernelArg::host_view) with `n >= s0 + LANES`.
+    /// `view` comes from [`host_view`](CaptureArg::host_view) with `n >= s0 + LANES`.
     unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes;
 
     /// The value of lane `l` of a buffer.
     ///
     /// # Safety
-    /// `l < LANES`; the buffer comes from [`load_lanes`](KernelArg::load_lanes).
+    /// `l < LANES`; the buffer comes from [`load_lanes`](CaptureArg::load_lanes).
     unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Site;
 
     /// Sets lane `l` of a buffer (nothing for read-only arguments).
@@ -147,7 +147,7 @@ pub struct Value<'a, V> {
     value: &'a V,
 }
 
-/// Key type of a [`FieldRead`] (see [`KernelArg::Key`]).
+/// Key type of a [`FieldRead`] (see [`CaptureArg::Key`]).
 pub struct FieldReadKey<T, L>(PhantomData<(T, L)>);
 /// Key type of a [`FieldWrite`].
 pub struct FieldWriteKey<T, L, const LOAD: bool>(PhantomData<(T, L)>);
@@ -170,7 +170,7 @@ unsafe impl<S: Send> Send for HostPtr<S> {}
 // SAFETY: as above.
 unsafe impl<S: Sync> Sync for HostPtr<S> {}
 
-impl<'a, T: Element, L: Layout> KernelArg for FieldRead<'a, T, L> {
+impl<'a, T: Element, L: Layout> CaptureArg for FieldRead<'a, T, L> {
     type Site = T;
     type Key = FieldReadKey<T, L>;
     type HostView = HostPtr<T::Scalar>;
@@ -257,7 +257,7 @@ impl<'a, T: Element, L: Layout> KernelArg for FieldRead<'a, T, L> {
     }
 }
 
-impl<'a, T: Element, L: Layout, const LOAD: bool> KernelArg for FieldWrite<'a, T, L, LOAD> {
+impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for FieldWrite<'a, T, L, LOAD> {
     type Site = T;
     type Key = FieldWriteKey<T, L, LOAD>;
     type HostView = HostPtr<T::Scalar>;
@@ -428,7 +428,7 @@ const _: () = assert!(
     "ongpu needs a 64-bit host"
 );
 
-impl<'a, V: Uniform> KernelArg for Value<'a, V> {
+impl<'a, V: Uniform> CaptureArg for Value<'a, V> {
     type Site = V;
     type Key = ValueKey<V>;
     type HostView = V;
@@ -511,7 +511,7 @@ impl<'a, V: Uniform> KernelArg for Value<'a, V> {
 )]
 pub trait ReadCapture {
     /// The argument that carries it to the backends.
-    type Arg<'a>: KernelArg
+    type Arg<'a>: CaptureArg
     where
         Self: 'a;
     /// Wraps a shared borrow.
@@ -610,12 +610,12 @@ pub trait Captures {
     /// Loads site `s`.
     ///
     /// # Safety
-    /// As [`KernelArg::load`].
+    /// As [`CaptureArg::load`].
     unsafe fn load(views: &Self::HostViews, s: usize) -> Self::Sites;
     /// Stores site `s`.
     ///
     /// # Safety
-    /// As [`KernelArg::store`].
+    /// As [`CaptureArg::store`].
     unsafe fn store(views: &Self::HostViews, s: usize, sites: Self::Sites);
     /// The buffers of a group of sites.
     type Lanes;
@@ -624,19 +624,19 @@ pub trait Captures {
     /// Loads a group of sites from `s0`.
     ///
     /// # Safety
-    /// As [`KernelArg::load_lanes`].
+    /// As [`CaptureArg::load_lanes`].
     unsafe fn load_lanes(views: &Self::HostViews, s0: usize) -> Self::Lanes;
     /// The values of lane `l`.
     ///
     /// # Safety
-    /// As [`KernelArg::lane`].
+    /// As [`CaptureArg::lane`].
     unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Sites;
     /// Sets lane `l`.
     fn set_lane(lanes: &mut Self::Lanes, l: usize, sites: Self::Sites);
     /// Stores a group of sites from `s0`.
     ///
     /// # Safety
-    /// As [`KernelArg::store_lanes`].
+    /// As [`CaptureArg::store_lanes`].
     unsafe fn store_lanes(views: &Self::HostViews, s0: usize, lanes: &Self::Lanes);
     /// Device copies ready for `n` sites.
     #[cfg(feature = "cuda")]
@@ -674,7 +674,7 @@ pub const fn lcm(a: usize, b: usize) -> usize {
 
 macro_rules! captures_tuple {
     ($($a:ident $i:tt),*) => {
-        impl<$($a: KernelArg),*> Captures for ($($a,)*) {
+        impl<$($a: CaptureArg),*> Captures for ($($a,)*) {
             type Sites = ($($a::Site,)*);
             type Key = ($($a::Key,)*);
             type HostViews = ($($a::HostView,)*);

@@ -45,7 +45,7 @@ mod layout;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::capture::{
-        read, write, CaptureKind, CaptureRef, Captures, FieldRead, FieldWrite, KernelArg,
+        read, write, CaptureArg, CaptureKind, CaptureRef, Captures, FieldRead, FieldWrite,
         ReadCapture, Uniform, Value, WriteCapture,
     };
     pub use crate::element::Element;
@@ -53,7 +53,7 @@ pub mod __private {
     pub use crate::error::{Location, Result};
     pub use crate::field::Field;
     pub use crate::kernel::args::{slice_read, slice_write, value};
-    pub use crate::kernel::args::{LaunchArg, LaunchArgs, ParamKind};
+    pub use crate::kernel::args::{KernelParam, KernelParams, ParamKind};
     pub use crate::kernel::atomics::{
         atomic_add, atomic_cas, atomic_exch, atomic_max, atomic_min, atomic_sub, thread_fence,
         AtomicAdd, AtomicCas, AtomicExch, AtomicMinMax, AtomicSub,

@@ -7,9 +7,8 @@
 use crate::capture::Captures;
 use crate::cuda::{self, Device, ParamList, Shape};
 use crate::error::Result;
-use crate::launch::compile::{
-    check_threads_per_block, compile_and_load, LoadedKernel, DEFAULT_THREADS_PER_BLOCK,
-};
+use crate::launch::compile::{compile_and_load, LoadedKernel};
+use crate::launch::limits::{check_threads_per_block, DEFAULT_THREADS_PER_BLOCK};
 use crate::launch::site::{CallSite, KernelSlots, SiteInfo};
 use crate::launch::source as kernel_source;
 use std::any::TypeId;
@@ -42,7 +41,7 @@ pub(crate) fn run<C: Captures>(
 ) -> Result<()> {
     let dev = cuda::device()?;
     let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
-    check_threads_per_block(site, tpb, dev)?;
+    check_threads_per_block(site.location(), tpb, Some(dev.info().max_threads_per_block))?;
     if n == 0 {
         return Ok(());
     }

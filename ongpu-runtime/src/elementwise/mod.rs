@@ -9,7 +9,8 @@ pub use crate::launch::sites::{sites, threads_per_block, SiteCount};
 
 use crate::backend::{self, Backend};
 use crate::capture::Captures;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::launch::limits::check_threads_per_block;
 use crate::launch::site::CallSite;
 use crate::launch::sites::resolve_sites;
 
@@ -32,14 +33,8 @@ where
     });
     match backend::current()? {
         Backend::Cpu => {
-            if tpb == Some(0) || tpb.is_some_and(|t| t > 1024) {
-                return Err(Error::InvalidLaunch {
-                    site: site.location(),
-                    reason: format!(
-                        "{} threads per block; CUDA allows 1 to 1024",
-                        tpb.unwrap_or(0)
-                    ),
-                });
+            if let Some(t) = tpb {
+                check_threads_per_block(site.location(), t, None)?;
             }
             cpu::run(site, n, &mut caps, &body)
         }

@@ -30,7 +30,7 @@ pub enum ParamKind {
 }
 
 /// One argument of a launch, as the backends see it.
-pub trait LaunchArg {
+pub trait KernelParam {
     /// What the CPU backend's threads get.
     type View: Copy + Send + Sync;
     /// The parameter's kind.
@@ -105,7 +105,7 @@ fn slice_kind<T: Element>(write: bool) -> ParamKind {
     }
 }
 
-impl<T: Element> LaunchArg for SliceRead<'_, T> {
+impl<T: Element> KernelParam for SliceRead<'_, T> {
     type View = ReadView<T>;
 
     fn kind() -> ParamKind {
@@ -136,7 +136,7 @@ impl<T: Element> LaunchArg for SliceRead<'_, T> {
     }
 }
 
-impl<T: Element> LaunchArg for SliceWrite<'_, T> {
+impl<T: Element> KernelParam for SliceWrite<'_, T> {
     type View = ArrayView<T, 1>;
 
     fn kind() -> ParamKind {
@@ -166,7 +166,7 @@ impl<T: Element> LaunchArg for SliceWrite<'_, T> {
     }
 }
 
-impl<V: Uniform> LaunchArg for ValueArg<V> {
+impl<V: Uniform> KernelParam for ValueArg<V> {
     type View = V;
 
     fn kind() -> ParamKind {
@@ -191,8 +191,8 @@ impl<V: Uniform> LaunchArg for ValueArg<V> {
     }
 }
 
-/// The arguments of one launch, as a tuple of [`LaunchArg`]s in parameter order.
-pub trait LaunchArgs {
+/// The arguments of one launch, as a tuple of [`KernelParam`]s in parameter order.
+pub trait KernelParams {
     /// The views, in order.
     type Views: Copy + Send + Sync;
     /// The parameters' kinds, in order.
@@ -209,7 +209,7 @@ pub trait LaunchArgs {
 
 macro_rules! launch_args {
     ($($a:ident $i:tt),*) => {
-        impl<$($a: LaunchArg),*> LaunchArgs for ($($a,)*) {
+        impl<$($a: KernelParam),*> KernelParams for ($($a,)*) {
             type Views = ($($a::View,)*);
 
             fn kinds() -> Vec<ParamKind> {

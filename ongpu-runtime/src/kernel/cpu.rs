@@ -12,11 +12,11 @@
 //! threads never reach because they returned, are reported as an error
 //! ([`Error::DivergentBarrier`]), where CUDA would be undefined.
 
-use super::args::LaunchArgs;
+use super::args::KernelParams;
 use super::shape::{Dim3, LaunchShape};
 use super::site::KernelSite;
 use super::views::SharedSpecs;
-use crate::error::{Error, Result};
+use crate::error::{panic_message, Error, Result};
 use std::cell::Cell;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -261,16 +261,6 @@ where
     }
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic with no message".to_string()
-    }
-}
-
 /// Runs one block: allocates its shared arrays, runs its threads, catches a panic.
 fn run_one<A, S, B>(
     site: &'static KernelSite,
@@ -309,7 +299,7 @@ pub(crate) fn run<A, S, B>(
     body: &B,
 ) -> Result<()>
 where
-    A: LaunchArgs,
+    A: KernelParams,
     S: SharedSpecs,
     B: BlockBody<A::Views, S::Views>,
 {

@@ -4,7 +4,7 @@
 //! kernel, makes its fields' device copies current, and, with bounds checks on, reads back
 //! the first out-of-range index the kernel met.
 
-use super::args::LaunchArgs;
+use super::args::KernelParams;
 use super::shape::{self, LaunchShape};
 use super::site::KernelSite;
 use super::source;
@@ -76,7 +76,7 @@ const REPORT_HEADER: usize = 56;
 const REPORT_BYTES: usize = REPORT_HEADER + 40 * 8;
 
 /// Launches `site`'s kernel on the GPU.
-pub(crate) fn launch<A: LaunchArgs>(
+pub(crate) fn launch<A: KernelParams>(
     site: &'static KernelSite,
     shape: LaunchShape,
     args: &mut A,

@@ -19,7 +19,7 @@ pub(crate) mod views;
 
 use crate::backend::{self, Backend};
 use crate::error::{Error, Result};
-use args::LaunchArgs;
+use args::KernelParams;
 use cpu::{BlockBody, Phased, Straight, ThreadCtx};
 use shape::LaunchShape;
 use site::KernelSite;
@@ -39,7 +39,7 @@ pub fn launch_straight<A, S, F>(
     body: F,
 ) -> Result<()>
 where
-    A: LaunchArgs,
+    A: KernelParams,
     S: SharedSpecs,
     F: Fn(ThreadCtx, A::Views, S::Views) + Sync,
 {
@@ -56,7 +56,7 @@ pub fn launch_phased<A, S, F, Fut>(
     body: F,
 ) -> Result<()>
 where
-    A: LaunchArgs,
+    A: KernelParams,
     S: SharedSpecs,
     F: Fn(ThreadCtx, A::Views, S::Views) -> Fut + Sync,
     Fut: Future<Output = ()>,
@@ -72,14 +72,14 @@ fn launch<A, S, B>(
     body: &B,
 ) -> Result<()>
 where
-    A: LaunchArgs,
+    A: KernelParams,
     S: SharedSpecs,
     B: BlockBody<A::Views, S::Views>,
 {
     let info = &site.info;
     shape::check(
         &shape,
-        shape::MAX_THREADS_PER_BLOCK,
+        crate::launch::limits::MAX_THREADS_PER_BLOCK,
         info.name,
         info.location,
     )?;

@@ -90,12 +90,7 @@ impl LaunchShape {
     }
 }
 
-/// The largest block extent in x, y and z on every CUDA device since compute capability 2.0.
-pub const MAX_BLOCK: (u32, u32, u32) = (1024, 1024, 64);
-/// The largest grid extent in x, y and z (compute capability 3.0 and later).
-pub const MAX_GRID: (u32, u32, u32) = (i32::MAX as u32, 65535, 65535);
-/// The most threads a block may have on any current CUDA device.
-pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+use crate::launch::limits::{MAX_BLOCK, MAX_GRID};
 
 /// Checks `shape` against CUDA's limits (`max_threads`: the device's, or the kernel's own
 /// when its registers allow fewer); the error names the kernel and says what is allowed.

@@ -6,7 +6,7 @@
 use super::args::ParamKind;
 use super::site::KernelInfo;
 use crate::element::RealKind;
-use crate::launch::source::{push_device_fns, KERNEL_NAME, PRELUDE};
+use crate::launch::source::{push_device_fns, widest_real, KERNEL_NAME, PRELUDE};
 use std::fmt::Write;
 
 /// The C++ helpers of explicit kernels (after the prelude).
@@ -15,19 +15,16 @@ pub const KERNEL_HEADER: &str = include_str!("../../cuda/kernel.cuh");
 /// The kernel's real type (that of unsuffixed float literals nothing else types): the
 /// widest float among the arrays' elements, else among the values, else `double`.
 pub fn kernel_real(kinds: &[ParamKind]) -> RealKind {
-    let arrays = kinds.iter().filter_map(|k| match k {
-        ParamKind::Slice { real, .. } => *real,
-        ParamKind::Value { .. } => None,
-    });
-    let values = kinds.iter().filter_map(|k| match k {
-        ParamKind::Value { cuda_type } if cuda_type.contains("double") => Some(RealKind::F64),
-        ParamKind::Value { cuda_type } if cuda_type.contains("float") => Some(RealKind::F32),
-        _ => None,
-    });
-    arrays
-        .max()
-        .or_else(|| values.max())
-        .unwrap_or(RealKind::F64)
+    widest_real(
+        kinds.iter().map(|k| match k {
+            ParamKind::Slice { real, .. } => *real,
+            ParamKind::Value { .. } => None,
+        }),
+        kinds.iter().filter_map(|k| match k {
+            ParamKind::Value { cuda_type } => Some(cuda_type.as_str()),
+            ParamKind::Slice { .. } => None,
+        }),
+    )
 }
 
 /// The complete source of `info`'s kernel for parameters of `kinds`, with bounds checks

@@ -4,15 +4,11 @@
 
 use crate::cuda::disk_cache::{DiskCache, Origin};
 use crate::cuda::{self, nvrtc, Device, Function};
-use crate::error::{Error, Result};
-use crate::launch::site::CallSite;
+use crate::error::Result;
 use crate::launch::source as kernel_source;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
-
-/// Threads per block when the call does not say.
-pub const DEFAULT_THREADS_PER_BLOCK: u32 = 256;
 
 /// A kernel compiled and loaded for one call site and capture types.
 #[derive(Debug)]
@@ -148,18 +144,4 @@ pub(crate) fn target(dev: &Device) -> (String, nvrtc::ImageKind) {
     TARGET
         .get_or_init(|| nvrtc::target_for(dev.info().compute_capability))
         .clone()
-}
-
-/// Checks threads per block against the device.
-pub(crate) fn check_threads_per_block(site: &CallSite, tpb: u32, dev: &Device) -> Result<()> {
-    let max = dev.info().max_threads_per_block;
-    if tpb == 0 || tpb > max {
-        return Err(Error::InvalidLaunch {
-            site: site.location(),
-            reason: format!(
-                "{tpb} threads per block; this device allows 1 to {max} (a multiple of 32 is best)"
-            ),
-        });
-    }
-    Ok(())
 }

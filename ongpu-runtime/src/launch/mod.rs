@@ -4,6 +4,7 @@
 //! lock-free kernel list of a call site (`kernel_list`) and where a launch is queued
 //! (`queue`).
 
+pub(crate) mod limits;
 pub(crate) mod site;
 pub(crate) mod sites;
 pub(crate) mod source;

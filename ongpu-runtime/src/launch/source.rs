@@ -16,17 +16,28 @@ pub const KERNEL_NAME: &str = "ongpu_kernel";
 /// The kernel's real type: the widest float among the captured fields, else among the
 /// captured values, else `double` (Rust's own default for an unconstrained float literal).
 pub fn kernel_real(kinds: &[CaptureKind]) -> RealKind {
-    let fields = kinds.iter().filter_map(|k| match k {
-        CaptureKind::Field { real, .. } => *real,
-        CaptureKind::Value { .. } => None,
-    });
-    let values = kinds.iter().filter_map(|k| match k {
-        CaptureKind::Value { cuda_type } => real_of_cuda_type(cuda_type),
-        CaptureKind::Field { .. } => None,
-    });
-    fields
+    widest_real(
+        kinds.iter().map(|k| match k {
+            CaptureKind::Field { real, .. } => *real,
+            CaptureKind::Value { .. } => None,
+        }),
+        kinds.iter().filter_map(|k| match k {
+            CaptureKind::Value { cuda_type } => Some(cuda_type.as_str()),
+            CaptureKind::Field { .. } => None,
+        }),
+    )
+}
+
+/// The rule of every kernel's real type: the widest float among the arrays' elements, else
+/// among the values' C++ types, else `double`.
+pub fn widest_real<'a>(
+    arrays: impl Iterator<Item = Option<RealKind>>,
+    value_types: impl Iterator<Item = &'a str>,
+) -> RealKind {
+    arrays
+        .flatten()
         .max()
-        .or_else(|| values.max())
+        .or_else(|| value_types.filter_map(real_of_cuda_type).max())
         .unwrap_or(RealKind::F64)
 }
 

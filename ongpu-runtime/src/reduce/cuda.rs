@@ -12,9 +12,8 @@ use super::{ReduceSite, Reduction};
 use crate::capture::Captures;
 use crate::cuda::{self, Device, DeviceBuffer, ParamList, Shape};
 use crate::error::Result;
-use crate::launch::compile::{
-    check_threads_per_block, compile_and_load, LoadedKernel, DEFAULT_THREADS_PER_BLOCK,
-};
+use crate::launch::compile::{compile_and_load, LoadedKernel};
+use crate::launch::limits::{check_threads_per_block, DEFAULT_THREADS_PER_BLOCK};
 use crate::launch::site::SiteInfo;
 use bytemuck::Pod;
 use std::any::TypeId;
@@ -133,7 +132,11 @@ where
 {
     let dev = cuda::device()?;
     let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
-    check_threads_per_block(&site.site, tpb, dev)?;
+    check_threads_per_block(
+        site.site.location(),
+        tpb,
+        Some(dev.info().max_threads_per_block),
+    )?;
     if n == 0 {
         return Ok(Op::identity());
     }

@@ -19,7 +19,8 @@ pub use ops::{compared, summand, Max, Min, MinMax, Reduction, Sum, Summable};
 
 use crate::backend::{self, Backend};
 use crate::capture::Captures;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::launch::limits::check_threads_per_block;
 use crate::launch::site::{CallSite, SiteInfo};
 use crate::launch::sites::{resolve_sites, SiteCount};
 use source::ReductionKind;
@@ -79,11 +80,8 @@ where
     });
     match backend::current()? {
         Backend::Cpu => {
-            if let Some(t) = tpb.filter(|&t| t == 0 || t > 1024) {
-                return Err(Error::InvalidLaunch {
-                    site: site.site.location(),
-                    reason: format!("{t} threads per block; CUDA allows 1 to 1024"),
-                });
+            if let Some(t) = tpb {
+                check_threads_per_block(site.site.location(), t, None)?;
             }
             cpu::run::<Op, C, V, F>(&site.site, n, &mut caps, &body)
         }
