@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every check of the project: formatting, clippy on both feature sets, all workspace tests
 # (NVRTC compiles every generated kernel; GPU tests are ignored on machines without one),
-# the CPU-only build's tests, and the docs.
+# the CPU-only build's tests, the docs, and the packages of the three crates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/nvrtc-env.sh
@@ -12,4 +12,6 @@ cargo clippy --workspace --all-targets --no-default-features --features rayon --
 cargo test --workspace
 cargo test --workspace --no-default-features --features rayon
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+# The three crates as they would be published (each packaged and built from its package).
+cargo package --workspace --allow-dirty --quiet
 echo "all checks passed"
