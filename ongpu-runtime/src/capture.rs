@@ -12,10 +12,12 @@
 use crate::element::{Element, RealKind, Scalar};
 use crate::error::Result;
 use crate::field::{site_io, Field};
+use crate::lattice::Lattice;
 use crate::layout::Layout;
 use crate::types::{ColorMatrix, ColorVector};
 use num_complex::Complex;
 use std::marker::PhantomData;
+use std::ops::Range;
 
 /// What a kernel's source needs to know about one capture's type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -60,13 +62,13 @@ pub trait CaptureArg {
     /// The field's length, or `None` for a value.
     fn field_len(&self) -> Option<usize>;
 
-    /// Makes the host copy ready for `n` sites and returns the view to it.
-    fn host_view(&mut self, n: usize) -> Result<Self::HostView>;
+    /// Makes the host copy ready for a call over the sites `sites` and returns the view to it.
+    fn host_view(&mut self, sites: &Range<usize>) -> Result<Self::HostView>;
 
     /// The value of site `s`.
     ///
     /// # Safety
-    /// `view` comes from [`host_view`](CaptureArg::host_view) with `n > s`.
+    /// `view` comes from [`host_view`](CaptureArg::host_view) for sites that hold `s`.
     unsafe fn load(view: &Self::HostView, s: usize) -> Self::Site;
 
     /// Writes back the value of site `s` (nothing for read-only arguments).
@@ -85,7 +87,7 @@ pub trait CaptureArg {
     /// Loads sites `s0 .. s0 + LANES` into a buffer.
     ///
     /// # Safety
-    /// `view` comes from [`host_view`](CaptureArg::host_view) with `n >= s0 + LANES`.
+    /// `view` comes from [`host_view`](CaptureArg::host_view) for sites that hold `s0 .. s0 + LANES`.
     unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes;
 
     /// The value of lane `l` of a buffer.
@@ -103,22 +105,26 @@ pub trait CaptureArg {
     /// As for `load_lanes`; every lane was set; no other thread touches these sites meanwhile.
     unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes);
 
-    /// Makes the device copy ready for `n` sites.
+    /// Makes the device copy ready for a kernel over the sites `sites`.
     #[cfg(feature = "cuda")]
-    fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()>;
+    fn device_prepare(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        sites: &Range<usize>,
+    ) -> Result<()>;
 
     /// Pushes the kernel parameters of this capture, in the order the source declares them.
     #[cfg(feature = "cuda")]
     fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
 
-    /// Makes the device copy ready for `n` sites for a kernel queued on a stream: copies
+    /// Makes the device copy ready for a kernel over `sites` queued on a stream: copies
     /// go to that stream, after the queued work of other streams on the same field.
     #[cfg(feature = "cuda")]
     #[doc(hidden)]
     fn device_prepare_on(
         &mut self,
         dev: &'static crate::cuda::Device,
-        n: usize,
+        sites: &Range<usize>,
         queue: crate::cuda::stream::Queue,
     ) -> Result<()>;
 
@@ -142,6 +148,14 @@ pub struct FieldWrite<'a, T: Element, L: Layout, const LOAD: bool> {
     device_ptr: u64,
 }
 
+impl<T: Element, L: Layout, const LOAD: bool> FieldWrite<'_, T, L, LOAD> {
+    /// True when a call over `sites` assigns every element without reading it, so that the
+    /// old contents need not be made current.
+    fn overwrites_all(&self, sites: &Range<usize>) -> bool {
+        !LOAD && sites.start == 0 && sites.end == self.field.len()
+    }
+}
+
 /// A value passed to every site.
 pub struct Value<'a, V> {
     value: &'a V,
@@ -162,8 +176,8 @@ pub struct ValueKey<V>(PhantomData<V>);
 /// can read it meanwhile).
 #[derive(Clone, Copy)]
 pub struct HostPtr<S> {
-    ptr: *mut S,
-    stride: usize,
+    pub(crate) ptr: *mut S,
+    pub(crate) stride: usize,
 }
 // SAFETY: see the type's documentation: accesses through it are to disjoint sites.
 unsafe impl<S: Send> Send for HostPtr<S> {}
@@ -184,7 +198,7 @@ impl<'a, T: Element, L: Layout> CaptureArg for FieldRead<'a, T, L> {
         Some(self.field.len())
     }
 
-    fn host_view(&mut self, _n: usize) -> Result<Self::HostView> {
+    fn host_view(&mut self, _sites: &Range<usize>) -> Result<Self::HostView> {
         // While this call holds `&Field`, the host copy, once current, is never reallocated
         // or rewritten: that needs `&mut Field`.
         let mut sides = self.field.lock();
@@ -223,7 +237,11 @@ impl<'a, T: Element, L: Layout> CaptureArg for FieldRead<'a, T, L> {
     unsafe fn store_lanes(_: &Self::HostView, _: usize, _: &Self::Lanes) {}
 
     #[cfg(feature = "cuda")]
-    fn device_prepare(&mut self, dev: &'static crate::cuda::Device, _n: usize) -> Result<()> {
+    fn device_prepare(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        _sites: &Range<usize>,
+    ) -> Result<()> {
         let what = self.field.what();
         self.device_ptr = self.field.lock().device_for_read(dev, &what)?;
         Ok(())
@@ -240,7 +258,7 @@ impl<'a, T: Element, L: Layout> CaptureArg for FieldRead<'a, T, L> {
     fn device_prepare_on(
         &mut self,
         dev: &'static crate::cuda::Device,
-        _n: usize,
+        _sites: &Range<usize>,
         queue: crate::cuda::stream::Queue,
     ) -> Result<()> {
         let (len, stride) = (self.field.len(), *self.field.stride_ref());
@@ -271,8 +289,8 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for FieldWrite<'a, 
         Some(self.field.len())
     }
 
-    fn host_view(&mut self, n: usize) -> Result<Self::HostView> {
-        let overwrite_all = !LOAD && n == self.field.len();
+    fn host_view(&mut self, sites: &Range<usize>) -> Result<Self::HostView> {
+        let overwrite_all = self.overwrites_all(sites);
         let stride = *self.field.stride_ref() as usize;
         let ptr = self
             .field
@@ -329,8 +347,12 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for FieldWrite<'a, 
     }
 
     #[cfg(feature = "cuda")]
-    fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()> {
-        let overwrite_all = !LOAD && n == self.field.len();
+    fn device_prepare(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        sites: &Range<usize>,
+    ) -> Result<()> {
+        let overwrite_all = self.overwrites_all(sites);
         let what = self.field.what();
         let sides = self.field.sides_mut();
         self.device_ptr = sides.device_for_write(dev, overwrite_all, &what)?;
@@ -348,10 +370,10 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for FieldWrite<'a, 
     fn device_prepare_on(
         &mut self,
         dev: &'static crate::cuda::Device,
-        n: usize,
+        sites: &Range<usize>,
         queue: crate::cuda::stream::Queue,
     ) -> Result<()> {
-        let overwrite_all = !LOAD && n == self.field.len();
+        let overwrite_all = self.overwrites_all(sites);
         let (len, stride) = (self.field.len(), *self.field.stride_ref());
         let what = || crate::field::describe::<T, L>(len, stride);
         let sides = self.field.sides_mut();
@@ -421,6 +443,7 @@ uniform! {
     ColorVector<f64> => <ColorVector<f64> as Element>::cuda_type();
     ColorMatrix<f32> => <ColorMatrix<f32> as Element>::cuda_type();
     ColorMatrix<f64> => <ColorMatrix<f64> as Element>::cuda_type();
+    Lattice => "ongpu::Lattice";
 }
 
 const _: () = assert!(
@@ -444,7 +467,7 @@ impl<'a, V: Uniform> CaptureArg for Value<'a, V> {
         None
     }
 
-    fn host_view(&mut self, _n: usize) -> Result<V> {
+    fn host_view(&mut self, _sites: &Range<usize>) -> Result<V> {
         Ok(*self.value)
     }
 
@@ -476,7 +499,11 @@ impl<'a, V: Uniform> CaptureArg for Value<'a, V> {
     unsafe fn store_lanes(_: &V, _: usize, _: &V) {}
 
     #[cfg(feature = "cuda")]
-    fn device_prepare(&mut self, _dev: &'static crate::cuda::Device, _n: usize) -> Result<()> {
+    fn device_prepare(
+        &mut self,
+        _dev: &'static crate::cuda::Device,
+        _sites: &Range<usize>,
+    ) -> Result<()> {
         Ok(())
     }
 
@@ -490,7 +517,7 @@ impl<'a, V: Uniform> CaptureArg for Value<'a, V> {
     fn device_prepare_on(
         &mut self,
         _dev: &'static crate::cuda::Device,
-        _n: usize,
+        _sites: &Range<usize>,
         _queue: crate::cuda::stream::Queue,
     ) -> Result<()> {
         Ok(())
@@ -506,8 +533,8 @@ impl<'a, V: Uniform> CaptureArg for Value<'a, V> {
     message = "`{Self}` cannot be captured by an on_gpu! body",
     label = "captured here",
     note = "a body can capture fields (Field<T, L>) and values of f32, f64, i32, u32, i64, u64, \
-            usize, isize, bool, Complex<f32|f64>, ColorVector<f32|f64> or ColorMatrix<f32|f64>; \
-            copy anything else into one of these before the call"
+            usize, isize, bool, Complex<f32|f64>, ColorVector<f32|f64>, ColorMatrix<f32|f64> or \
+            Lattice; copy anything else into one of these before the call"
 )]
 pub trait ReadCapture {
     /// The argument that carries it to the backends.
@@ -605,8 +632,8 @@ pub trait Captures {
     fn kinds() -> Vec<CaptureKind>;
     /// `f(index, length)` for each capture (`None` for values).
     fn for_each_len(&self, f: impl FnMut(usize, Option<usize>));
-    /// Host views for `n` sites.
-    fn host_views(&mut self, n: usize) -> Result<Self::HostViews>;
+    /// Host views for a call over `sites`.
+    fn host_views(&mut self, sites: &Range<usize>) -> Result<Self::HostViews>;
     /// Loads site `s`.
     ///
     /// # Safety
@@ -638,19 +665,23 @@ pub trait Captures {
     /// # Safety
     /// As [`CaptureArg::store_lanes`].
     unsafe fn store_lanes(views: &Self::HostViews, s0: usize, lanes: &Self::Lanes);
-    /// Device copies ready for `n` sites.
+    /// Device copies ready for a kernel over `sites`.
     #[cfg(feature = "cuda")]
-    fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()>;
+    fn device_prepare(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        sites: &Range<usize>,
+    ) -> Result<()>;
     /// Kernel parameters, in order.
     #[cfg(feature = "cuda")]
     fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
-    /// Device copies ready for `n` sites, for a kernel queued on a stream.
+    /// Device copies ready for a kernel over `sites`, queued on a stream.
     #[cfg(feature = "cuda")]
     #[doc(hidden)]
     fn device_prepare_on(
         &mut self,
         dev: &'static crate::cuda::Device,
-        n: usize,
+        sites: &Range<usize>,
         queue: crate::cuda::stream::Queue,
     ) -> Result<()>;
     /// Records the queued kernel's accesses.
@@ -695,8 +726,8 @@ macro_rules! captures_tuple {
             }
 
             #[allow(unused_variables, clippy::unused_unit)]
-            fn host_views(&mut self, n: usize) -> Result<Self::HostViews> {
-                Ok(($(self.$i.host_view(n)?,)*))
+            fn host_views(&mut self, sites: &Range<usize>) -> Result<Self::HostViews> {
+                Ok(($(self.$i.host_view(sites)?,)*))
             }
 
             #[inline(always)]
@@ -740,8 +771,12 @@ macro_rules! captures_tuple {
 
             #[cfg(feature = "cuda")]
             #[allow(unused_variables)]
-            fn device_prepare(&mut self, dev: &'static crate::cuda::Device, n: usize) -> Result<()> {
-                $(self.$i.device_prepare(dev, n)?;)*
+            fn device_prepare(
+                &mut self,
+                dev: &'static crate::cuda::Device,
+                sites: &Range<usize>,
+            ) -> Result<()> {
+                $(self.$i.device_prepare(dev, sites)?;)*
                 Ok(())
             }
 
@@ -757,10 +792,10 @@ macro_rules! captures_tuple {
             fn device_prepare_on(
                 &mut self,
                 dev: &'static crate::cuda::Device,
-                n: usize,
+                sites: &Range<usize>,
                 queue: crate::cuda::stream::Queue,
             ) -> Result<()> {
-                $(self.$i.device_prepare_on(dev, n, queue)?;)*
+                $(self.$i.device_prepare_on(dev, sites, queue)?;)*
                 Ok(())
             }
 

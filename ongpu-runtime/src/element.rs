@@ -108,6 +108,19 @@ unsafe impl Element for Complex<f64> {
     }
 }
 
+// SAFETY: an array of N elements is N * COMPONENTS scalars with no padding (each element
+// has none, and arrays add none); `ongpu::array<T, N>` is the same in the prelude.
+unsafe impl<T: Element, const N: usize> Element for [T; N]
+where
+    [T; N]: Pod,
+{
+    type Scalar = T::Scalar;
+    const COMPONENTS: usize = N * T::COMPONENTS;
+    fn cuda_type() -> String {
+        format!("ongpu::array<{}, {N}>", T::cuda_type())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

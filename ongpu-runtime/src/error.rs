@@ -165,6 +165,34 @@ pub enum Error {
         site: Location,
     },
 
+    /// Lattice extents that the even-odd order cannot use.
+    #[error("invalid lattice {extents:?}: {reason}")]
+    InvalidLattice {
+        /// The extents as given.
+        extents: [usize; 4],
+        /// What is wrong with them.
+        reason: String,
+    },
+
+    /// A call over a lattice captures a field that does not hold one element per site.
+    #[error(
+        "{site}: the call runs over {space}, but the field `{field}` has {len} elements, not \
+         the lattice volume {volume}; make the field with Field::zeros(lat.volume()) (or \
+         from_fn, filled, ...) of the same lattice"
+    )]
+    FieldNotOnLattice {
+        /// The call site.
+        site: Location,
+        /// The index space of the call.
+        space: String,
+        /// The field's name in the body.
+        field: &'static str,
+        /// The field's length.
+        len: usize,
+        /// The lattice volume.
+        volume: usize,
+    },
+
     /// A site count that is not a valid `usize` (negative, or too large).
     #[error("invalid number of sites {value}: it must be a non-negative integer that fits usize")]
     InvalidSiteCount {

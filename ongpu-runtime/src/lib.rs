@@ -19,9 +19,11 @@ mod elementwise;
 mod error;
 mod field;
 mod kernel;
+mod lattice;
 mod launch;
 pub mod math;
 mod reduce;
+mod shift;
 mod stream;
 #[cfg(feature = "cuda")]
 mod trace;
@@ -33,6 +35,7 @@ pub use error::{number_lines, Error, Location, Result};
 pub use field::{Field, HostMut, Residency, Storage, Transfers};
 pub use kernel::bounds::{bounds_checks, with_bounds_checks};
 pub use kernel::shape::{Dim3, LaunchShape};
+pub use lattice::{Lattice, Subset};
 pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
 pub use reduce::{InnerProduct, MinMax, Summable};
@@ -68,11 +71,13 @@ pub mod __private {
     };
     pub use crate::kernel::{launch_phased, launch_straight};
     pub use crate::launch::site::{device_fn, CallSite, DeviceFnInfo, DeviceFunction, SiteInfo};
+    pub use crate::launch::sites::{shift_lattice, IndexSpace, LatticeSpace};
     pub use crate::launch::source::{kernel_real, push_device_fns, PRELUDE};
     pub use crate::layout::AoS;
     pub use crate::math;
     pub use crate::reduce::{
         compared, run as run_reduction, summand, Max, Min, ReduceSite, Reduction, Sum,
     };
+    pub use crate::shift::{read_shifted, FieldShifted, ShiftCapture, ShiftView};
     pub use crate::types::Norm2;
 }

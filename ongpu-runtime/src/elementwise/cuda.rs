@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::launch::compile::{compile_and_load, LoadedKernel};
 use crate::launch::limits::{check_threads_per_block, DEFAULT_THREADS_PER_BLOCK};
 use crate::launch::site::{CallSite, KernelSlots, SiteInfo};
+use crate::launch::sites::Sites;
 use crate::launch::source as kernel_source;
 use std::any::TypeId;
 
@@ -32,37 +33,37 @@ fn kernel_for<'s, C: Captures>(
     })
 }
 
-/// Runs the kernel of `site` over sites `0..n`.
+/// Runs the kernel of `site` over `sites`.
 pub(crate) fn run<C: Captures>(
     site: &'static CallSite,
-    n: usize,
+    sites: &Sites,
     tpb: Option<u32>,
     caps: &mut C,
 ) -> Result<()> {
     let dev = cuda::device()?;
     let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
     check_threads_per_block(site.location(), tpb, Some(dev.info().max_threads_per_block))?;
-    if n == 0 {
+    if sites.is_empty() {
         return Ok(());
     }
     // Compile before touching the fields, so that a compile error leaves them as they were.
     let kernel = kernel_for::<C>(&site.info, &site.kernels, dev)?;
-    let mut blocks = n.div_ceil(tpb as usize);
+    let mut blocks = sites.len().div_ceil(tpb as usize);
     let wave = kernel.one_wave(dev, tpb)?;
     if wave > 0 {
         blocks = blocks.min(wave);
     }
     let blocks = blocks.min(dev.info().max_grid_x as usize) as u32;
-    let n64 = n as u64;
+    let site_params = sites.params();
     let shape = Shape {
         grid: (blocks, 1, 1),
         block: (tpb, 1, 1),
         shared_bytes: 0,
     };
-    crate::launch::queue::launch_captures(dev, n, caps, |caps, stream| {
+    crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
         let mut params = ParamList::new();
         caps.push_params(&mut params);
-        params.push(&n64);
+        site_params.push(&mut params);
         // SAFETY: the parameters follow the kernel's signature (built from the same captures
         // in the same order by `kernel_source::elementwise`); the fields they point into are
         // borrowed by this call, and freed only after the work queued on them has finished

@@ -26,7 +26,7 @@ where
     C: Captures,
     F: Fn(usize, C::Sites) -> C::Sites + Sync,
 {
-    let n = resolve_sites(site, count, &caps)?;
+    let sites = resolve_sites(site, count, &caps)?;
     let tpb = threads_per_block.transpose()?;
     crate::codegen::observe(site, || {
         crate::launch::source::elementwise(&site.info, &C::kinds())
@@ -36,10 +36,10 @@ where
             if let Some(t) = tpb {
                 check_threads_per_block(site.location(), t, None)?;
             }
-            cpu::run(site, n, &mut caps, &body)
+            cpu::run(site, &sites.range, &mut caps, &body)
         }
         #[cfg(feature = "cuda")]
-        Backend::Cuda => cuda::run(site, n, tpb, &mut caps),
+        Backend::Cuda => cuda::run(site, &sites, tpb, &mut caps),
         #[cfg(not(feature = "cuda"))]
         Backend::Cuda => unreachable!("backend::current() refuses CUDA when it is not compiled in"),
     }

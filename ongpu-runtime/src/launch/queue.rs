@@ -9,8 +9,9 @@ use crate::cuda::Device;
 use crate::error::Result;
 use crate::field::pending::Mark;
 use cudarc::driver::sys::CUstream;
+use std::ops::Range;
 
-/// Prepares the captured fields' device copies for a kernel over `n` sites, calls `launch`
+/// Prepares the captured fields' device copies for a kernel over `sites`, calls `launch`
 /// with the captures and the stream to launch on, and records the kernel's accesses on the
 /// fields.
 ///
@@ -21,17 +22,17 @@ use cudarc::driver::sys::CUstream;
 #[inline]
 pub(crate) fn launch_captures<C: Captures>(
     dev: &'static Device,
-    n: usize,
+    sites: &Range<usize>,
     caps: &mut C,
     launch: impl FnOnce(&C, CUstream) -> Result<()>,
 ) -> Result<()> {
     match crate::stream::current_queue(dev)? {
         None => {
-            caps.device_prepare(dev, n)?;
+            caps.device_prepare(dev, sites)?;
             launch(caps, std::ptr::null_mut())
         }
         Some(q) => {
-            caps.device_prepare_on(dev, n, q)?;
+            caps.device_prepare_on(dev, sites, q)?;
             launch(caps, q.raw())?;
             let mark = Mark::now(q)?;
             caps.mark_queued(&mark);

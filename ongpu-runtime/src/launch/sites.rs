@@ -1,10 +1,12 @@
-//! How many sites a call runs: the count of `on_gpu!(n, ...)` or the common length of the
-//! captured fields, checked against every captured field before anything runs; and threads
-//! per block as given.
+//! Which sites a call runs (its index space): the count of `on_gpu!(n, ...)`, the common
+//! length of the captured fields, or a lattice or one of its parities; checked against every
+//! captured field before anything runs. And threads per block as given.
 
 use crate::capture::Captures;
 use crate::error::{Error, Result};
+use crate::lattice::{Lattice, Subset};
 use crate::launch::site::CallSite;
+use std::ops::Range;
 
 /// How many sites a call runs.
 #[derive(Debug)]
@@ -13,6 +15,138 @@ pub enum SiteCount {
     Given(Result<usize>),
     /// The common length of the captured fields.
     FromFields,
+    /// The sites of a lattice, or of one parity.
+    Lattice(Subset),
+}
+
+/// What a call runs: the site indices, and the lattice they belong to (shifts need it; a
+/// count has none).
+#[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub struct Sites {
+    /// The site indices.
+    pub range: Range<usize>,
+    /// The lattice of a call over a lattice or a subset.
+    pub lattice: Option<Lattice>,
+}
+
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+impl Sites {
+    /// Number of sites.
+    pub fn len(&self) -> usize {
+        self.range.len()
+    }
+
+    /// True when the call runs no site.
+    pub fn is_empty(&self) -> bool {
+        self.range.is_empty()
+    }
+
+    /// The kernel parameters that say which sites to run (`launch::source::SITE_PARAMS`).
+    #[cfg(feature = "cuda")]
+    pub(crate) fn params(&self) -> SiteParams {
+        SiteParams {
+            begin: self.range.start as u64,
+            n: self.range.len() as u64,
+            lattice: self.lattice.unwrap_or_else(bytemuck::Zeroable::zeroed),
+        }
+    }
+}
+
+/// The values of a kernel's site parameters, kept alive for the launch.
+#[cfg(feature = "cuda")]
+pub(crate) struct SiteParams {
+    begin: u64,
+    n: u64,
+    lattice: Lattice,
+}
+
+#[cfg(feature = "cuda")]
+impl SiteParams {
+    /// Pushes them in the order of `launch::source::SITE_PARAMS`.
+    pub(crate) fn push<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>) {
+        params.push(&self.begin);
+        params.push(&self.n);
+        params.push(&self.lattice);
+    }
+}
+
+/// The first argument of `on_gpu!`: a site count (any integer type), a [`Lattice`] or a
+/// [`Subset`] of one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an index space of on_gpu!",
+    label = "the sites of the call",
+    note = "the first argument is a number of sites (an integer), a Lattice, or lat.even() / \
+            lat.odd()"
+)]
+pub trait IndexSpace {
+    /// The sites it names.
+    fn into_sites(self) -> SiteCount;
+}
+
+impl IndexSpace for Lattice {
+    #[inline(always)]
+    fn into_sites(self) -> SiteCount {
+        SiteCount::Lattice(self.all())
+    }
+}
+
+impl IndexSpace for &Lattice {
+    #[inline(always)]
+    fn into_sites(self) -> SiteCount {
+        SiteCount::Lattice(self.all())
+    }
+}
+
+impl IndexSpace for Subset {
+    #[inline(always)]
+    fn into_sites(self) -> SiteCount {
+        SiteCount::Lattice(self)
+    }
+}
+
+impl IndexSpace for &Subset {
+    #[inline(always)]
+    fn into_sites(self) -> SiteCount {
+        SiteCount::Lattice(*self)
+    }
+}
+
+/// An index space whose sites have neighbours: what a body with shifts runs over.
+#[diagnostic::on_unimplemented(
+    message = "a shift needs a lattice, but the sites of this call are a `{Self}`",
+    label = "the sites of a call with shifts",
+    note = "write on_gpu!(lat, ...), on_gpu!(lat.even(), ...) or on_gpu!(lat.odd(), ...) with \
+            a Lattice whose volume is the fields' length"
+)]
+pub trait LatticeSpace {
+    /// The lattice.
+    fn lattice(&self) -> Lattice;
+}
+
+impl LatticeSpace for Lattice {
+    fn lattice(&self) -> Lattice {
+        *self
+    }
+}
+
+impl LatticeSpace for Subset {
+    fn lattice(&self) -> Lattice {
+        Subset::lattice(self)
+    }
+}
+
+impl<S: LatticeSpace> LatticeSpace for &S {
+    fn lattice(&self) -> Lattice {
+        (**self).lattice()
+    }
+}
+
+/// The lattice of a call whose body shifts (the macro calls this, so that shifts over a
+/// plain count fail to compile).
+#[inline(always)]
+pub fn shift_lattice<S: LatticeSpace>(space: &S) -> Lattice {
+    space.lattice()
 }
 
 /// An integer type accepted for `n` and for threads per block.
@@ -30,13 +164,25 @@ macro_rules! count_arg {
                 if self < 0 as $t { None } else { Some(self as u64) }
             }
         }
+        impl IndexSpace for $t {
+            #[inline(always)]
+            fn into_sites(self) -> SiteCount {
+                count(self)
+            }
+        }
     )*};
 }
 count_arg!(usize, u64, u32, u16, u8, isize, i64, i32, i16, i8);
 
-/// `n` of `on_gpu!(n, ...)` as a site count.
+/// The first argument of `on_gpu!(n, ...)` as the call's sites.
 #[inline(always)]
-pub fn sites<N: CountArg>(n: N) -> SiteCount {
+pub fn sites<N: IndexSpace>(n: N) -> SiteCount {
+    n.into_sites()
+}
+
+/// A count of sites.
+#[inline(always)]
+fn count<N: CountArg>(n: N) -> SiteCount {
     SiteCount::Given(
         n.to_u64()
             .and_then(|v| usize::try_from(v).ok())
@@ -54,14 +200,42 @@ pub fn threads_per_block<N: CountArg>(tpb: N) -> Result<u32> {
         .ok_or_else(|| Error::InvalidArgument(format!("invalid threads per block {tpb}")))
 }
 
-/// The number of sites to run, checked against every captured field's length.
+/// The sites to run, checked against every captured field's length.
 pub(crate) fn resolve_sites<C: Captures>(
     site: &CallSite,
     count: SiteCount,
     caps: &C,
-) -> Result<usize> {
+) -> Result<Sites> {
     let names = site.info.captures;
+    let plain = |n: usize| Sites {
+        range: 0..n,
+        lattice: None,
+    };
     match count {
+        SiteCount::Lattice(subset) => {
+            let lattice = subset.lattice();
+            let volume = lattice.volume();
+            let mut err = None;
+            caps.for_each_len(|i, len| match len {
+                Some(len) if len != volume && err.is_none() => {
+                    err = Some(Error::FieldNotOnLattice {
+                        site: site.location(),
+                        space: subset.to_string(),
+                        field: names[i],
+                        len,
+                        volume,
+                    })
+                }
+                _ => {}
+            });
+            err.map_or(
+                Ok(Sites {
+                    range: subset.range(),
+                    lattice: Some(lattice),
+                }),
+                Err,
+            )
+        }
         SiteCount::Given(n) => {
             let n = n?;
             let mut err = None;
@@ -76,7 +250,7 @@ pub(crate) fn resolve_sites<C: Captures>(
                 }
                 _ => {}
             });
-            err.map_or(Ok(n), Err)
+            err.map_or(Ok(plain(n)), Err)
         }
         SiteCount::FromFields => {
             let mut first: Option<(usize, usize)> = None;
@@ -100,7 +274,7 @@ pub(crate) fn resolve_sites<C: Captures>(
             if let Some(e) = err {
                 return Err(e);
             }
-            first.map(|(_, len)| len).ok_or(Error::NoSiteCount {
+            first.map(|(_, len)| plain(len)).ok_or(Error::NoSiteCount {
                 site: site.location(),
             })
         }

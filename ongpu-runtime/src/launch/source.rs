@@ -7,8 +7,20 @@ use crate::element::RealKind;
 use crate::launch::site::{DeviceFnInfo, SiteInfo};
 use std::fmt::Write;
 
-/// The CUDA C++ prelude every kernel starts with (types, operators, layouts, maths).
-pub const PRELUDE: &str = include_str!("../../cuda/prelude.cuh");
+/// The CUDA C++ prelude every kernel starts with (types, operators, layouts, maths, the
+/// lattice and element arrays).
+pub const PRELUDE: &str = concat!(
+    include_str!("../../cuda/prelude.cuh"),
+    include_str!("../../cuda/lattice.cuh")
+);
+
+/// The parameters after the captures' that say which sites a kernel runs: the first site,
+/// the number of sites, and the lattice (zero for a plain count), which shifts use.
+pub const SITE_PARAMS: [&str; 3] = [
+    "const unsigned long long ongpu_begin",
+    "const unsigned long long ongpu_n",
+    "const ongpu::Lattice ongpu_lat",
+];
 
 /// Name of the generated kernel function.
 pub const KERNEL_NAME: &str = "ongpu_kernel";
@@ -148,6 +160,11 @@ pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
                 p.params
                     .push(format!("{constness}{scalar}* __restrict__ ongpu_p_{name}"));
                 p.params.push(format!("unsigned long long ongpu_s_{name}"));
+                // The names that shifts (`ONGPU_AT`) use to read other sites.
+                let _ = writeln!(
+                    p.loads,
+                    "typedef {layout} ongpu_L_{name}; typedef {element} ongpu_T_{name};"
+                );
                 if *write == Some(false) {
                     let _ = writeln!(p.loads, "{element} {name}{{}};");
                 } else {
@@ -202,13 +219,13 @@ pub fn site_loop(
         s.push_str("#pragma unroll\n");
         let _ = writeln!(s, "    for (int ongpu_u = 0; ongpu_u < {k}; ongpu_u++) {{");
         s.push_str(
-            "      const unsigned long long ongpu_site = ongpu_first + ongpu_u * ongpu_step;\n",
+            "      const unsigned long long ongpu_site = ongpu_begin + ongpu_first + ongpu_u * ongpu_step;\n",
         );
         s.push_str(&indent(site_code, "      "));
         s.push_str("    }\n  }\n");
     }
     s.push_str("  for (; ongpu_first < ongpu_n; ongpu_first += ongpu_step) {\n");
-    s.push_str("    const unsigned long long ongpu_site = ongpu_first;\n");
+    s.push_str("    const unsigned long long ongpu_site = ongpu_begin + ongpu_first;\n");
     s.push_str(&indent(site_code, "    "));
     s.push_str("  }\n");
     s.push_str(&indent(epilogue, "  "));
@@ -224,7 +241,7 @@ pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind]) -> String {
         loads,
         stores,
     } = site_parts(site, kinds);
-    params.push("unsigned long long ongpu_n".to_string());
+    params.extend(SITE_PARAMS.map(String::from));
     let mut site_code = loads;
     site_code.push_str("{\n");
     site_code.push_str(&indent(site.body, "  "));

@@ -7,6 +7,7 @@ use super::Reduction;
 use crate::capture::Captures;
 use crate::error::{Error, Result};
 use crate::launch::site::CallSite;
+use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Sites per chunk (rounded up to whole layout blocks).
@@ -25,23 +26,31 @@ fn tree<Op: Reduction<V>, V>(parts: &[Op::Acc]) -> Op::Acc {
     }
 }
 
-/// Reduces `body`'s values over sites `0..n` (storing the fields it writes).
-pub(crate) fn run<Op, C, V, F>(site: &CallSite, n: usize, caps: &mut C, body: &F) -> Result<Op::Acc>
+/// Reduces `body`'s values over `sites` (storing the fields it writes).
+pub(crate) fn run<Op, C, V, F>(
+    site: &CallSite,
+    sites: &Range<usize>,
+    caps: &mut C,
+    body: &F,
+) -> Result<Op::Acc>
 where
     Op: Reduction<V>,
     C: Captures,
     F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
 {
-    if n == 0 {
+    if sites.is_empty() {
         return Ok(Op::identity());
     }
-    let views = caps.host_views(n)?;
+    let views = caps.host_views(sites)?;
     let chunk = CHUNK_SITES.div_ceil(C::BLOCK) * C::BLOCK;
+    // Chunk boundaries relative to the first site, so that a subset of a lattice reduces
+    // in the same tree as a plain count of as many sites.
+    let (start, n) = (sites.start, sites.len());
     let chunks = n.div_ceil(chunk);
     let chunk_value = |c: usize| {
         let mut acc = Op::identity();
-        for s in c * chunk..((c + 1) * chunk).min(n) {
-            // SAFETY: `s < n` and the views were made for `n` sites. Chunks own disjoint site
+        for s in start + c * chunk..start + ((c + 1) * chunk).min(n) {
+            // SAFETY: `s` is one of `sites`, for which the views were made. Chunks own disjoint site
             // ranges, so no two threads touch the same site (see `HostPtr`).
             unsafe {
                 let (out, v) = body(s, C::load(&views, s));

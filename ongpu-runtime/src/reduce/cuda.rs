@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::launch::compile::{compile_and_load, LoadedKernel};
 use crate::launch::limits::{check_threads_per_block, DEFAULT_THREADS_PER_BLOCK};
 use crate::launch::site::SiteInfo;
+use crate::launch::sites::Sites;
 use bytemuck::Pod;
 use std::any::TypeId;
 use std::ptr;
@@ -118,10 +119,10 @@ fn scratch(dev: &'static Device) -> Result<&'static Mutex<Scratch>> {
     }))
 }
 
-/// Runs the reduction kernel of `site` over sites `0..n` and returns the result.
+/// Runs the reduction kernel of `site` over `sites` and returns the result.
 pub(crate) fn run<Op, C, V>(
     site: &'static ReduceSite,
-    n: usize,
+    sites: &Sites,
     tpb: Option<u32>,
     caps: &mut C,
 ) -> Result<Op::Acc>
@@ -137,7 +138,7 @@ where
         tpb,
         Some(dev.info().max_threads_per_block),
     )?;
-    if n == 0 {
+    if sites.is_empty() {
         return Ok(Op::identity());
     }
     // Compile before touching the fields, so that a compile error leaves them as they were.
@@ -145,11 +146,12 @@ where
     let scratch = scratch(dev)?;
     let scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
     let wave = kernel.one_wave(dev, tpb)?;
-    let blocks = n
+    let blocks = sites
+        .len()
         .div_ceil(tpb as usize)
         .min(if wave > 0 { wave } else { usize::MAX })
         .min(scratch.max_blocks) as u32;
-    let n64 = n as u64;
+    let site_params = sites.params();
     let ticket = scratch.buffer.ptr();
     let partials = ticket + PARTIALS_OFFSET;
     let shape = Shape {
@@ -167,11 +169,11 @@ where
     // Queued on the thread's stream scope like an element-wise call (after other streams'
     // work on the same fields); the value is needed now, so that stream is waited for.
     let mut done_on = std::ptr::null_mut();
-    crate::launch::queue::launch_captures(dev, n, caps, |caps, stream| {
+    crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
         done_on = stream;
         let mut params = ParamList::new();
         caps.push_params(&mut params);
-        params.push(&n64);
+        site_params.push(&mut params);
         params.push(&partials);
         params.push(&ticket);
         params.push(&scratch.result.device);

@@ -73,7 +73,7 @@ where
     V: 'static,
     F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
 {
-    let n = resolve_sites(&site.site, count, &caps)?;
+    let sites = resolve_sites(&site.site, count, &caps)?;
     let tpb = threads_per_block.transpose()?;
     crate::codegen::observe(&site.site, || {
         source::reduction(&site.site.info, &C::kinds(), &kind::<Op, V>())
@@ -83,10 +83,10 @@ where
             if let Some(t) = tpb {
                 check_threads_per_block(site.site.location(), t, None)?;
             }
-            cpu::run::<Op, C, V, F>(&site.site, n, &mut caps, &body)
+            cpu::run::<Op, C, V, F>(&site.site, &sites.range, &mut caps, &body)
         }
         #[cfg(feature = "cuda")]
-        Backend::Cuda => cuda::run::<Op, C, V>(site, n, tpb, &mut caps),
+        Backend::Cuda => cuda::run::<Op, C, V>(site, &sites, tpb, &mut caps),
         #[cfg(not(feature = "cuda"))]
         Backend::Cuda => unreachable!("backend::current() refuses CUDA when it is not compiled in"),
     }

@@ -5,7 +5,9 @@
 
 use crate::capture::CaptureKind;
 use crate::launch::site::SiteInfo;
-use crate::launch::source::{header, site_loop, site_parts, sites_per_iteration, SiteParts};
+use crate::launch::source::{
+    header, site_loop, site_parts, sites_per_iteration, SiteParts, SITE_PARAMS,
+};
 use std::fmt::Write;
 
 /// Device code of reductions, appended to the prelude in reduction kernels.
@@ -39,7 +41,7 @@ pub fn reduction(site: &SiteInfo, kinds: &[CaptureKind], red: &ReductionKind) ->
         loads,
         stores,
     } = site_parts(site, kinds);
-    params.push("unsigned long long ongpu_n".to_string());
+    params.extend(SITE_PARAMS.map(String::from));
     params.push("ongpu_acc* __restrict__ ongpu_partials".to_string());
     params.push("unsigned int* __restrict__ ongpu_ticket".to_string());
     params.push("ongpu_acc* __restrict__ ongpu_result".to_string());

@@ -1,0 +1,91 @@
+
+// ---------------------------------------------------------------- lattices and element arrays
+namespace ongpu {
+
+// The twin of the runtime's `Lattice` (same fields, same order): a periodic 4-D lattice in
+// even-odd order. Site i of parity p = (i >= half) has lexicographic index lex (first
+// coordinate fastest) with i = p * half + lex / 2. Site arithmetic is 32-bit (the runtime
+// keeps volumes below 2^32), so the divisions that decompose a site stay cheap; a body's
+// shifts of one site share the decomposition once the compiler inlines them.
+struct Lattice {
+  u64 dims[4];
+  u64 strides[4];
+  u64 half;
+
+  // Parity, lexicographic index and coordinates of site s.
+  ONGPU_FN void decompose(u64 s, unsigned& p, unsigned& lex, unsigned c[4]) const {
+    const unsigned h = (unsigned)half;
+    const unsigned si = (unsigned)s;
+    p = si >= h;
+    const unsigned even_lex = 2u * (si - p * h);
+    unsigned r = even_lex;
+    c[0] = r % (unsigned)dims[0]; r /= (unsigned)dims[0];
+    c[1] = r % (unsigned)dims[1]; r /= (unsigned)dims[1];
+    c[2] = r % (unsigned)dims[2]; r /= (unsigned)dims[2];
+    c[3] = r;
+    const unsigned odd = (p + c[0] + c[1] + c[2] + c[3]) & 1u;
+    c[0] += odd;
+    lex = even_lex + odd;
+  }
+  ONGPU_FN u64 coord(u64 s, u64 mu) const {
+    unsigned p, lex, c[4];
+    decompose(s, p, lex, c);
+    return c[mu];
+  }
+  ONGPU_FN u64 parity(u64 s) const { return s >= half ? 1 : 0; }
+  // The site k steps from s along mu, periodically (k = +-1: no division).
+  template <class M, class K> ONGPU_FN u64 shift(u64 s, M mu_, K k_) const {
+    const int mu = (int)mu_;
+    const long long k = (long long)k_;
+    unsigned p, lex, c[4];
+    decompose(s, p, lex, c);
+    const unsigned l = (unsigned)dims[mu];
+    const unsigned x = c[mu];
+    unsigned y;
+    if (k == 1) y = x + 1 == l ? 0 : x + 1;
+    else if (k == -1) y = x == 0 ? l - 1 : x - 1;
+    else { long long t = ((long long)x + k) % (long long)l; y = (unsigned)(t < 0 ? t + l : t); }
+    const unsigned nlex = lex + (y - x) * (unsigned)strides[mu];
+    const unsigned np = (p + (unsigned)(k & 1)) & 1u;
+    return (u64)np * half + nlex / 2;
+  }
+};
+
+// `[T; N]`: N elements in a row (a gauge field's four links, a Wilson spinor's four spins).
+template <class T, int N> struct array {
+  T v[N];
+  template <class I> ONGPU_FN T& operator[](I i) { return v[i]; }
+  template <class I> ONGPU_FN const T& operator[](I i) const { return v[i]; }
+};
+template <class T, int N> struct element<array<T, N> > {
+  typedef typename element<T>::scalar scalar;
+  enum { C = N * element<T>::C };
+};
+
+// Entry e of the element array at site s: only that entry's components are read.
+template <class L, class A> struct entry_loader;
+template <class L, class T, int N> struct entry_loader<L, array<T, N> > {
+  static ONGPU_FN T run(const typename element<T>::scalar* p, u64 s, u64 e, u64 stride) {
+    typedef typename element<T>::scalar S;
+    enum { CT = element<T>::C, CA = N * element<T>::C };
+    T v;
+    S* c = reinterpret_cast<S*>(&v);
+#pragma unroll
+    for (int k = 0; k < CT; k++) c[k] = p[L::template index<CA>(s, (int)(e * CT + k), stride)];
+    return v;
+  }
+};
+template <class L, class A>
+ONGPU_FN auto load_entry(const typename element<A>::scalar* p, u64 s, u64 e, u64 stride)
+    -> decltype(entry_loader<L, A>::run(p, s, e, stride)) {
+  return entry_loader<L, A>::run(p, s, e, stride);
+}
+
+}  // namespace ongpu
+
+// The element of captured field NAME at site J, and entry E of its element array there:
+// what shifts in a body become (`ongpu_L_NAME` and `ongpu_T_NAME` are the field's layout
+// and element type, declared with the kernel).
+#define ONGPU_AT(NAME, J) ongpu::load<ongpu_L_##NAME, ongpu_T_##NAME>(ongpu_p_##NAME, (J), ongpu_s_##NAME)
+#define ONGPU_ENTRY_AT(NAME, J, E) \
+  ongpu::load_entry<ongpu_L_##NAME, ongpu_T_##NAME>(ongpu_p_##NAME, (J), (E), ongpu_s_##NAME)

@@ -1,0 +1,298 @@
+//! A periodic 4-D lattice in even-odd site order, its even and odd subsets, and the
+//! neighbour map that shifts use on both backends.
+//!
+//! Site order: even sites first (indices `0..V/2`), then odd ones, each half in
+//! lexicographic order with the first coordinate fastest. With the first extent even, the
+//! site with lexicographic index `lex` and parity `p` is at `p * V/2 + lex / 2`. The CUDA
+//! twin (`ongpu::Lattice` in `cuda/lattice.cuh`) computes the same map with the same
+//! arithmetic, so a shift is an index computation, not a table.
+
+use crate::error::{Error, Result};
+
+/// Number of dimensions of a [`Lattice`].
+pub const DIMS: usize = 4;
+
+/// A periodic 4-D lattice: its extents and the even-odd site order.
+///
+/// `Copy`, and capturable by value in `on_gpu!` bodies, where `lat.coord(i, mu)` and
+/// `lat.parity(i)` work as on the host.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Lattice {
+    /// Extents (as `u64`, the layout the CUDA twin reads).
+    dims: [u64; DIMS],
+    /// Lexicographic strides: 1, L0, L0*L1, L0*L1*L2.
+    strides: [u64; DIMS],
+    /// Sites per parity (V/2).
+    half: u64,
+}
+
+// SAFETY: four, four and one `u64` with no padding: plain data in every bit pattern the
+// fields can hold; `cuda/lattice.cuh` declares the same struct.
+unsafe impl bytemuck::Zeroable for Lattice {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Lattice {}
+
+/// Which sites of a lattice a call runs: all, or one parity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Subset {
+    lattice: Lattice,
+    parity: Option<usize>,
+}
+
+impl Lattice {
+    /// A lattice of the given extents. Every extent must be even and at least 2 (even-odd
+    /// order needs it), and the volume must fit 32-bit site arithmetic on the GPU.
+    ///
+    /// ```
+    /// use ongpu_runtime::Lattice;
+    /// let lat = Lattice::new([8, 8, 8, 16]).unwrap();
+    /// assert_eq!(lat.volume(), 8192);
+    /// assert!(Lattice::new([8, 7, 8, 8]).is_err());
+    /// ```
+    pub fn new(extents: [usize; DIMS]) -> Result<Lattice> {
+        let invalid = |reason: String| Error::InvalidLattice { extents, reason };
+        for (mu, &l) in extents.iter().enumerate() {
+            if l < 2 || l % 2 != 0 {
+                return Err(invalid(format!(
+                    "extent {l} in direction {mu} must be even and at least 2"
+                )));
+            }
+        }
+        let volume = extents
+            .iter()
+            .try_fold(1u64, |v, &l| v.checked_mul(l as u64))
+            .filter(|&v| v <= u32::MAX as u64)
+            .ok_or_else(|| {
+                invalid("the volume must be at most 2^32 - 1 sites (per device)".to_string())
+            })?;
+        let dims = extents.map(|l| l as u64);
+        let mut strides = [1u64; DIMS];
+        for mu in 1..DIMS {
+            strides[mu] = strides[mu - 1] * dims[mu - 1];
+        }
+        Ok(Lattice {
+            dims,
+            strides,
+            half: volume / 2,
+        })
+    }
+
+    /// The extents.
+    pub fn extents(&self) -> [usize; DIMS] {
+        self.dims.map(|l| l as usize)
+    }
+
+    /// Number of sites.
+    pub fn volume(&self) -> usize {
+        2 * self.half as usize
+    }
+
+    /// The even sites (indices `0..V/2`), as the index space of a call.
+    pub fn even(&self) -> Subset {
+        Subset {
+            lattice: *self,
+            parity: Some(0),
+        }
+    }
+
+    /// The odd sites (indices `V/2..V`), as the index space of a call.
+    pub fn odd(&self) -> Subset {
+        Subset {
+            lattice: *self,
+            parity: Some(1),
+        }
+    }
+
+    /// All sites, as a [`Subset`].
+    pub fn all(&self) -> Subset {
+        Subset {
+            lattice: *self,
+            parity: None,
+        }
+    }
+
+    /// The coordinates of site `i`.
+    #[inline]
+    pub fn coords(&self, i: usize) -> [usize; DIMS] {
+        let (_, _, c) = self.decompose(i);
+        c.map(|x| x as usize)
+    }
+
+    /// Coordinate `mu` of site `i`.
+    #[inline]
+    pub fn coord(&self, i: usize, mu: usize) -> usize {
+        self.coords(i)[mu]
+    }
+
+    /// The index of the site at coordinates `c` (each taken modulo its extent).
+    #[inline]
+    pub fn index(&self, c: [usize; DIMS]) -> usize {
+        let mut lex = 0u64;
+        let mut parity = 0u64;
+        for ((&x, &l), &stride) in c.iter().zip(&self.dims).zip(&self.strides) {
+            let x = x as u64 % l;
+            lex += x * stride;
+            parity += x;
+        }
+        ((parity & 1) * self.half + lex / 2) as usize
+    }
+
+    /// The parity of site `i`: 0 even, 1 odd (the sum of its coordinates modulo 2).
+    #[inline]
+    pub fn parity(&self, i: usize) -> usize {
+        (i as u64 >= self.half) as usize
+    }
+
+    /// The site `k` steps from site `i` along direction `mu`, periodically.
+    ///
+    /// # Panics
+    /// If `mu` is not a direction (`0..4`); a body that does so fails with
+    /// `Error::BodyPanicked` on the CPU.
+    #[inline]
+    pub fn shift(&self, i: usize, mu: usize, k: i64) -> usize {
+        assert!(
+            mu < DIMS,
+            "direction {mu} of a shift is not one of 0..{DIMS}"
+        );
+        let (p, lex, c) = self.decompose(i);
+        let l = self.dims[mu] as i64;
+        let x = c[mu] as i64;
+        let y = (x + k).rem_euclid(l);
+        let lex = (lex as i64 + (y - x) * self.strides[mu] as i64) as u64;
+        let p = (p + (k.rem_euclid(2)) as u64) & 1;
+        (p * self.half + lex / 2) as usize
+    }
+
+    /// (parity, lexicographic index, coordinates) of site `i`.
+    #[inline]
+    fn decompose(&self, i: usize) -> (u64, u64, [u64; DIMS]) {
+        let i = i as u64;
+        let p = (i >= self.half) as u64;
+        let even_lex = 2 * (i - p * self.half);
+        let mut c = [0u64; DIMS];
+        let mut r = even_lex;
+        for (x, &l) in c.iter_mut().zip(&self.dims[..DIMS - 1]) {
+            *x = r % l;
+            r /= l;
+        }
+        c[DIMS - 1] = r;
+        // The first extent is even: lex and lex + 1 share the other coordinates and differ
+        // in parity, so the site of parity p is the one whose coordinates sum to p.
+        let odd = (p + c[1] + c[2] + c[3] + c[0]) & 1;
+        c[0] += odd;
+        (p, even_lex + odd, c)
+    }
+}
+
+impl std::fmt::Display for Lattice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let d = self.dims;
+        write!(f, "{}x{}x{}x{} lattice", d[0], d[1], d[2], d[3])
+    }
+}
+
+impl Subset {
+    /// The lattice.
+    pub fn lattice(&self) -> Lattice {
+        self.lattice
+    }
+
+    /// `Some(0)` for the even sites, `Some(1)` for the odd ones, `None` for all.
+    pub fn parity(&self) -> Option<usize> {
+        self.parity
+    }
+
+    /// The site indices of the subset (contiguous in the even-odd order).
+    pub fn range(&self) -> std::ops::Range<usize> {
+        let half = self.lattice.half as usize;
+        match self.parity {
+            None => 0..2 * half,
+            Some(p) => p * half..(p + 1) * half,
+        }
+    }
+}
+
+impl std::fmt::Display for Subset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.parity {
+            None => write!(f, "{}", self.lattice),
+            Some(0) => write!(f, "the even sites of the {}", self.lattice),
+            Some(_) => write!(f, "the odd sites of the {}", self.lattice),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The contract's order, enumerated independently: even sites in lexicographic order,
+    /// then odd ones.
+    fn enumerate(l: [usize; 4]) -> Vec<[usize; 4]> {
+        let mut even = Vec::new();
+        let mut odd = Vec::new();
+        for t in 0..l[3] {
+            for z in 0..l[2] {
+                for y in 0..l[1] {
+                    for x in 0..l[0] {
+                        let c = [x, y, z, t];
+                        if (x + y + z + t) % 2 == 0 {
+                            even.push(c)
+                        } else {
+                            odd.push(c)
+                        }
+                    }
+                }
+            }
+        }
+        even.extend(odd);
+        even
+    }
+
+    #[test]
+    fn site_order_matches_an_independent_enumeration() {
+        for l in [[2, 2, 2, 2], [4, 2, 6, 8], [6, 4, 2, 2]] {
+            let lat = Lattice::new(l).unwrap();
+            let sites = enumerate(l);
+            assert_eq!(sites.len(), lat.volume());
+            for (i, c) in sites.iter().enumerate() {
+                assert_eq!(lat.coords(i), *c, "site {i} of {l:?}");
+                assert_eq!(lat.index(*c), i);
+                assert_eq!(lat.parity(i), c.iter().sum::<usize>() % 2);
+            }
+        }
+    }
+
+    #[test]
+    fn every_direction_and_distance_matches_host_neighbours() {
+        let l = [4, 6, 2, 8];
+        let lat = Lattice::new(l).unwrap();
+        for i in 0..lat.volume() {
+            let c = lat.coords(i);
+            for mu in 0..4 {
+                for k in [-9i64, -3, -2, -1, 0, 1, 2, 5, 16] {
+                    let mut d = c;
+                    d[mu] = (c[mu] as i64 + k).rem_euclid(l[mu] as i64) as usize;
+                    assert_eq!(lat.shift(i, mu, k), lat.index(d), "site {i} mu {mu} k {k}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_extents_are_errors_naming_them() {
+        let e = Lattice::new([4, 3, 4, 4]).unwrap_err().to_string();
+        assert!(e.contains("extent 3 in direction 1"), "{e}");
+        assert!(Lattice::new([0, 4, 4, 4]).is_err());
+        assert!(Lattice::new([1 << 20, 1 << 20, 2, 2]).is_err());
+    }
+
+    #[test]
+    fn subsets_are_the_two_halves() {
+        let lat = Lattice::new([4, 4, 4, 4]).unwrap();
+        assert_eq!(lat.even().range(), 0..128);
+        assert_eq!(lat.odd().range(), 128..256);
+        assert_eq!(lat.all().range(), 0..256);
+    }
+}

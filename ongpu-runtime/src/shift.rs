@@ -1,0 +1,169 @@
+//! Shifted reads: a captured field that a body reads at other sites (`f.shift(mu, k)`).
+//!
+//! The macro wraps such a capture with [`read_shifted`]. On the GPU it is an ordinary
+//! read-only field (the kernel reads neighbours through `ONGPU_AT`); on the CPU the body
+//! gets a [`ShiftView`] of the whole host copy and reads `view.at(site)`. A field a call
+//! writes cannot be shifted in it (the macro refuses it, and the borrows would conflict),
+//! so the host copy does not change while views of it are read from several threads.
+
+// The CUDA-side methods name crate-private types, as in `capture`.
+#![allow(private_interfaces)]
+
+use crate::capture::{CaptureArg, CaptureKind, FieldRead, HostPtr, ReadCapture};
+use crate::element::Element;
+use crate::error::Result;
+use crate::field::{site_io, Field};
+use crate::layout::Layout;
+use std::marker::PhantomData;
+use std::ops::Range;
+
+/// A field read at neighbouring sites.
+pub struct FieldShifted<'a, T: Element, L: Layout> {
+    read: FieldRead<'a, T, L>,
+}
+
+/// Key type of a [`FieldShifted`].
+pub struct FieldShiftedKey<T, L>(PhantomData<(T, L)>);
+
+/// Read access to every site of a field's host copy, for the CPU backend's shifts.
+pub struct ShiftView<T: Element, L: Layout> {
+    ptr: HostPtr<T::Scalar>,
+    len: usize,
+    _layout: PhantomData<L>,
+}
+
+impl<T: Element, L: Layout> Clone for ShiftView<T, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Element, L: Layout> Copy for ShiftView<T, L> {}
+
+impl<T: Element, L: Layout> ShiftView<T, L> {
+    /// The element of site `j`.
+    ///
+    /// # Panics
+    /// If `j` is not a site of the field (a shift always gives one: the call checked that
+    /// every field holds the lattice volume).
+    #[inline(always)]
+    pub fn at(&self, j: usize) -> T {
+        assert!(j < self.len, "site {j} of a field of {} sites", self.len);
+        // SAFETY: `j` is in bounds of the host copy the view was made for, which this call
+        // borrows shared and nobody writes meanwhile (see the module documentation).
+        unsafe { site_io::load::<T, L>(self.ptr.ptr, j, self.ptr.stride) }
+    }
+}
+
+/// Something a body can shift: only a [`Field`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is shifted in an on_gpu! body, but only fields can be shifted",
+    label = "shifted here",
+    note = "`f.shift(mu, k)` reads the captured field `f` at the site k steps along mu; a value \
+            is the same at every site and has no neighbours"
+)]
+pub trait ShiftCapture {
+    /// Element type.
+    type Elem: Element;
+    /// Layout.
+    type Lay: Layout;
+    /// The field.
+    fn field(&self) -> &Field<Self::Elem, Self::Lay>;
+}
+
+impl<T: Element, L: Layout> ShiftCapture for Field<T, L> {
+    type Elem = T;
+    type Lay = L;
+    #[inline(always)]
+    fn field(&self) -> &Field<T, L> {
+        self
+    }
+}
+
+/// Wraps a shifted capture (the macro calls this).
+#[inline(always)]
+pub fn read_shifted<C: ShiftCapture + ?Sized>(c: &C) -> FieldShifted<'_, C::Elem, C::Lay> {
+    FieldShifted {
+        read: c.field().read_arg(),
+    }
+}
+
+impl<'a, T: Element, L: Layout> CaptureArg for FieldShifted<'a, T, L> {
+    type Site = ShiftView<T, L>;
+    type Key = FieldShiftedKey<T, L>;
+    type HostView = ShiftView<T, L>;
+    const BLOCK: usize = 1;
+
+    fn kind() -> CaptureKind {
+        FieldRead::<T, L>::kind()
+    }
+
+    fn field_len(&self) -> Option<usize> {
+        self.read.field_len()
+    }
+
+    fn host_view(&mut self, sites: &Range<usize>) -> Result<ShiftView<T, L>> {
+        let len = self.read.field_len().unwrap_or(0);
+        Ok(ShiftView {
+            ptr: self.read.host_view(sites)?,
+            len,
+            _layout: PhantomData,
+        })
+    }
+
+    #[inline(always)]
+    unsafe fn load(view: &ShiftView<T, L>, _s: usize) -> ShiftView<T, L> {
+        *view
+    }
+
+    #[inline(always)]
+    unsafe fn store(_: &ShiftView<T, L>, _: usize, _: ShiftView<T, L>) {}
+
+    type Lanes = ShiftView<T, L>;
+    const GROUPS_PAY: bool = false;
+
+    #[inline(always)]
+    unsafe fn load_lanes(view: &ShiftView<T, L>, _s0: usize) -> ShiftView<T, L> {
+        *view
+    }
+
+    #[inline(always)]
+    unsafe fn lane(lanes: &ShiftView<T, L>, _l: usize) -> ShiftView<T, L> {
+        *lanes
+    }
+
+    #[inline(always)]
+    fn set_lane(_: &mut ShiftView<T, L>, _: usize, _: ShiftView<T, L>) {}
+
+    #[inline(always)]
+    unsafe fn store_lanes(_: &ShiftView<T, L>, _: usize, _: &ShiftView<T, L>) {}
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        sites: &Range<usize>,
+    ) -> Result<()> {
+        self.read.device_prepare(dev, sites)
+    }
+
+    #[cfg(feature = "cuda")]
+    #[inline(always)]
+    fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
+        self.read.push_params(params)
+    }
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare_on(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        sites: &Range<usize>,
+        queue: crate::cuda::stream::Queue,
+    ) -> Result<()> {
+        self.read.device_prepare_on(dev, sites, queue)
+    }
+
+    #[cfg(feature = "cuda")]
+    fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
+        self.read.mark_queued(mark)
+    }
+}
