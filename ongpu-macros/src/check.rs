@@ -103,7 +103,7 @@ impl Checker {
     }
 
     fn ty(&mut self, t: &Type) {
-        if crate::emit_cuda::ty::cuda_type(t, "ongpu_real").is_err() {
+        if crate::types::cuda_type(t, "ongpu_real").is_err() {
             self.error(
                 t.span(),
                 "unsupported type; types in a GPU body are f32 f64 i8 i16 i32 i64 isize u8 u16 u32 u64 \
@@ -267,7 +267,7 @@ impl Checker {
             Expr::Group(g) => self.expr(&g.expr),
             Expr::Cast(c) => {
                 self.expr(&c.expr);
-                match crate::emit_cuda::ty::scalar_name(&c.ty) {
+                match crate::types::scalar_name(&c.ty) {
                     Some(_) => {}
                     None => self.error(
                         c.ty.span(),

@@ -5,7 +5,8 @@
 //! to mark it).
 
 use crate::check::{check_block, Context};
-use crate::emit_cuda::{device_fn_name, ty, Tail, Translator};
+use crate::emit_cuda::{device_fn_name, Tail, Translator};
+use crate::types as ty;
 use crate::names::cuda_ident;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};

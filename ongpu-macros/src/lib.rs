@@ -22,6 +22,7 @@ mod on_gpu;
 mod reduce;
 mod rewrite;
 mod supported;
+mod types;
 
 /// Runs a block of statements for every site, as a CUDA kernel or on CPU threads.
 ///

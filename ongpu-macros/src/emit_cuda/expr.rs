@@ -2,7 +2,8 @@
 //! over whatever C++'s is.
 
 use super::lit::{self, is_unsuffixed_float, Partner};
-use super::{ty, Tail, Translator};
+use super::{Tail, Translator};
+use crate::types as ty;
 use crate::supported;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Path, UnOp};

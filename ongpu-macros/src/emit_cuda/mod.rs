@@ -7,7 +7,6 @@ pub mod expr;
 pub mod kernel;
 mod lit;
 mod stmt;
-pub mod ty;
 
 use crate::names::{cuda_ident, NamePool};
 use std::collections::{HashMap, HashSet};

@@ -2,7 +2,8 @@
 //! statement position (where they need no value).
 
 use super::lit::Partner;
-use super::{ty, Tail, Translator};
+use super::{Tail, Translator};
+use crate::types as ty;
 use crate::captures::binding_ident;
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Pat, RangeLimits, Stmt};

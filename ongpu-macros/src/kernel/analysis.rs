@@ -65,7 +65,7 @@ pub struct Analysis {
 
 /// Element types of `shared!` arrays (as for `Field`s).
 fn shared_element_ok(t: &Type) -> bool {
-    match crate::emit_cuda::ty::cuda_type(t, "ongpu_real") {
+    match crate::types::cuda_type(t, "ongpu_real") {
         Ok(c) if c.contains('<') => !c.contains("ongpu_real"),
         Ok(c) => matches!(c.as_str(), "float" | "double" | "int" | "unsigned int"),
         Err(()) => false,
