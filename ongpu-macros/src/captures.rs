@@ -3,7 +3,7 @@
 //! written and read-only sets. A written capture whose first use is a whole assignment
 //! (`x = ...` at the top level of the body, not reading `x`) is never loaded.
 
-use crate::check::is_compound_assign;
+use crate::supported::is_compound_assign;
 use proc_macro2::Span;
 use std::collections::HashSet;
 use syn::{Block, Expr, Ident, Pat, Stmt};

@@ -2,9 +2,9 @@
 //! span, naming what is supported. Runs before analysis and emission, which may then assume
 //! a valid body.
 
-use crate::supported::{self, BODY_LANGUAGE};
+use crate::supported::{self, is_compound_assign, BODY_LANGUAGE};
 use syn::spanned::Spanned;
-use syn::{BinOp, Block, Expr, Lit, Pat, Stmt, Type, UnOp};
+use syn::{Block, Expr, Lit, Pat, Stmt, Type, UnOp};
 
 /// Where a block of the body language appears; explicit kernels and device functions allow
 /// more control flow than element-wise bodies.
@@ -198,7 +198,7 @@ impl Checker {
                         not_supported("a qualified path `<T as Trait>::...`"),
                     );
                 } else if p.path.get_ident().is_none()
-                    && crate::emit_cuda::expr::constant_path(&p.path).is_none()
+                    && supported::constant_path(&p.path).is_none()
                 {
                     self.error(
                         p.span(),
@@ -436,7 +436,7 @@ impl Checker {
             // of the expansion, with the message of `DeviceFunction`.
             return;
         }
-        if let Some(expected) = crate::emit_cuda::expr::associated_call_arity(path) {
+        if let Some(expected) = supported::associated_call_arity(path) {
             if expected != args {
                 self.error(
                     path.span(),
@@ -455,21 +455,4 @@ impl Checker {
 fn is_intrinsic_call(e: &Expr) -> bool {
     matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Path(p)
         if p.path.get_ident().is_some_and(|i| supported::kernel_intrinsic(&i.to_string()).is_some())))
-}
-
-/// `+=` and its siblings.
-pub fn is_compound_assign(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::AddAssign(_)
-            | BinOp::SubAssign(_)
-            | BinOp::MulAssign(_)
-            | BinOp::DivAssign(_)
-            | BinOp::RemAssign(_)
-            | BinOp::BitXorAssign(_)
-            | BinOp::BitAndAssign(_)
-            | BinOp::BitOrAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
-    )
 }

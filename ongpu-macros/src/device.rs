@@ -6,8 +6,8 @@
 
 use crate::check::{check_block, Context};
 use crate::emit_cuda::{device_fn_name, Tail, Translator};
-use crate::types as ty;
 use crate::names::cuda_ident;
+use crate::types as ty;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;

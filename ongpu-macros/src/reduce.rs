@@ -100,7 +100,7 @@ pub fn per_site_value(block: &Block) -> syn::Result<&Expr> {
                     format!("this is a statement, not a value; {NEEDS}"),
                 ))
             }
-            Expr::Binary(b) if crate::check::is_compound_assign(&b.op) => Err(syn::Error::new(
+            Expr::Binary(b) if crate::supported::is_compound_assign(&b.op) => Err(syn::Error::new(
                 e.span(),
                 format!("this is a statement, not a value; {NEEDS}"),
             )),

@@ -3,50 +3,14 @@
 
 use super::lit::{self, is_unsuffixed_float, Partner};
 use super::{Tail, Translator};
-use crate::types as ty;
 use crate::supported;
+use crate::supported::{associated_call_arity, constant_path};
+use crate::types as ty;
 use syn::spanned::Spanned;
-use syn::{BinOp, Expr, Path, UnOp};
+use syn::{BinOp, Expr, UnOp};
 
 fn unsupported(span: proc_macro2::Span) -> syn::Error {
     syn::Error::new(span, supported::BODY_LANGUAGE)
-}
-
-/// The C++ value of a constant path (`f32::MAX`, `std::f64::consts::PI`), if it is one.
-pub fn constant_path(path: &Path) -> Option<&'static str> {
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let n = segs.len();
-    if n < 2 || path.segments.iter().any(|s| !s.arguments.is_none()) {
-        return None;
-    }
-    let (ty, name) = if n >= 3 && segs[n - 2] == "consts" {
-        (&segs[n - 3], &segs[n - 1])
-    } else {
-        (&segs[n - 2], &segs[n - 1])
-    };
-    supported::constant(ty, name)
-}
-
-/// The argument count of a supported associated function (`Complex::new`, `f32::sqrt`).
-pub fn associated_call_arity(path: &Path) -> Option<usize> {
-    let n = path.segments.len();
-    if n < 2 {
-        return None;
-    }
-    let ty = path.segments[n - 2].ident.to_string();
-    let f = path.segments[n - 1].ident.to_string();
-    if let Some(&(_, _, a)) = supported::ASSOCIATED_FUNCTIONS
-        .iter()
-        .find(|(t, g, _)| *t == ty && *g == f)
-    {
-        return Some(a);
-    }
-    if matches!(ty.as_str(), "f32" | "f64") {
-        return supported::method(&f)
-            .filter(|_| supported::math_function(&f).is_some() || f == "mul_add")
-            .map(|a| a + 1);
-    }
-    None
 }
 
 fn binop(op: &BinOp) -> Option<&'static str> {
@@ -126,7 +90,7 @@ impl Translator {
             Expr::Group(g) => self.expr(&g.expr)?,
             Expr::Binary(b) => {
                 let (l, r) =
-                    self.operands(&b.left, &b.right, crate::check::is_compound_assign(&b.op))?;
+                    self.operands(&b.left, &b.right, supported::is_compound_assign(&b.op))?;
                 if let Some((f, assign)) = helper_op(&b.op) {
                     if assign {
                         format!("({l} = {f}({l}, {r}))")

@@ -3,8 +3,8 @@
 
 use super::lit::Partner;
 use super::{Tail, Translator};
-use crate::types as ty;
 use crate::captures::binding_ident;
+use crate::types as ty;
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Pat, RangeLimits, Stmt};
 

@@ -381,7 +381,7 @@ impl<'ast> Visit<'ast> for Validator {
                 self.written(&a.left);
                 visit::visit_expr_assign(self, a);
             }
-            Expr::Binary(b) if crate::check::is_compound_assign(&b.op) => {
+            Expr::Binary(b) if crate::supported::is_compound_assign(&b.op) => {
                 self.written(&b.left);
                 visit::visit_expr_binary(self, b);
             }

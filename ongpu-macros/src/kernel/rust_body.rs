@@ -218,7 +218,7 @@ impl VisitMut for Rewriter<'_> {
                     return;
                 }
             }
-            Expr::Binary(b) if crate::check::is_compound_assign(&b.op) => {
+            Expr::Binary(b) if crate::supported::is_compound_assign(&b.op) => {
                 if let Some(place) = self.array_place(&b.left) {
                     self.visit_expr_mut(&mut b.right);
                     let op = &b.op;
