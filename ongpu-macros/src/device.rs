@@ -4,8 +4,8 @@
 //! can be checked to be of a marked function (an unmarked one is a compile error that says
 //! to mark it).
 
-use crate::check::{check_block, Context};
 use crate::emit_cuda::{device_fn_name, Tail, Translator};
+use crate::ir::{check_block, Context};
 use crate::names::cuda_ident;
 use crate::types as ty;
 use proc_macro2::{Span, TokenStream};

@@ -9,13 +9,13 @@
 use proc_macro::TokenStream;
 
 mod captures;
-mod check;
 mod device;
 mod emit_cuda;
 mod emit_reduce;
 mod emit_rust;
 mod fn_item;
 mod input;
+mod ir;
 mod kernel;
 mod names;
 mod on_gpu;

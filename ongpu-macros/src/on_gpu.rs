@@ -2,10 +2,10 @@
 //! C++, and emit the Rust expansion (of an element-wise call or of a reduction).
 
 use crate::captures;
-use crate::check::{check_block, Context};
 use crate::emit_cuda::{Tail, Translator};
 use crate::emit_rust::{expand, ElementwiseCall};
 use crate::input::OnGpuInput;
+use crate::ir::{check_block, Context};
 use crate::names::cuda_ident;
 use proc_macro2::TokenStream;
 

@@ -9,8 +9,8 @@ pub mod rust_body;
 pub mod signature;
 pub mod syntax;
 
-use crate::check::{check_block, Context};
 use crate::emit_cuda::{Tail, Translator};
+use crate::ir::{check_block, Context};
 use crate::names::cuda_ident;
 use proc_macro2::TokenStream;
 use signature::ParamKind;

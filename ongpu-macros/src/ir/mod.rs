@@ -1,0 +1,5 @@
+//! The checked form of a body.
+
+mod lower;
+
+pub use lower::{check_block, Context};
