@@ -94,6 +94,14 @@ pub fn kernel_intrinsic(name: &str) -> Option<usize> {
         .map(|&(_, a)| a)
 }
 
+/// Suffixes of integer literals (`2f32` is a float).
+pub const INT_SUFFIXES: &[&str] = &[
+    "", "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
+];
+
+/// Suffixes of float literals.
+pub const FLOAT_SUFFIXES: &[&str] = &["", "f32", "f64"];
+
 /// Struct fields a body may read or assign.
 pub const FIELDS: &[&str] = &["re", "im", "m", "v"];
 
