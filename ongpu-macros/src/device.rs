@@ -5,7 +5,8 @@
 //! to mark it).
 
 use crate::emit_cuda::{device_fn_name, Tail, Translator};
-use crate::ir::{check_block, Context};
+use crate::emit_rust::body::{EmitRust, Plain};
+use crate::ir::{lower, Context};
 use crate::names::cuda_ident;
 use crate::types as ty;
 use proc_macro2::{Span, TokenStream};
@@ -71,7 +72,7 @@ pub fn device(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             ((**t).clone(), c)
         }
     };
-    check_block(&f.block, Context::Function)?;
+    let ir_body = lower(&f.block, Context::Function)?;
 
     let mut sig_types: Vec<String> = params.iter().map(|(_, _, c)| c.clone()).collect();
     sig_types.push(ret_cuda.clone());
@@ -84,9 +85,9 @@ pub fn device(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     } else {
         Tail::Return
     };
-    let translation = Translator::new(&f.block, &bound, literal_real(&sig_types))
+    let translation = Translator::new(&ir_body, &bound, literal_real(&sig_types))
         .returning(&ret_cuda)
-        .translate(&f.block, tail)?;
+        .translate(&ir_body.block, tail);
     let name = &sig.ident;
     let cuda_name = device_fn_name(&syn::parse_quote!(#name));
     let cuda_params: Vec<String> = params
@@ -114,7 +115,7 @@ pub fn device(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     );
     let inputs = &sig.inputs;
     let param_types: Vec<&Type> = params.iter().map(|(_, t, _)| t).collect();
-    let block = crate::rewrite::route_math_calls(&f.block);
+    let block = Plain.block(&ir_body.block);
     let calls = translation.device_calls.iter().map(|p| {
         let span = p
             .segments

@@ -15,7 +15,7 @@ mod emit_reduce;
 mod emit_rust;
 mod fn_item;
 mod input;
-#[allow(dead_code)]
+
 mod ir;
 mod kernel;
 mod names;

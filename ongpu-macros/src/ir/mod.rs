@@ -5,9 +5,8 @@
 //! so that the Rust emitter gives back the user's code with the user's spans.
 
 mod lower;
-pub mod visit;
 
-pub use lower::{check_block, Context};
+pub use lower::{lower, Context};
 
 use std::collections::BTreeSet;
 use syn::punctuated::Punctuated;
@@ -42,8 +41,9 @@ impl Block {
     }
 }
 
-/// A statement.
+/// A statement (a body has a few: their size does not matter).
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
 pub enum Stmt {
     /// `let`.
     Let(Let),

@@ -207,8 +207,3 @@ impl Lowerer {
 fn boxed(e: Option<super::Expr>) -> Option<Box<super::Expr>> {
     e.map(Box::new)
 }
-
-/// Checks `block` only.
-pub fn check_block(block: &syn::Block, ctx: Context) -> syn::Result<()> {
-    lower(block, ctx).map(|_| ())
-}
