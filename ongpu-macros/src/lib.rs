@@ -58,9 +58,7 @@ fn errors_as_expression(e: syn::Error) -> proc_macro2::TokenStream {
 /// CUDA C++ too.
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
-    device::device(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    device::device(attr.into(), item.into()).into()
 }
 
 /// Makes a function an explicit CUDA kernel, run by every thread of a grid of blocks (and

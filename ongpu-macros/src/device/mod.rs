@@ -13,11 +13,21 @@ mod source;
 use crate::emit_rust::body::{EmitRust, Plain};
 use crate::ir::{lower, Context};
 use proc_macro2::TokenStream;
+use quote::quote;
 use syn::spanned::Spanned;
 use syn::ItemFn;
 
-/// The expansion of `#[ongpu::device] fn ...`.
-pub fn device(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+/// The expansion of `#[ongpu::device] fn ...`; on an error, the errors and the function
+/// still (see `fallback`), so that its callers get no errors of their own.
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand(attr, item.clone()).unwrap_or_else(|e| {
+        let errors = e.into_compile_error();
+        let item = fallback(item);
+        quote!(#errors #item)
+    })
+}
+
+fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     if !attr.is_empty() {
         return Err(syn::Error::new(
             attr.span(),
@@ -33,4 +43,26 @@ pub fn device(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         calls: &translation.device_calls,
     };
     Ok(expand::items(&f, &sig, Plain.block(&body.block), cuda))
+}
+
+/// What stands for a function with errors: with a valid signature, the usual items around
+/// a body that is never run (callers type-check against the signature as usual); else the
+/// item as written.
+fn fallback(item: TokenStream) -> TokenStream {
+    let Ok(f) = syn::parse2::<ItemFn>(item.clone()) else {
+        return item;
+    };
+    let Ok(sig) = signature::parse(&f.sig) else {
+        return quote!(#[allow(dead_code)] #f);
+    };
+    let params = sig.params.iter().map(|p| &p.ident);
+    let block = quote!({
+        #(let _ = &#params;)*
+        ::core::unreachable!()
+    });
+    let cuda = expand::Cuda {
+        source: String::new(),
+        calls: &[],
+    };
+    expand::items(&f, &sig, block, cuda)
 }
