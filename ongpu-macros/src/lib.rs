@@ -1,10 +1,14 @@
 //! Procedural macros of [ongpu](https://docs.rs/ongpu): `on_gpu!`, `#[kernel]` and
 //! `#[device]`.
 //!
-//! This crate holds syntax only: parsing (`input`), the supported subset (`check`), capture
-//! analysis (`captures`), and one emitter per target (`emit_cuda` for the CUDA C++ kernel
-//! body, `emit_rust` for the Rust expansion). Everything that runs lives in
-//! `ongpu-runtime`, reached through `::ongpu::__private`. Use the macros through `ongpu`.
+//! This crate holds syntax only. A body is parsed (`input`) and lowered once into a checked
+//! tree (`ir`: the checker is its constructor, and reports every unsupported construct at
+//! its span); the later passes read that tree, never `syn::Expr`: capture analysis
+//! (`captures`), the CUDA C++ emitter (`emit_cuda`) and the Rust emitter (`emit_rust`,
+//! which gives back the user's tokens). What the body language supports is listed in
+//! `supported`, its types' C++ names in `types`. `device` and `kernel` handle the two
+//! attributes. Everything that runs lives in `ongpu-runtime`, reached through
+//! `::ongpu::__private`. Use the macros through `ongpu`.
 
 use proc_macro::TokenStream;
 

@@ -1,7 +1,6 @@
 //! The checked form of a body: the supported subset of Rust as a typed tree, built once by
-//! `lower` (which reports every construct outside it) and read by every later pass
-//! (captures, the CUDA emitter, the Rust emitter, the kernel analysis), none of which
-//! looks at `syn::Expr` again. Leaves keep their tokens (names, literals, types, paths),
+//! `lower` (which reports every construct outside it) and read by the later passes
+//! (captures, the CUDA emitter, the Rust emitter), which do not look at `syn::Expr` again. Leaves keep their tokens (names, literals, types, paths),
 //! so that the Rust emitter gives back the user's code with the user's spans.
 
 mod lower;
