@@ -3,10 +3,10 @@
 //! written and read-only sets. A written capture whose first use is a whole assignment
 //! (`x = ...` at the top level of the body, not reading `x`) is never loaded.
 
-use crate::check::is_compound_assign;
+use crate::ir::{Block, Body, Else, Expr, If, Stmt};
 use proc_macro2::Span;
 use std::collections::HashSet;
-use syn::{Block, Expr, Ident, Pat, Stmt};
+use syn::Ident;
 
 /// One capture.
 #[derive(Debug, Clone)]
@@ -26,15 +26,15 @@ impl Capture {
     }
 }
 
-/// The captures of `block`, whose outermost scope already binds `params` (the site index of
+/// The captures of `body`, whose outermost scope already binds `params` (the site index of
 /// `|i|`, or a function's parameters).
-pub fn analyse(block: &Block, params: &[Ident]) -> Vec<Capture> {
+pub fn analyse(body: &Body, params: &[Ident]) -> Vec<Capture> {
     let mut a = Analysis {
         scopes: vec![params.iter().map(Ident::to_string).collect()],
         captures: Vec::new(),
         depth: 0,
     };
-    a.block_stmts(block);
+    a.block_stmts(&body.block);
     a.captures
 }
 
@@ -114,135 +114,107 @@ impl Analysis {
 
     fn stmt(&mut self, s: &Stmt) {
         match s {
-            Stmt::Local(l) => {
-                if let Some(init) = &l.init {
-                    self.expr(&init.expr);
+            Stmt::Let(l) => {
+                if let Some((_, e)) = &l.init {
+                    self.expr(e);
                 }
-                if let Some(id) = binding_ident(&l.pat) {
-                    self.declare(id);
-                }
+                self.declare(&l.binding.ident);
             }
             Stmt::Expr(e, _) => self.expr(e),
-            Stmt::Item(_) | Stmt::Macro(_) => {}
         }
     }
 
     /// The root name of an assigned place, and whether the place is the whole name.
     fn place(&mut self, e: &Expr, whole: bool, compound: bool) {
         match e {
-            Expr::Path(p) => {
-                if let Some(id) = p.path.get_ident() {
-                    let u = if compound || !whole || self.depth > 0 {
-                        Use::Write
-                    } else {
-                        Use::WholeAssign
-                    };
-                    if u == Use::Write {
-                        // `x += ...` and partial writes read the old value first.
-                        self.note(id, Use::Read);
-                    }
-                    self.note(id, u);
+            Expr::Var(id) => {
+                let u = if compound || !whole || self.depth > 0 {
+                    Use::Write
+                } else {
+                    Use::WholeAssign
+                };
+                if u == Use::Write {
+                    // `x += ...` and partial writes read the old value first.
+                    self.note(id, Use::Read);
                 }
+                self.note(id, u);
             }
-            Expr::Index(i) => {
-                self.expr(&i.index);
-                self.place(&i.expr, false, compound);
+            Expr::Index(base, _, index) => {
+                self.expr(index);
+                self.place(base, false, compound);
             }
-            Expr::Field(f) => self.place(&f.base, false, compound),
-            Expr::Paren(p) => self.place(&p.expr, whole, compound),
+            Expr::Field(base, ..) => self.place(base, false, compound),
+            Expr::Paren(_, x) => self.place(x, whole, compound),
             other => self.expr(other),
         }
     }
 
     fn expr(&mut self, e: &Expr) {
         match e {
-            Expr::Assign(a) => {
-                self.expr(&a.right);
-                self.place(&a.left, true, false);
+            Expr::Assign(l, _, r) => {
+                self.expr(r);
+                self.place(l, true, false);
             }
-            Expr::Binary(b) if is_compound_assign(&b.op) => {
-                self.expr(&b.right);
-                self.place(&b.left, false, true);
+            Expr::Binary(l, _, r) if e.is_compound_assign() => {
+                self.expr(r);
+                self.place(l, false, true);
             }
-            Expr::Binary(b) => {
-                self.expr(&b.left);
-                self.expr(&b.right);
-            }
-            Expr::Unary(u) => self.expr(&u.expr),
-            Expr::Path(p) => {
-                if let Some(id) = p.path.get_ident() {
-                    self.note(id, Use::Read);
-                }
-            }
-            Expr::Call(c) => {
-                for a in &c.args {
-                    self.expr(a);
-                }
-            }
-            // The array literal of `ColorVector::new([..])` / `ColorMatrix::new([[..]])`.
-            Expr::Array(a) => {
-                for e in &a.elems {
-                    self.expr(e);
-                }
-            }
-            Expr::MethodCall(m) => {
-                self.expr(&m.receiver);
-                for a in &m.args {
-                    self.expr(a);
-                }
-            }
-            Expr::Field(f) => self.expr(&f.base),
-            Expr::Index(i) => {
-                self.expr(&i.expr);
-                self.expr(&i.index);
-            }
-            Expr::Paren(p) => self.expr(&p.expr),
-            Expr::Group(g) => self.expr(&g.expr),
-            Expr::Cast(c) => self.expr(&c.expr),
-            Expr::If(i) => {
-                self.nested(|a| a.expr(&i.cond));
-                self.block(&i.then_branch);
-                if let Some((_, e)) = &i.else_branch {
-                    self.nested(|a| a.expr(e));
-                }
-            }
-            Expr::ForLoop(f) => {
-                if let Expr::Range(r) = &*f.expr {
-                    for end in r.start.iter().chain(&r.end) {
-                        self.expr(end);
-                    }
-                }
+            Expr::Var(id) => self.note(id, Use::Read),
+            Expr::If(i) => self.if_expr(i),
+            Expr::For(f) => {
+                self.expr(&f.start);
+                self.expr(&f.end);
                 self.nested(|a| {
-                    if let Some(id) = binding_ident(&f.pat) {
-                        a.declare(id);
-                    }
+                    a.declare(&f.binding.ident);
                     a.block_stmts(&f.body);
                 });
             }
-            Expr::While(w) => self.nested(|a| {
-                a.expr(&w.cond);
-                a.block_stmts(&w.body);
+            Expr::While(_, cond, body) => self.nested(|a| {
+                a.expr(cond);
+                a.block_stmts(body);
             }),
-            Expr::Loop(l) => self.block(&l.body),
-            Expr::Block(b) => self.block(&b.block),
-            Expr::Return(r) => {
-                if let Some(e) = &r.expr {
-                    self.expr(e);
+            Expr::Loop(_, body) | Expr::Block(body) => self.block(body),
+            // `&mut a[i]`, the target of a kernel's atomic.
+            Expr::RefMut(_, _, x) => self.expr(x),
+            Expr::Binary(l, _, r) | Expr::Index(l, _, r) => {
+                self.expr(l);
+                self.expr(r);
+            }
+            Expr::Unary(_, x)
+            | Expr::Paren(_, x)
+            | Expr::Group(_, x)
+            | Expr::Cast(x, ..)
+            | Expr::Field(x, ..)
+            | Expr::Len(x, ..) => self.expr(x),
+            Expr::Return(_, x) => {
+                if let Some(x) = x {
+                    self.expr(x);
                 }
             }
-            // `&mut a[i]`, the target of a kernel's atomic.
-            Expr::Reference(r) => self.expr(&r.expr),
-            _ => {}
+            Expr::Method(m) => {
+                self.expr(&m.receiver);
+                m.args.iter().for_each(|a| self.expr(a));
+            }
+            Expr::Call(c) => c.args.iter().for_each(|a| self.expr(a)),
+            // The array literal of `ColorVector::new([..])` / `ColorMatrix::new([[..]])`.
+            Expr::Array(_, elems) => elems.iter().for_each(|a| self.expr(a)),
+            // Constant paths and called functions are not captures.
+            Expr::Lit(_)
+            | Expr::Const(..)
+            | Expr::Break(_)
+            | Expr::Continue(_)
+            | Expr::Shared(_) => {}
         }
     }
-}
 
-/// The name a `let` or `for` pattern binds.
-pub fn binding_ident(p: &Pat) -> Option<&Ident> {
-    match p {
-        Pat::Ident(i) => Some(&i.ident),
-        Pat::Type(t) => binding_ident(&t.pat),
-        _ => None,
+    fn if_expr(&mut self, i: &If) {
+        self.nested(|a| a.expr(&i.cond));
+        self.block(&i.then_branch);
+        match i.else_branch.as_ref().map(|(_, e)| &**e) {
+            Some(Else::Block(b)) => self.nested(|a| a.block(b)),
+            Some(Else::If(i)) => self.nested(|a| a.if_expr(i)),
+            None => {}
+        }
     }
 }
 
@@ -251,7 +223,8 @@ mod tests {
     use super::*;
 
     fn caps(src: &str) -> Vec<(String, bool, bool)> {
-        let b: Block = syn::parse_str(src).unwrap();
+        let b: syn::Block = syn::parse_str(src).unwrap();
+        let b = crate::ir::lower(&b, crate::ir::Context::OnGpu).unwrap();
         let i: Ident = syn::parse_str("i").unwrap();
         analyse(&b, &[i])
             .into_iter()

@@ -3,11 +3,12 @@
 //! returns the site's value (the body's tail, checked to be of a type the reduction takes),
 //! and the call evaluates to `Result<reduced value>`.
 
+use crate::emit_rust::body::{EmitRust, Plain};
 use crate::emit_rust::{CallParts, ElementwiseCall};
+use crate::ir::Stmt;
 use crate::reduce::Keyword;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
-use syn::Stmt;
 
 /// The expansion of a reduction call whose body has a tail value (checked by
 /// `reduce::per_site_value`).
@@ -24,13 +25,19 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
         bind_index,
     } = CallParts::of(call);
     let value_var = syn::Ident::new("__ongpu_value", Span::mixed_site());
-    let mut block = crate::rewrite::route_math_calls(&call.body.block);
+    let (tail, init) = call
+        .body
+        .block
+        .stmts
+        .split_last()
+        .expect("a reduction body has a value");
+    let mut stmts: TokenStream = init.iter().map(|s| Plain.stmt(s)).collect();
     // The tail, wrapped so that a value of the wrong type is reported there.
     let check = keyword.value_check();
-    if let Some(Stmt::Expr(tail, None)) = block.stmts.last_mut() {
+    if let Stmt::Expr(tail, None) = tail {
         // The call starts at the tail's first token and ends at its last, so that rustc
         // sees the check and its argument at one place and reports a mistake there once.
-        let tokens = quote::ToTokens::to_token_stream(&*tail);
+        let tokens = Plain.expr(tail);
         let first = tokens.clone().into_iter().next().map(|t| t.span());
         let last = tokens.clone().into_iter().last().map(|t| t.span());
         let (first, last) = (
@@ -40,9 +47,8 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
         let mut args = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, tokens);
         args.set_span(last);
         let path = quote_spanned!(first=> ::ongpu::__private::#check);
-        *tail = syn::parse_quote!(#path #args);
+        stmts.extend(quote!(#path #args));
     }
-    let stmts = &block.stmts;
     let marker = keyword.marker();
     quote! {
         {
@@ -61,7 +67,7 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
                 |#site_var: usize, #pats| {
                     #bind_index
                     let #value_var = {
-                        #(#stmts)*
+                        #stmts
                     };
                     (#ret, #value_var)
                 },

@@ -1,27 +1,33 @@
 //! Procedural macros of [ongpu](https://docs.rs/ongpu): `on_gpu!`, `#[kernel]` and
 //! `#[device]`.
 //!
-//! This crate holds syntax only: parsing (`input`), the supported subset (`check`), capture
-//! analysis (`captures`), and one emitter per target (`emit_cuda` for the CUDA C++ kernel
-//! body, `emit_rust` for the Rust expansion). Everything that runs lives in
-//! `ongpu-runtime`, reached through `::ongpu::__private`. Use the macros through `ongpu`.
+//! This crate holds syntax only. A body is parsed (`input`) and lowered once into a checked
+//! tree (`ir`: the checker is its constructor, and reports every unsupported construct at
+//! its span); the later passes read that tree, never `syn::Expr`: capture analysis
+//! (`captures`), the CUDA C++ emitter (`emit_cuda`) and the Rust emitter (`emit_rust`,
+//! which gives back the user's tokens). What the body language supports is listed in
+//! `supported`, its types' C++ names in `types`. `device` and `kernel` handle the two
+//! attributes. Everything that runs lives in `ongpu-runtime`, reached through
+//! `::ongpu::__private`. Use the macros through `ongpu`.
 
 use proc_macro::TokenStream;
 
 mod captures;
-mod check;
 mod device;
 mod emit_cuda;
 mod emit_reduce;
 mod emit_rust;
 mod fn_item;
 mod input;
+
+mod ir;
 mod kernel;
 mod names;
 mod on_gpu;
 mod reduce;
 mod rewrite;
 mod supported;
+mod types;
 
 /// Runs a block of statements for every site, as a CUDA kernel or on CPU threads.
 ///
@@ -56,9 +62,7 @@ fn errors_as_expression(e: syn::Error) -> proc_macro2::TokenStream {
 /// CUDA C++ too.
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
-    device::device(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    device::device(attr.into(), item.into()).into()
 }
 
 /// Makes a function an explicit CUDA kernel, run by every thread of a grid of blocks (and

@@ -2,41 +2,41 @@
 //! C++, and emit the Rust expansion (of an element-wise call or of a reduction).
 
 use crate::captures;
-use crate::check::{check_block, Context};
 use crate::emit_cuda::{Tail, Translator};
 use crate::emit_rust::{expand, ElementwiseCall};
 use crate::input::OnGpuInput;
+use crate::ir::{lower, Context};
 use crate::names::cuda_ident;
 use proc_macro2::TokenStream;
 
 /// The expansion of `on_gpu!(input)`.
 pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
     let call: OnGpuInput = syn::parse2(input)?;
-    let block = &call.body.block;
-    check_block(block, Context::OnGpu)?;
+    let body = lower(&call.body.block, Context::OnGpu)?;
     if call.reduction.is_some() {
-        crate::reduce::per_site_value(block)?;
+        crate::reduce::per_site_value(&body)?;
     }
     let params: Vec<_> = call.body.site_index.iter().cloned().collect();
-    let caps = captures::analyse(block, &params);
+    let caps = captures::analyse(&body, &params);
     let bound: Vec<(String, String)> = caps
         .iter()
         .map(|c| &c.ident)
         .chain(&params)
         .map(|i| (i.to_string(), cuda_ident(&i.to_string())))
         .collect();
-    let translator = Translator::new(block, &bound, "ongpu_real");
+    let translator = Translator::new(&body, &bound, "ongpu_real");
     let translation = match call.reduction {
         // The value is returned from a lambda of the kernel's value type.
         Some(_) => translator
             .returning("ongpu_value")
-            .translate(block, Tail::Return)?,
-        None => translator.translate(block, Tail::Discard)?,
+            .translate(&body.block, Tail::Return),
+        None => translator.translate(&body.block, Tail::Discard),
     };
     let parts = ElementwiseCall {
         sites: call.sites.as_ref(),
         threads_per_block: call.threads_per_block.as_ref(),
-        body: &call.body,
+        site_index: call.body.site_index.as_ref(),
+        body: &body,
         captures: &caps,
         cuda_body: translation.code,
         device_calls: &translation.device_calls,

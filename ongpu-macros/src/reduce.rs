@@ -3,10 +3,12 @@
 //! start an expression, so the two forms never overlap. The body's last expression, without
 //! `;`, is each site's value.
 
+use crate::emit_rust::body::{EmitRust, Plain};
+use crate::ir::{Body, Expr, Stmt};
 use proc_macro2::{Spacing, TokenStream, TokenTree};
 use syn::parse::ParseStream;
 use syn::spanned::Spanned;
-use syn::{Block, Expr, Ident, Stmt, Token};
+use syn::{Ident, Token};
 
 /// The forms of a reduction call, for messages.
 pub const FORMS: &str = "a reduction is on_gpu!(sum: n, threads_per_block, BODY), \
@@ -89,25 +91,23 @@ pub fn parse_keyword(input: ParseStream) -> syn::Result<Option<Keyword>> {
 }
 
 /// The per-site value of a reduction body: its tail expression, which must be a value.
-pub fn per_site_value(block: &Block) -> syn::Result<&Expr> {
+pub fn per_site_value(body: &Body) -> syn::Result<&Expr> {
     const NEEDS: &str = "a reduction body ends with each site's value: an expression without a \
         trailing `;`, as in on_gpu!(sum: |i| { let t = x * y; t.re })";
-    match block.stmts.last() {
+    let statement = |e: &Expr| {
+        syn::Error::new(
+            e.span(),
+            format!("this is a statement, not a value; {NEEDS}"),
+        )
+    };
+    match body.block.stmts.last() {
         Some(Stmt::Expr(e, None)) => match e {
-            Expr::Assign(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
-                Err(syn::Error::new(
-                    e.span(),
-                    format!("this is a statement, not a value; {NEEDS}"),
-                ))
-            }
-            Expr::Binary(b) if crate::check::is_compound_assign(&b.op) => Err(syn::Error::new(
-                e.span(),
-                format!("this is a statement, not a value; {NEEDS}"),
-            )),
+            Expr::Assign(..) | Expr::For(_) | Expr::While(..) | Expr::Loop(..) => Err(statement(e)),
+            e if e.is_compound_assign() => Err(statement(e)),
             e => Ok(e),
         },
-        Some(last) => Err(syn::Error::new(last.span(), NEEDS)),
-        None => Err(syn::Error::new(block.brace_token.span.join(), NEEDS)),
+        Some(last) => Err(syn::Error::new(Plain.stmt(last).span(), NEEDS)),
+        None => Err(syn::Error::new(body.block.brace.span.join(), NEEDS)),
     }
 }
 
@@ -115,8 +115,9 @@ pub fn per_site_value(block: &Block) -> syn::Result<&Expr> {
 mod tests {
     use super::*;
 
-    fn block(src: &str) -> Block {
-        syn::parse_str(src).unwrap()
+    fn block(src: &str) -> Body {
+        let b: syn::Block = syn::parse_str(src).unwrap();
+        crate::ir::lower(&b, crate::ir::Context::OnGpu).unwrap()
     }
 
     #[test]

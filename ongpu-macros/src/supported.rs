@@ -94,6 +94,14 @@ pub fn kernel_intrinsic(name: &str) -> Option<usize> {
         .map(|&(_, a)| a)
 }
 
+/// Suffixes of integer literals (`2f32` is a float).
+pub const INT_SUFFIXES: &[&str] = &[
+    "", "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
+];
+
+/// Suffixes of float literals.
+pub const FLOAT_SUFFIXES: &[&str] = &["", "f32", "f64"];
+
 /// Struct fields a body may read or assign.
 pub const FIELDS: &[&str] = &["re", "im", "m", "v"];
 
@@ -219,4 +227,58 @@ pub fn constant(ty: &str, name: &str) -> Option<&'static str> {
         ("usize", "MAX") => "18446744073709551615ull",
         _ => return None,
     })
+}
+
+/// The C++ value of a constant path (`f32::MAX`, `std::f64::consts::PI`), if it is one.
+pub fn constant_path(path: &syn::Path) -> Option<&'static str> {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let n = segs.len();
+    if n < 2 || path.segments.iter().any(|s| !s.arguments.is_none()) {
+        return None;
+    }
+    let (ty, name) = if n >= 3 && segs[n - 2] == "consts" {
+        (&segs[n - 3], &segs[n - 1])
+    } else {
+        (&segs[n - 2], &segs[n - 1])
+    };
+    constant(ty, name)
+}
+
+/// The argument count of a supported associated function (`Complex::new`, `f32::sqrt`).
+pub fn associated_call_arity(path: &syn::Path) -> Option<usize> {
+    let n = path.segments.len();
+    if n < 2 {
+        return None;
+    }
+    let ty = path.segments[n - 2].ident.to_string();
+    let f = path.segments[n - 1].ident.to_string();
+    if let Some(&(_, _, a)) = ASSOCIATED_FUNCTIONS
+        .iter()
+        .find(|(t, g, _)| *t == ty && *g == f)
+    {
+        return Some(a);
+    }
+    if matches!(ty.as_str(), "f32" | "f64") {
+        return method(&f)
+            .filter(|_| math_function(&f).is_some() || f == "mul_add")
+            .map(|a| a + 1);
+    }
+    None
+}
+
+/// `+=` and its siblings.
+pub fn is_compound_assign(op: &syn::BinOp) -> bool {
+    matches!(
+        op,
+        syn::BinOp::AddAssign(_)
+            | syn::BinOp::SubAssign(_)
+            | syn::BinOp::MulAssign(_)
+            | syn::BinOp::DivAssign(_)
+            | syn::BinOp::RemAssign(_)
+            | syn::BinOp::BitXorAssign(_)
+            | syn::BinOp::BitAndAssign(_)
+            | syn::BinOp::BitOrAssign(_)
+            | syn::BinOp::ShlAssign(_)
+            | syn::BinOp::ShrAssign(_)
+    )
 }

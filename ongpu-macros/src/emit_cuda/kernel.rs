@@ -4,10 +4,8 @@
 
 use super::lit::Partner;
 use super::Translator;
-use crate::kernel::syntax::{index_chain, intrinsic_call, path_ident, shared_macro, shared_type};
+use crate::ir::{Call, Expr, Let};
 use std::collections::HashMap;
-use syn::spanned::Spanned;
-use syn::Expr;
 
 /// Where an array lives.
 #[derive(Debug, Clone, Copy)]
@@ -32,12 +30,20 @@ pub struct KernelArrays {
     arrays: HashMap<String, Array>,
     params: usize,
     shared: usize,
+    /// The dimensions of each `shared!` array, in declaration order.
+    shared_ranks: Vec<usize>,
 }
 
 impl Translator {
     /// Translates a kernel body: `array_params` are its array parameters as (Rust name, C++
-    /// name, position among all `params` parameters).
-    pub fn in_kernel(mut self, array_params: &[(String, String, usize)], params: usize) -> Self {
+    /// name, position among all `params` parameters), `shared_ranks` the dimensions of its
+    /// `shared!` arrays.
+    pub fn in_kernel(
+        mut self,
+        array_params: &[(String, String, usize)],
+        params: usize,
+        shared_ranks: &[usize],
+    ) -> Self {
         let arrays = array_params
             .iter()
             .map(|(rust, cpp, id)| {
@@ -53,6 +59,7 @@ impl Translator {
             arrays,
             params,
             shared: 0,
+            shared_ranks: shared_ranks.to_vec(),
         });
         self
     }
@@ -62,41 +69,34 @@ impl Translator {
     }
 
     /// The C++ of a kernel construct, or `None` if `e` is not one (or this is no kernel).
-    pub(super) fn kernel_expr(&mut self, e: &Expr) -> syn::Result<Option<String>> {
-        if self.kernel.is_none() {
-            return Ok(None);
-        }
-        if let Some((root, indices)) = index_chain(e) {
+    pub(super) fn kernel_expr(&mut self, e: &Expr) -> Option<String> {
+        self.kernel.as_ref()?;
+        if let Some((root, indices)) = e.index_chain() {
             if let Some(a) = self.array(root) {
-                return self.access(&a, &indices).map(Some);
+                return Some(self.access(&a, &indices));
             }
         }
-        if let Expr::MethodCall(m) = e {
-            if m.method == "len" && m.args.is_empty() {
-                if let Some(a) = path_ident(&m.receiver).and_then(|r| self.array(r)) {
-                    return Ok(Some(match a.storage {
-                        Storage::Param => format!("ongpu_len_{}", a.cpp),
-                        Storage::Shared { index, .. } => format!("ongpu_shared_{index}_0"),
-                    }));
-                }
-            }
+        if let Expr::Len(receiver, ..) = e {
+            let a = receiver.var().and_then(|r| self.array(r))?;
+            return Some(match a.storage {
+                Storage::Param => format!("ongpu_len_{}", a.cpp),
+                Storage::Shared { index, .. } => format!("ongpu_shared_{index}_0"),
+            });
         }
-        match intrinsic_call(e) {
-            Some((name, call)) => self.intrinsic(&name, call).map(Some),
-            None => Ok(None),
-        }
+        let (name, call) = e.intrinsic_call()?;
+        Some(self.intrinsic(&name.to_string(), call))
     }
 
     /// `a[i]...` on array `a`: the checked (or plain) access of its dimensions, then the
     /// remaining indices on the element.
-    fn access(&mut self, a: &Array, indices: &[&Expr]) -> syn::Result<String> {
+    fn access(&mut self, a: &Array, indices: &[&Expr]) -> String {
         let rank = match a.storage {
             Storage::Param => 1,
             Storage::Shared { rank, .. } => rank,
         };
         let mut out = match a.storage {
             Storage::Param => {
-                let i = self.expr(indices[0])?;
+                let i = self.expr(indices[0]);
                 format!("ONGPU_AT({}, ({i}), {})", a.cpp, a.id)
             }
             Storage::Shared { .. } => {
@@ -104,8 +104,8 @@ impl Translator {
                 // access to the scratch space (ONGPU_CHECK_BOUNDS picks one).
                 let dims = indices[..rank]
                     .iter()
-                    .map(|idx| Ok(format!("({})", self.expr(idx)?)))
-                    .collect::<syn::Result<Vec<_>>>()?;
+                    .map(|idx| format!("({})", self.expr(idx)))
+                    .collect::<Vec<_>>();
                 let plain: String = dims.iter().map(|i| format!("[{i}]")).collect();
                 format!(
                     "ONGPU_SHARED({0}{plain}, ongpu::shared_at({0}, ongpu_bounds, {1}, {2}))",
@@ -116,13 +116,13 @@ impl Translator {
             }
         };
         for idx in indices.iter().skip(rank) {
-            out = format!("{out}[{}]", self.expr(idx)?);
+            out = format!("{out}[{}]", self.expr(idx));
         }
-        Ok(out)
+        out
     }
 
-    fn intrinsic(&mut self, name: &str, call: &syn::ExprCall) -> syn::Result<String> {
-        Ok(match name {
+    fn intrinsic(&mut self, name: &str, call: &Call) -> String {
+        match name {
             "thread_idx" => "threadIdx".to_string(),
             "block_idx" => "blockIdx".to_string(),
             "block_dim" => "blockDim".to_string(),
@@ -130,36 +130,32 @@ impl Translator {
             "sync_threads" => "__syncthreads()".to_string(),
             "thread_fence" => "__threadfence()".to_string(),
             atomic => {
-                let Some(Expr::Reference(place)) = call.args.first() else {
-                    return Err(syn::Error::new(
-                        call.span(),
-                        "the first argument of an atomic is `&mut a[i]`",
-                    ));
+                let Some(Expr::RefMut(_, _, place)) = call.args.first() else {
+                    unreachable!("the kernel analysis checked the atomic's target")
                 };
-                let place = self.expr(&place.expr)?;
+                let place = self.expr(place);
                 let mut args = vec![format!("&{place}")];
                 for a in call.args.iter().skip(1) {
-                    args.push(self.expr_like(a, &Partner::Expr(place.clone()))?);
+                    args.push(self.expr_like(a, &Partner::Expr(place.clone())));
                 }
                 format!("ongpu::{atomic}({})", args.join(", "))
             }
-        })
+        }
     }
 
     /// `let name = shared!([T; N]);`: a `__shared__` array whose element type and extents
     /// the kernel source defines (from values Rust evaluated). True if `l` was one.
-    pub(super) fn kernel_local(&mut self, l: &syn::Local) -> syn::Result<bool> {
+    pub(super) fn kernel_local(&mut self, l: &Let) -> bool {
         let Some(kernel) = &self.kernel else {
-            return Ok(false);
+            return false;
         };
-        let Some(mac) = l.init.as_ref().and_then(|i| shared_macro(&i.expr)) else {
-            return Ok(false);
+        let Some((_, Expr::Shared(_))) = &l.init else {
+            return false;
         };
-        let rank = shared_type(mac)?.dims.len();
         let index = kernel.shared;
+        let rank = kernel.shared_ranks[index];
         let id = kernel.params + index;
-        let ident = crate::captures::binding_ident(&l.pat)
-            .ok_or_else(|| syn::Error::new(l.pat.span(), "bind a shared! array to a plain name"))?;
+        let ident = &l.binding.ident;
         let cpp = self.bind(ident);
         let dims: String = (0..rank)
             .map(|d| format!("[ongpu_shared_{index}_{d}]"))
@@ -175,7 +171,7 @@ impl Translator {
                 storage: Storage::Shared { index, rank },
             },
         );
-        Ok(true)
+        true
     }
 }
 
@@ -186,6 +182,7 @@ mod tests {
 
     fn kernel(src: &str) -> String {
         let b: Block = syn::parse_str(src).unwrap();
+        let b = crate::ir::lower(&b, crate::ir::Context::Kernel).unwrap();
         let bound = vec![
             ("a".into(), "a".into()),
             ("c".into(), "c".into()),
@@ -193,9 +190,8 @@ mod tests {
         ];
         let arrays = vec![("a".into(), "a".into(), 0), ("c".into(), "c".into(), 1)];
         Translator::new(&b, &bound, "ongpu_real")
-            .in_kernel(&arrays, 3)
-            .translate(&b, Tail::Discard)
-            .unwrap()
+            .in_kernel(&arrays, 3, &[2])
+            .translate(&b.block, Tail::Discard)
             .code
     }
 

@@ -1,7 +1,7 @@
 //! Literals. Numbers keep Rust's value and type. An unsuffixed float takes the type Rust
 //! would infer: that of the operand it meets (its *partner*), else the kernel's real type.
 
-use syn::{Expr, Lit, UnOp};
+use syn::Lit;
 
 /// What decides the type of an unsuffixed float literal.
 #[derive(Debug, Clone)]
@@ -12,17 +12,6 @@ pub enum Partner {
     Type(String),
     /// A C++ expression whose type decides (`x` in `x * 2.0`).
     Expr(String),
-}
-
-/// True for an unsuffixed float literal, possibly negated or parenthesised.
-pub fn is_unsuffixed_float(e: &Expr) -> bool {
-    match e {
-        Expr::Lit(l) => matches!(&l.lit, Lit::Float(f) if f.suffix().is_empty()),
-        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => is_unsuffixed_float(&u.expr),
-        Expr::Paren(p) => is_unsuffixed_float(&p.expr),
-        Expr::Group(g) => is_unsuffixed_float(&g.expr),
-        _ => false,
-    }
 }
 
 /// `digits` as an f32 literal (infinity when out of f32's range: only an f64 context can

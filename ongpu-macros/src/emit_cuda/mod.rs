@@ -7,12 +7,11 @@ pub mod expr;
 pub mod kernel;
 mod lit;
 mod stmt;
-pub mod ty;
 
+use crate::ir::{Block, Body};
 use crate::names::{cuda_ident, NamePool};
 use std::collections::{HashMap, HashSet};
-use syn::visit::Visit;
-use syn::{Block, Ident};
+use syn::Ident;
 
 /// What happens to a block's tail expression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,20 +56,11 @@ pub fn device_fn_name(path: &syn::Path) -> String {
     format!("ongpu_fn_{}", last.to_string().trim_start_matches("r#"))
 }
 
-struct Idents(HashSet<String>);
-impl<'ast> Visit<'ast> for Idents {
-    fn visit_ident(&mut self, i: &'ast Ident) {
-        self.0.insert(cuda_ident(&i.to_string()));
-    }
-}
-
 impl Translator {
-    /// A translator for `block`, whose outer scope binds `bound` (Rust name, C++ name):
+    /// A translator for `body`, whose outer scope binds `bound` (Rust name, C++ name):
     /// captures, the site index, parameters.
-    pub fn new(block: &Block, bound: &[(String, String)], real: &str) -> Self {
-        let mut idents = Idents(HashSet::new());
-        idents.visit_block(block);
-        let mut used = idents.0;
+    pub fn new(body: &Body, bound: &[(String, String)], real: &str) -> Self {
+        let mut used: HashSet<String> = body.names.iter().map(|n| cuda_ident(n)).collect();
         used.extend(bound.iter().map(|(_, c)| c.clone()));
         Translator {
             scopes: vec![bound.iter().cloned().collect()],
@@ -92,12 +82,12 @@ impl Translator {
     }
 
     /// Translates the statements of `block` (without braces).
-    pub fn translate(mut self, block: &Block, tail: Tail) -> syn::Result<Translation> {
-        self.stmts(block, tail)?;
-        Ok(Translation {
+    pub fn translate(mut self, block: &Block, tail: Tail) -> Translation {
+        self.stmts(block, tail);
+        Translation {
             code: self.out,
             device_calls: self.device_calls,
-        })
+        }
     }
 
     fn line(&mut self, s: &str) {
@@ -152,15 +142,15 @@ mod tests {
     use super::*;
 
     pub(crate) fn body(src: &str) -> String {
-        let b: Block = syn::parse_str(src).unwrap();
+        let b: syn::Block = syn::parse_str(src).unwrap();
+        let b = crate::ir::lower(&b, crate::ir::Context::OnGpu).unwrap();
         let bound = vec![
             ("x".into(), "x".into()),
             ("y".into(), "y".into()),
             ("i".into(), "i".into()),
         ];
         Translator::new(&b, &bound, "ongpu_real")
-            .translate(&b, Tail::Discard)
-            .unwrap()
+            .translate(&b.block, Tail::Discard)
             .code
     }
 

@@ -5,7 +5,7 @@
 
 use super::signature::{Param, ParamKind};
 use super::syntax::{index_chain, intrinsic_call, path_ident, shared_macro, shared_type};
-use crate::captures::{self, binding_ident};
+use crate::captures;
 use proc_macro2::Span;
 use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
@@ -52,6 +52,15 @@ pub struct SharedArray {
     pub dims: Vec<Expr>,
 }
 
+/// The name a `let` or `for` pattern binds.
+fn binding_ident(p: &syn::Pat) -> Option<&Ident> {
+    match p {
+        syn::Pat::Ident(i) => Some(&i.ident),
+        syn::Pat::Type(t) => binding_ident(&t.pat),
+        _ => None,
+    }
+}
+
 /// The facts the emitters need.
 #[derive(Debug)]
 pub struct Analysis {
@@ -65,7 +74,7 @@ pub struct Analysis {
 
 /// Element types of `shared!` arrays (as for `Field`s).
 fn shared_element_ok(t: &Type) -> bool {
-    match crate::emit_cuda::ty::cuda_type(t, "ongpu_real") {
+    match crate::types::cuda_type(t, "ongpu_real") {
         Ok(c) if c.contains('<') => !c.contains("ongpu_real"),
         Ok(c) => matches!(c.as_str(), "float" | "double" | "int" | "unsigned int"),
         Err(()) => false,
@@ -82,7 +91,7 @@ impl<'ast> Visit<'ast> for Idents<'_> {
 }
 
 /// Analyses `block` (already checked by `check_block(.., Context::Kernel)`).
-pub fn analyse(block: &Block, params: &[Param]) -> syn::Result<Analysis> {
+pub fn analyse(block: &Block, body: &crate::ir::Body, params: &[Param]) -> syn::Result<Analysis> {
     let mut v = Validator {
         arrays: HashMap::new(),
         errors: None,
@@ -124,7 +133,7 @@ pub fn analyse(block: &Block, params: &[Param]) -> syn::Result<Analysis> {
     }
     let names: Vec<Ident> = params.iter().map(|p| p.ident.clone()).collect();
     let mut constants = Vec::new();
-    for c in captures::analyse(block, &names) {
+    for c in captures::analyse(body, &names) {
         match c.written_at {
             Some(span) => v.error(
                 span,
@@ -381,7 +390,7 @@ impl<'ast> Visit<'ast> for Validator {
                 self.written(&a.left);
                 visit::visit_expr_assign(self, a);
             }
-            Expr::Binary(b) if crate::check::is_compound_assign(&b.op) => {
+            Expr::Binary(b) if crate::supported::is_compound_assign(&b.op) => {
                 self.written(&b.left);
                 visit::visit_expr_binary(self, b);
             }
@@ -411,7 +420,8 @@ mod tests {
     fn analyse_src(sig: &str, body: &str) -> Result<Analysis, String> {
         let f: syn::ItemFn = syn::parse_str(&format!("{sig} {body}")).unwrap();
         let params = super::super::signature::params(&f).unwrap();
-        analyse(&f.block, &params).map_err(|e| {
+        let body = crate::ir::lower(&f.block, crate::ir::Context::Kernel).unwrap();
+        analyse(&f.block, &body, &params).map_err(|e| {
             e.into_iter()
                 .map(|e| e.to_string())
                 .collect::<Vec<_>>()

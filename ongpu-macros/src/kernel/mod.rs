@@ -9,8 +9,8 @@ pub mod rust_body;
 pub mod signature;
 pub mod syntax;
 
-use crate::check::{check_block, Context};
 use crate::emit_cuda::{Tail, Translator};
+use crate::ir::{lower, Context};
 use crate::names::cuda_ident;
 use proc_macro2::TokenStream;
 use signature::ParamKind;
@@ -27,8 +27,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
     let f: ItemFn = syn::parse2(item)?;
     let params = signature::params(&f)?;
-    check_block(&f.block, Context::Kernel)?;
-    let analysis = analysis::analyse(&f.block, &params)?;
+    let body = lower(&f.block, Context::Kernel)?;
+    let analysis = analysis::analyse(&f.block, &body, &params)?;
 
     let const_names: Vec<String> = analysis
         .constants
@@ -52,9 +52,10 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         .filter(|(_, p)| matches!(p.kind, ParamKind::Array { .. }))
         .map(|(i, p)| (p.ident.to_string(), cuda_ident(&p.ident.to_string()), i))
         .collect();
-    let translation = Translator::new(&f.block, &bound, "ongpu_real")
-        .in_kernel(&array_params, params.len())
-        .translate(&f.block, Tail::Discard)?;
+    let shared_ranks: Vec<usize> = analysis.shared.iter().map(|s| s.dims.len()).collect();
+    let translation = Translator::new(&body, &bound, "ongpu_real")
+        .in_kernel(&array_params, params.len(), &shared_ranks)
+        .translate(&body.block, Tail::Discard);
     let rust = rust_body::rewrite(&f.block, &analysis, &rust_body::Hidden::new());
     Ok(expand::expand(expand::Kernel {
         item: &f,

@@ -218,7 +218,7 @@ impl VisitMut for Rewriter<'_> {
                     return;
                 }
             }
-            Expr::Binary(b) if crate::check::is_compound_assign(&b.op) => {
+            Expr::Binary(b) if crate::supported::is_compound_assign(&b.op) => {
                 if let Some(place) = self.array_place(&b.left) {
                     self.visit_expr_mut(&mut b.right);
                     let op = &b.op;
@@ -259,7 +259,8 @@ mod tests {
     fn rewritten(sig: &str, body: &str) -> String {
         let f: syn::ItemFn = syn::parse_str(&format!("{sig} {body}")).unwrap();
         let params = super::super::signature::params(&f).unwrap();
-        let an = super::super::analysis::analyse(&f.block, &params).unwrap();
+        let body = crate::ir::lower(&f.block, crate::ir::Context::Kernel).unwrap();
+        let an = super::super::analysis::analyse(&f.block, &body, &params).unwrap();
         let r = rewrite(&f.block, &an, &Hidden::new());
         r.block.to_token_stream().to_string()
     }

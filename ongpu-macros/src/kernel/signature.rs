@@ -1,7 +1,7 @@
 //! A kernel's signature: arrays as `&[T]` (read) or `&mut [T]` (written) of field element
 //! types, values of the types `on_gpu!` can capture by value, no result, nothing generic.
 
-use crate::emit_cuda::ty;
+use crate::types as ty;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ItemFn, Pat, ReturnType, Type};

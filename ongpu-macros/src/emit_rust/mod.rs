@@ -2,9 +2,12 @@
 //! text), the captures wrapped as read or written arguments, and the body as a per-site
 //! closure, which the CPU backend runs and through which rustc type-checks the body.
 
+pub mod body;
+
 use crate::captures::Capture;
-use crate::input::Body;
+use crate::ir::Body;
 use crate::names::cuda_ident;
+use body::EmitRust;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::{Expr, Path};
@@ -15,6 +18,8 @@ pub struct ElementwiseCall<'a> {
     pub sites: Option<&'a Expr>,
     /// Threads per block, if given.
     pub threads_per_block: Option<&'a Expr>,
+    /// `i` of `|i| { ... }`.
+    pub site_index: Option<&'a syn::Ident>,
     /// The body.
     pub body: &'a Body,
     /// The captures, in order.
@@ -123,7 +128,7 @@ impl CallParts {
     pub fn of(call: &ElementwiseCall<'_>) -> Self {
         let info = site_info(
             call.captures,
-            call.body.site_index.as_ref(),
+            call.site_index,
             &call.cuda_body,
             call.device_calls,
         );
@@ -141,11 +146,7 @@ impl CallParts {
                 ::core::option::Option::Some(::ongpu::__private::threads_per_block(#t))),
             None => quote!(::core::option::Option::None),
         };
-        let bind_index = call
-            .body
-            .site_index
-            .as_ref()
-            .map(|i| quote!(let #i: usize = #site_var;));
+        let bind_index = call.site_index.map(|i| quote!(let #i: usize = #site_var;));
         CallParts {
             info,
             args: capture_args(call.captures),
@@ -173,8 +174,7 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
         site_var,
         bind_index,
     } = CallParts::of(call);
-    let block = crate::rewrite::route_math_calls(&call.body.block);
-    let stmts = &block.stmts;
+    let stmts = body::Plain.stmts(&call.body.block);
     quote! {
         {
             #[allow(unused_imports)]
@@ -193,7 +193,7 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
                 |#site_var: usize, #pats| {
                     #bind_index
                     {
-                        #(#stmts)*
+                        #stmts
                     };
                     #ret
                 },

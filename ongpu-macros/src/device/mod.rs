@@ -1,0 +1,68 @@
+//! `#[ongpu::device]`: a function callable from GPU bodies. The function stays Rust (for the
+//! CPU backend and rustc's checks) and gains a CUDA C++ translation. Its name becomes a unit
+//! value that dereferences to the function, so that calls look the same while a body's call
+//! can be checked to be of a marked function (an unmarked one is a compile error that says
+//! to mark it). The pieces: `signature` (the forms accepted), `cuda_types` (their C++
+//! types), `source` (the C++ function), `expand` (the Rust items).
+
+mod cuda_types;
+mod expand;
+mod signature;
+mod source;
+
+use crate::emit_rust::body::{EmitRust, Plain};
+use crate::ir::{lower, Context};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
+use syn::ItemFn;
+
+/// The expansion of `#[ongpu::device] fn ...`; on an error, the errors and the function
+/// still (see `fallback`), so that its callers get no errors of their own.
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand(attr, item.clone()).unwrap_or_else(|e| {
+        let errors = e.into_compile_error();
+        let item = fallback(item);
+        quote!(#errors #item)
+    })
+}
+
+fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new(
+            attr.span(),
+            "#[ongpu::device] takes no arguments",
+        ));
+    }
+    let f: ItemFn = syn::parse2(item)?;
+    let sig = signature::parse(&f.sig)?;
+    let body = lower(&f.block, Context::Function)?;
+    let translation = source::translate(&sig, &body);
+    let cuda = expand::Cuda {
+        source: source::source(&f.sig.ident, &sig, &translation.code),
+        calls: &translation.device_calls,
+    };
+    Ok(expand::items(&f, &sig, Plain.block(&body.block), cuda))
+}
+
+/// What stands for a function with errors: with a valid signature, the usual items around
+/// a body that is never run (callers type-check against the signature as usual); else the
+/// item as written.
+fn fallback(item: TokenStream) -> TokenStream {
+    let Ok(f) = syn::parse2::<ItemFn>(item.clone()) else {
+        return item;
+    };
+    let Ok(sig) = signature::parse(&f.sig) else {
+        return quote!(#[allow(dead_code)] #f);
+    };
+    let params = sig.params.iter().map(|p| &p.ident);
+    let block = quote!({
+        #(let _ = &#params;)*
+        ::core::unreachable!()
+    });
+    let cuda = expand::Cuda {
+        source: String::new(),
+        calls: &[],
+    };
+    expand::items(&f, &sig, block, cuda)
+}

@@ -1,0 +1,273 @@
+//! The checked form of a body: the supported subset of Rust as a typed tree, built once by
+//! `lower` (which reports every construct outside it) and read by the later passes
+//! (captures, the CUDA emitter, the Rust emitter), which do not look at `syn::Expr` again. Leaves keep their tokens (names, literals, types, paths),
+//! so that the Rust emitter gives back the user's code with the user's spans.
+
+mod lower;
+
+pub use lower::{lower, Context};
+
+use std::collections::BTreeSet;
+use syn::punctuated::Punctuated;
+use syn::token;
+use syn::{Ident, Token};
+
+/// A checked body.
+#[derive(Debug, Clone)]
+pub struct Body {
+    /// Its statements.
+    pub block: Block,
+    /// Every identifier written in it (the C++ names of new bindings avoid them).
+    pub names: BTreeSet<String>,
+}
+
+/// `{ statements }`.
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// The braces.
+    pub brace: token::Brace,
+    /// The statements.
+    pub stmts: Vec<Stmt>,
+}
+
+impl Block {
+    /// The tail expression, if the block is nothing else: `{ value }`.
+    pub fn simple_value(&self) -> Option<&Expr> {
+        match self.stmts.as_slice() {
+            [Stmt::Expr(e, None)] => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// A statement (a body has a few: their size does not matter).
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
+pub enum Stmt {
+    /// `let`.
+    Let(Let),
+    /// An expression, with its `;` if it has one.
+    Expr(Expr, Option<Token![;]>),
+}
+
+/// `let [mut] name[: T] [= value];`
+#[derive(Debug, Clone)]
+pub struct Let {
+    /// Attributes, kept for the Rust code.
+    pub attrs: Vec<syn::Attribute>,
+    /// `let`.
+    pub let_token: Token![let],
+    /// The name bound.
+    pub binding: Binding,
+    /// The declared type.
+    pub ty: Option<(Token![:], syn::Type)>,
+    /// The value.
+    pub init: Option<(Token![=], Expr)>,
+    /// `;`.
+    pub semi: Token![;],
+}
+
+/// A bound name: `x` or `mut x`.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    /// `mut`, if there.
+    pub mutability: Option<Token![mut]>,
+    /// The name.
+    pub ident: Ident,
+}
+
+/// An expression of the body language.
+#[derive(Debug, Clone)]
+pub enum Expr {
+    /// A number or bool (its suffix checked).
+    Lit(syn::Lit),
+    /// A local, a capture or a parameter.
+    Var(Ident),
+    /// A constant path (`f32::MAX`) and its C++ value.
+    Const(syn::Path, &'static str),
+    /// `(e)`.
+    Paren(token::Paren, Box<Expr>),
+    /// An invisible group (a macro_rules fragment).
+    Group(token::Group, Box<Expr>),
+    /// `a op b`, compound assignments included (their left side is a place).
+    Binary(Box<Expr>, syn::BinOp, Box<Expr>),
+    /// `place = value`.
+    Assign(Box<Expr>, Token![=], Box<Expr>),
+    /// `-e` or `!e`.
+    Unary(syn::UnOp, Box<Expr>),
+    /// `e as T`, with the C++ scalar type.
+    Cast(Box<Expr>, Token![as], syn::Type, &'static str),
+    /// `e.name` (`.re`, `.im`, `.m`, `.v`, and `.x .y .z` of thread indices).
+    Field(Box<Expr>, Token![.], Ident),
+    /// `e[i]`.
+    Index(Box<Expr>, token::Bracket, Box<Expr>),
+    /// `e.name(args)` of a supported method.
+    Method(Method),
+    /// `f(args)`.
+    Call(Call),
+    /// `[a, b, c]`: only as (part of) the argument of `ColorVector::new`/`ColorMatrix::new`.
+    Array(token::Bracket, Punctuated<Expr, Token![,]>),
+    /// `if`.
+    If(If),
+    /// `for k in a..b` or `a..=b`.
+    For(For),
+    /// `while cond { .. }` (device functions and kernels).
+    While(Token![while], Box<Expr>, Block),
+    /// `loop { .. }` (device functions and kernels).
+    Loop(Token![loop], Block),
+    /// `{ .. }`.
+    Block(Block),
+    /// `break` (device functions and kernels).
+    Break(Token![break]),
+    /// `continue` (device functions and kernels).
+    Continue(Token![continue]),
+    /// `return [e]` (device functions and kernels).
+    Return(Token![return], Option<Box<Expr>>),
+    /// `a.len()` in a kernel (the analysis checks that `a` is an array).
+    Len(Box<Expr>, Token![.], Ident, token::Paren),
+    /// `&mut place` in a kernel (the analysis checks that it is an atomic's target).
+    RefMut(Token![&], Token![mut], Box<Expr>),
+    /// `shared!(TYPE)` in a kernel (the analysis checks its place and type).
+    Shared(syn::Macro),
+}
+
+/// A method call.
+#[derive(Debug, Clone)]
+pub struct Method {
+    /// The receiver.
+    pub receiver: Box<Expr>,
+    /// `.`.
+    pub dot: Token![.],
+    /// The method (one of `supported::METHODS`).
+    pub name: Ident,
+    /// The parentheses.
+    pub paren: token::Paren,
+    /// The arguments.
+    pub args: Punctuated<Expr, Token![,]>,
+}
+
+/// A call.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// What is called.
+    pub callee: Callee,
+    /// The parentheses.
+    pub paren: token::Paren,
+    /// The arguments.
+    pub args: Punctuated<Expr, Token![,]>,
+}
+
+/// What a call calls.
+#[derive(Debug, Clone)]
+pub enum Callee {
+    /// A maths function (`sqrt`).
+    Math(Ident),
+    /// A kernel intrinsic (`thread_idx`, `atomic_add`).
+    Intrinsic(Ident),
+    /// A supported associated function (`Complex::new`, `f32::sqrt`, `ColorMatrix::zero`).
+    Associated(syn::Path),
+    /// `ColorVector::new` or `ColorMatrix::new`, whose argument is written out as arrays,
+    /// with the C++ function taking the entries.
+    ArrayConstructor(syn::Path, &'static str),
+    /// Any other name: an `#[ongpu::device]` function (the expansion checks the mark).
+    Device(syn::Path),
+}
+
+/// `if cond { .. } [else ..]`.
+#[derive(Debug, Clone)]
+pub struct If {
+    /// `if`.
+    pub if_token: Token![if],
+    /// The condition.
+    pub cond: Box<Expr>,
+    /// The first branch.
+    pub then_branch: Block,
+    /// `else` and a block or another `if`.
+    pub else_branch: Option<(Token![else], Box<Else>)>,
+}
+
+/// What follows `else`.
+#[derive(Debug, Clone)]
+pub enum Else {
+    /// `else { .. }`.
+    Block(Block),
+    /// `else if ..`.
+    If(If),
+}
+
+/// `for k in start..end { .. }`.
+#[derive(Debug, Clone)]
+pub struct For {
+    /// `for`.
+    pub for_token: Token![for],
+    /// The loop variable.
+    pub binding: Binding,
+    /// `in`.
+    pub in_token: Token![in],
+    /// The first value.
+    pub start: Box<Expr>,
+    /// `..` or `..=`.
+    pub limits: syn::RangeLimits,
+    /// The end.
+    pub end: Box<Expr>,
+    /// The body.
+    pub body: Block,
+}
+
+impl Expr {
+    /// The name of a plain variable expression (`a`).
+    pub fn var(&self) -> Option<&Ident> {
+        match self {
+            Expr::Var(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// `root[i][j]...`: the root name and the indices, innermost first; `None` if this is
+    /// not an index expression on a plain name.
+    pub fn index_chain(&self) -> Option<(&Ident, Vec<&Expr>)> {
+        let mut indices = Vec::new();
+        let mut cur = self;
+        loop {
+            match cur {
+                Expr::Index(base, _, index) => {
+                    indices.push(&**index);
+                    cur = base;
+                }
+                Expr::Var(id) if !indices.is_empty() => {
+                    indices.reverse();
+                    return Some((id, indices));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The intrinsic this calls, if it calls one (`sync_threads()`).
+    pub fn intrinsic_call(&self) -> Option<(&Ident, &Call)> {
+        match self {
+            Expr::Call(c) => match &c.callee {
+                Callee::Intrinsic(id) => Some((id, c)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// True for an unsuffixed float literal, possibly negated or parenthesised (its type is
+    /// that of the operand it meets).
+    pub fn is_unsuffixed_float(&self) -> bool {
+        match self {
+            Expr::Lit(syn::Lit::Float(f)) => f.suffix().is_empty(),
+            Expr::Unary(syn::UnOp::Neg(_), e) | Expr::Paren(_, e) | Expr::Group(_, e) => {
+                e.is_unsuffixed_float()
+            }
+            _ => false,
+        }
+    }
+
+    /// True for a compound assignment (`x += ...`).
+    pub fn is_compound_assign(&self) -> bool {
+        matches!(self, Expr::Binary(_, op, _) if crate::supported::is_compound_assign(op))
+    }
+}
