@@ -17,6 +17,8 @@ pub struct Capture {
     pub written_at: Option<Span>,
     /// Whether its old value is read (always, for read-only captures).
     pub load: bool,
+    /// Where the body first shifts it (`f.shift(mu, k)`), if it does.
+    pub shifted_at: Option<Span>,
 }
 
 impl Capture {
@@ -29,13 +31,56 @@ impl Capture {
 /// The captures of `body`, whose outermost scope already binds `params` (the site index of
 /// `|i|`, or a function's parameters).
 pub fn analyse(body: &Body, params: &[Ident]) -> Vec<Capture> {
+    analyse_with_shifts(body, params).0
+}
+
+/// The captures of `body` and the locals it shifts (which `check_shifts` reports).
+fn analyse_with_shifts(body: &Body, params: &[Ident]) -> (Vec<Capture>, Vec<Ident>) {
     let mut a = Analysis {
         scopes: vec![params.iter().map(Ident::to_string).collect()],
         captures: Vec::new(),
         depth: 0,
+        shifted_locals: Vec::new(),
     };
     a.block_stmts(&body.block);
-    a.captures
+    (a.captures, a.shifted_locals)
+}
+
+/// The captures of an `on_gpu!` body, with its shifts checked: only captured fields that
+/// the call does not write can be shifted.
+pub fn analyse_call(body: &Body, params: &[Ident]) -> syn::Result<Vec<Capture>> {
+    let (caps, locals) = analyse_with_shifts(body, params);
+    let mut errors: Option<syn::Error> = None;
+    let mut error = |span: Span, msg: String| {
+        let e = syn::Error::new(span, msg);
+        match &mut errors {
+            Some(all) => all.combine(e),
+            None => errors = Some(e),
+        }
+    };
+    for l in &locals {
+        error(
+            l.span(),
+            format!(
+                "`{l}` is a local of the body, and only captured fields can be shifted: \
+                 `f.shift(mu, k)` reads the field `f` at another site"
+            ),
+        );
+    }
+    for c in &caps {
+        if let (Some(shift), Some(_)) = (c.shifted_at, c.written_at) {
+            error(
+                shift,
+                format!(
+                    "`{}` is written by this call, so it cannot be shifted in it (its \
+                     neighbours would be read while other sites write them): compute the \
+                     neighbours into another field in a call of their own first",
+                    c.ident
+                ),
+            );
+        }
+    }
+    errors.map_or(Ok(caps), Err)
 }
 
 struct Analysis {
@@ -43,6 +88,8 @@ struct Analysis {
     captures: Vec<Capture>,
     /// Nesting inside control flow or nested blocks (a whole assignment there may not run).
     depth: usize,
+    /// Locals that the body shifts (an error).
+    shifted_locals: Vec<Ident>,
 }
 
 /// What a use of a capture does.
@@ -80,6 +127,7 @@ impl Analysis {
                     ident: ident.clone(),
                     written_at: None,
                     load: u != Use::WholeAssign,
+                    shifted_at: None,
                 });
                 let c = self.captures.last_mut().expect("just pushed");
                 if u != Use::Read {
@@ -90,6 +138,19 @@ impl Analysis {
         };
         if u != Use::Read && c.written_at.is_none() {
             c.written_at = Some(ident.span());
+        }
+    }
+
+    /// A shift of `ident`: a read of a capture, at other sites (a local is reported by
+    /// [`check_shifts`]).
+    fn shifted(&mut self, ident: &Ident) {
+        if self.is_local(&ident.to_string()) {
+            self.shifted_locals.push(ident.clone());
+            return;
+        }
+        self.note(ident, Use::Read);
+        if let Some(c) = self.captures.iter_mut().find(|c| c.ident == *ident) {
+            c.shifted_at.get_or_insert(ident.span());
         }
     }
 
@@ -194,6 +255,13 @@ impl Analysis {
             Expr::Method(m) => {
                 self.expr(&m.receiver);
                 m.args.iter().for_each(|a| self.expr(a));
+            }
+            Expr::Shift(s) => {
+                for h in &s.hops {
+                    self.expr(&h.mu);
+                    self.expr(&h.k);
+                }
+                self.shifted(&s.field);
             }
             Expr::Call(c) => c.args.iter().for_each(|a| self.expr(a)),
             // The array literal of `ColorVector::new([..])` / `ColorMatrix::new([[..]])`.

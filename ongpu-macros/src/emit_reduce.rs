@@ -23,6 +23,7 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
         site_static,
         site_var,
         bind_index,
+        lattice,
     } = CallParts::of(call);
     let value_var = syn::Ident::new("__ongpu_value", Span::mixed_site());
     let (tail, init) = call
@@ -56,6 +57,7 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
             use ::ongpu::__private::{CaptureRef as _, Norm2 as _};
             static #site_static: ::ongpu::__private::ReduceSite =
                 ::ongpu::__private::ReduceSite::new(#info);
+            #lattice
             let __ongpu_count = #count;
             let __ongpu_tpb = #tpb;
             ::ongpu::__private::run_reduction(

@@ -17,7 +17,16 @@ pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
         crate::reduce::per_site_value(&body)?;
     }
     let params: Vec<_> = call.body.site_index.iter().cloned().collect();
-    let caps = captures::analyse(&body, &params);
+    let caps = captures::analyse_call(&body, &params)?;
+    if call.sites.is_none() {
+        if let Some(span) = caps.iter().find_map(|c| c.shifted_at) {
+            return Err(syn::Error::new(
+                span,
+                "a shift needs a lattice, and this call names no sites: write \
+                 on_gpu!(lat, ...), on_gpu!(lat.even(), ...) or on_gpu!(lat.odd(), ...)",
+            ));
+        }
+    }
     let bound: Vec<(String, String)> = caps
         .iter()
         .map(|c| &c.ident)

@@ -66,6 +66,8 @@ pub const METHODS: &[(&str, usize)] = &[
     ("arg", 0),
     ("scale", 1),
     ("unscale", 1),
+    ("coord", 2),
+    ("parity", 1),
     ("dot", 1),
 ];
 

@@ -89,3 +89,9 @@ ONGPU_FN auto load_entry(const typename element<A>::scalar* p, u64 s, u64 e, u64
 #define ONGPU_AT(NAME, J) ongpu::load<ongpu_L_##NAME, ongpu_T_##NAME>(ongpu_p_##NAME, (J), ongpu_s_##NAME)
 #define ONGPU_ENTRY_AT(NAME, J, E) \
   ongpu::load_entry<ongpu_L_##NAME, ongpu_T_##NAME>(ongpu_p_##NAME, (J), (E), ongpu_s_##NAME)
+
+namespace ongpu {
+// `lat.coord(i, mu)` and `lat.parity(i)` of a captured lattice.
+template <class I, class M> ONGPU_FN u64 coord(const Lattice& l, I i, M mu) { return l.coord((u64)i, (u64)mu); }
+template <class I> ONGPU_FN u64 parity(const Lattice& l, I i) { return l.parity((u64)i); }
+}  // namespace ongpu

@@ -78,6 +78,8 @@ pub mod __private {
     pub use crate::reduce::{
         compared, run as run_reduction, summand, Max, Min, ReduceSite, Reduction, Sum,
     };
-    pub use crate::shift::{read_shifted, FieldShifted, ShiftCapture, ShiftView};
+    pub use crate::shift::{
+        read_shifted, shift_site, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
+    };
     pub use crate::types::Norm2;
 }

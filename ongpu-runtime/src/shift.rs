@@ -13,6 +13,7 @@ use crate::capture::{CaptureArg, CaptureKind, FieldRead, HostPtr, ReadCapture};
 use crate::element::Element;
 use crate::error::Result;
 use crate::field::{site_io, Field};
+use crate::lattice::Lattice;
 use crate::layout::Layout;
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -52,6 +53,39 @@ impl<T: Element, L: Layout> ShiftView<T, L> {
         // borrows shared and nobody writes meanwhile (see the module documentation).
         unsafe { site_io::load::<T, L>(self.ptr.ptr, j, self.ptr.stride) }
     }
+}
+
+/// An integer a body gives as a shift's direction or distance.
+pub trait ShiftArg: Copy {
+    /// The value (a direction that does not fit is out of range, and panics there).
+    fn to_i64(self) -> i64;
+}
+
+macro_rules! shift_arg {
+    ($($t:ty),*) => {$(
+        impl ShiftArg for $t {
+            #[inline(always)]
+            fn to_i64(self) -> i64 {
+                i64::try_from(self).unwrap_or(i64::MAX)
+            }
+        }
+    )*};
+}
+shift_arg!(usize, u64, u32, u16, u8, isize, i64, i32, i16, i8);
+
+/// The site `k` steps from `site` along `mu` (the macro calls this for `f.shift(mu, k)` on
+/// the CPU backend).
+///
+/// # Panics
+/// If `mu` is not a direction: the call then fails with `Error::BodyPanicked`.
+#[inline(always)]
+pub fn shift_site(lat: &Lattice, site: usize, mu: impl ShiftArg, k: impl ShiftArg) -> usize {
+    let mu = mu.to_i64();
+    assert!(
+        (0..4).contains(&mu),
+        "direction {mu} of a shift is not one of 0..4"
+    );
+    lat.shift(site, mu as usize, k.to_i64())
 }
 
 /// Something a body can shift: only a [`Field`].

@@ -6,6 +6,7 @@
 
 use super::{matrix, matrix_reals, rng, to_f32, to_f64, Kind, Output};
 use ongpu::prelude::*;
+use rand::Rng;
 
 /// A parity call over element arrays: per even site, t = Σ_mu Re tr(u_mu u_mu†) and one
 /// entry of `u` rewritten; odd sites keep their poison (NaN) and their links.
@@ -59,4 +60,207 @@ pub fn lattice_parity_arrays() -> Vec<Output> {
             kind: Kind::Rel(1e-6),
         },
     ]
+}
+
+/// Random SU(3)-like links are not needed for these identities: any matrices do.
+fn random_links(lat: &Lattice, seed: u64) -> Vec<[ColorMatrix<f64>; 4]> {
+    let mut r = rng(seed);
+    (0..lat.volume())
+        .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+        .collect()
+}
+
+/// Shifts in every direction and distance, chained shifts and a shifted element-array
+/// entry, against host neighbours computed from coordinates (not from `Lattice::shift`).
+pub fn lattice_shifts() -> Vec<Output> {
+    let dims = [4, 6, 2, 4];
+    let lat = Lattice::new(dims).unwrap();
+    let v = lat.volume();
+    let mut r = rng(43);
+    let a_host: Vec<f64> = (0..v).map(|_| r.random_range(-1.0..1.0)).collect();
+    let links = random_links(&lat, 44);
+    let a: Field<f64, SoA> = Field::from_vec(a_host.clone());
+    let u: Field<[ColorMatrix<f64>; 4]> = Field::from_vec(links.clone());
+    let mut s: Field<f64> = Field::filled(v, f64::NAN);
+    let mut d: Field<f64> = Field::filled(v, f64::NAN);
+    let mut w: Field<ColorMatrix<f64>, AoS> = Field::filled(v, ColorMatrix::zero());
+    on_gpu!(lat, |i| {
+        let mut t = 0.0;
+        for mu in 0..4 {
+            t += a.shift(mu, 1) - 2.0 * a.shift(mu, -1) + 0.25 * a.shift(mu, 3);
+        }
+        s = t + 0.5 * a.shift(2, -5);
+        d = a.shift(0, 1).shift(1, -1) * 10.0 + a;
+        w = u.shift(3, -1)[3] * u[1].adj() + u.shift(1, 1).shift(0, 2)[0];
+    })
+    .unwrap();
+    let nb = |i: usize, mu: usize, k: i64| {
+        let mut c = lat.coords(i);
+        c[mu] = (c[mu] as i64 + k).rem_euclid(dims[mu] as i64) as usize;
+        lat.index(c)
+    };
+    let mut want_s = Vec::new();
+    let mut want_d = Vec::new();
+    let mut want_w = Vec::new();
+    for i in 0..v {
+        let mut t = 0.0;
+        for mu in 0..4 {
+            t += a_host[nb(i, mu, 1)] - 2.0 * a_host[nb(i, mu, -1)] + 0.25 * a_host[nb(i, mu, 3)];
+        }
+        want_s.push(t + 0.5 * a_host[nb(i, 2, -5)]);
+        want_d.push(a_host[nb(nb(i, 0, 1), 1, -1)] * 10.0 + a_host[i]);
+        let m = links[nb(i, 3, -1)][3] * links[i][1].adj() + links[nb(nb(i, 1, 1), 0, 2)][0];
+        want_w.extend(matrix_reals(&m));
+    }
+    vec![
+        Output {
+            name: "s",
+            got: s.to_vec().unwrap(),
+            want: want_s,
+            kind: Kind::Rel(1e-14),
+        },
+        Output {
+            name: "d",
+            got: d.to_vec().unwrap(),
+            want: want_d,
+            kind: Kind::Rel(1e-14),
+        },
+        Output {
+            name: "w",
+            got: w.to_vec().unwrap().iter().flat_map(matrix_reals).collect(),
+            want: want_w,
+            kind: Kind::Rel(1e-14),
+        },
+    ]
+}
+
+/// The plaquette: 1 for unit links exactly, and unchanged (to rounding) by a random gauge
+/// transformation U_mu(x) -> g(x) U_mu(x) g(x+mu)^dagger with unitary g.
+pub fn lattice_plaquette() -> Vec<Output> {
+    let lat = Lattice::new([4, 4, 4, 6]).unwrap();
+    let v = lat.volume();
+    let plaquette = |u: &Field<[ColorMatrix<f64>; 4]>| -> f64 {
+        let s: f64 = on_gpu!(sum: lat, {
+            let mut p = 0.0;
+            for mu in 0..4 {
+                for nu in mu + 1..4 {
+                    p += (u[mu] * u.shift(mu, 1)[nu] * u.shift(nu, 1)[mu].adj() * u[nu].adj())
+                        .trace()
+                        .re;
+                }
+            }
+            p
+        })
+        .unwrap();
+        s / (6.0 * 3.0 * v as f64)
+    };
+    let unit: Field<[ColorMatrix<f64>; 4]> = Field::filled(v, [ColorMatrix::identity(); 4]);
+    let links = random_links(&lat, 45);
+    let u: Field<[ColorMatrix<f64>; 4]> = Field::from_vec(links.clone());
+    // Unitary g(x): a product of phases and a permutation-free rotation in the 0-1 plane.
+    let mut r = rng(46);
+    let g: Vec<ColorMatrix<f64>> = (0..v)
+        .map(|_| {
+            let (t, p): (f64, f64) = (
+                r.random_range(0.0..std::f64::consts::TAU),
+                r.random_range(0.0..std::f64::consts::TAU),
+            );
+            let mut m = ColorMatrix::zero();
+            m[0][0] = Complex::new(t.cos(), 0.0);
+            m[0][1] = Complex::new(-t.sin(), 0.0);
+            m[1][0] = Complex::from_polar(t.sin(), p);
+            m[1][1] = Complex::from_polar(t.cos(), p);
+            m[2][2] = Complex::from_polar(1.0, -p);
+            m
+        })
+        .collect();
+    let transformed: Field<[ColorMatrix<f64>; 4]> = Field::from_fn(v, |i| {
+        std::array::from_fn(|mu| g[i] * links[i][mu] * g[lat.shift(i, mu, 1)].adj())
+    });
+    let (p1, pu, pg) = (plaquette(&unit), plaquette(&u), plaquette(&transformed));
+    vec![
+        Output {
+            name: "unit",
+            got: vec![p1],
+            want: vec![1.0],
+            kind: Kind::Rel(1e-15),
+        },
+        Output {
+            name: "gauge invariance",
+            got: vec![pg],
+            want: vec![pu],
+            kind: Kind::Rel(1e-12),
+        },
+    ]
+}
+
+/// The naive staggered hopping term of the lattice contract (phases folded into the links)
+/// on the even sites, in f32, against an f64 host reference; odd sites stay poisoned.
+pub fn staggered_dslash() -> Vec<Output> {
+    let dims = [4, 4, 6, 4];
+    let lat = Lattice::new(dims).unwrap();
+    let v = lat.volume();
+    let links = random_links(&lat, 47);
+    let mut r = rng(48);
+    let psi_host: Vec<ColorVector<f64>> = (0..v)
+        .map(|_| {
+            ColorVector::new([
+                super::cplx(&mut r),
+                super::cplx(&mut r),
+                super::cplx(&mut r),
+            ])
+        })
+        .collect();
+    let u: Field<[ColorMatrix<f32>; 4]> = Field::from_fn(v, |i| links[i].map(|m| to_f32(&m)));
+    let psi: Field<ColorVector<f32>> = Field::from_fn(v, |i| {
+        ColorVector::new(
+            psi_host[i]
+                .v
+                .map(|z| Complex::new(z.re as f32, z.im as f32)),
+        )
+    });
+    let nan = Complex::new(f32::NAN, f32::NAN);
+    let mut chi: Field<ColorVector<f32>> = Field::filled(v, ColorVector::new([nan; 3]));
+    on_gpu!(lat.even(), |i| {
+        let mut r = ColorVector::zero();
+        for mu in 0..4 {
+            r += u[mu] * psi.shift(mu, 1) - u.shift(mu, -1)[mu].adj() * psi.shift(mu, -1);
+        }
+        chi = r;
+    })
+    .unwrap();
+    let round = |m: &ColorMatrix<f64>| to_f64(&to_f32(m));
+    let round_v = |x: &ColorVector<f64>| {
+        ColorVector::new(x.v.map(|z| Complex::new(z.re as f32 as f64, z.im as f32 as f64)))
+    };
+    let mut want = Vec::new();
+    for i in 0..v {
+        if lat.parity(i) == 1 {
+            want.extend([f64::NAN; 6]);
+            continue;
+        }
+        let mut acc = ColorVector::<f64>::zero();
+        for mu in 0..4 {
+            let f = lat.shift(i, mu, 1);
+            let b = lat.shift(i, mu, -1);
+            acc += round(&links[i][mu]) * round_v(&psi_host[f])
+                - round(&links[b][mu]).adj() * round_v(&psi_host[b]);
+        }
+        want.extend(acc.v.iter().flat_map(|z| [z.re, z.im]));
+    }
+    vec![Output {
+        name: "chi",
+        got: chi
+            .to_vec()
+            .unwrap()
+            .iter()
+            .flat_map(|x| {
+                x.v.iter()
+                    .flat_map(|z| [z.re as f64, z.im as f64])
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
+        want,
+        kind: Kind::Rel(1e-6),
+    }]
 }

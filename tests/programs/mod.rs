@@ -11,7 +11,7 @@ mod color_ops;
 mod lattice;
 
 pub use color_ops::{color_operators_f32, color_operators_f64};
-pub use lattice::lattice_parity_arrays;
+pub use lattice::{lattice_parity_arrays, lattice_plaquette, lattice_shifts, staggered_dslash};
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -798,7 +798,10 @@ macro_rules! with_program_names {
             layouts_agree,
             color_operators_f32,
             color_operators_f64,
-            lattice_parity_arrays
+            lattice_parity_arrays,
+            lattice_shifts,
+            lattice_plaquette,
+            staggered_dslash
         }
     };
 }

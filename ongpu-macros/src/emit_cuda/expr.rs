@@ -3,7 +3,7 @@
 
 use super::lit::{self, Partner};
 use super::{Tail, Translator};
-use crate::ir::{Block, Call, Callee, Else, Expr, If, Stmt};
+use crate::ir::{Block, Call, Callee, Else, Expr, If, Shift, Stmt};
 use crate::supported;
 use crate::types as ty;
 use syn::{BinOp, UnOp};
@@ -84,7 +84,19 @@ impl Translator {
             }
             Expr::Cast(x, _, _, t) => format!("ongpu::cast<{t}>({})", self.expr(x)),
             Expr::Field(base, _, name) => format!("{}.{name}", self.expr(base)),
+            // One entry of an element array at another site: only that entry is loaded.
+            Expr::Index(base, _, i) if matches!(**base, Expr::Shift(_)) => {
+                let Expr::Shift(s) = &**base else {
+                    unreachable!()
+                };
+                let (name, site) = self.shifted_site(s);
+                format!("ONGPU_ENTRY_AT({name}, {site}, {})", self.expr(i))
+            }
             Expr::Index(base, _, i) => format!("{}[{}]", self.expr(base), self.expr(i)),
+            Expr::Shift(s) => {
+                let (name, site) = self.shifted_site(s);
+                format!("ONGPU_AT({name}, {site})")
+            }
             Expr::Method(m) => {
                 let recv = self.expr(&m.receiver);
                 let mut args = vec![recv.clone()];
@@ -107,6 +119,17 @@ impl Translator {
             | Expr::RefMut(..)
             | Expr::Shared(_) => unreachable!("a statement, or a kernel construct in a kernel"),
         }
+    }
+
+    /// The C++ name of a shifted field and the index of the site its hops reach from the
+    /// kernel's site, on the call's lattice (`ongpu_lat`).
+    fn shifted_site(&mut self, s: &Shift) -> (String, String) {
+        let mut site = "ongpu_site".to_string();
+        for h in &s.hops {
+            let (mu, k) = (self.expr(&h.mu), self.expr(&h.k));
+            site = format!("ongpu_lat.shift({site}, {mu}, {k})");
+        }
+        (self.lookup(&s.field.to_string()), site)
     }
 
     fn literal(&self, l: &syn::Lit, partner: &Partner) -> String {

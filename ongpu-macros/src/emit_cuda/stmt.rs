@@ -131,6 +131,9 @@ impl Translator {
             RangeLimits::HalfOpen(_) if !mutable => {
                 let end = self.temp("ongpu_end");
                 let k = self.bind(id);
+                // Fully unrolled when the bounds are constants (after the loops around it are
+                // unrolled): then `u[mu]` of a local element array stays in registers.
+                self.line("#pragma unroll");
                 self.line(&format!(
                     "for ({ty} {k} = {a}, {end} = {b}; {k} < {end}; ++{k}) {{"
                 ));

@@ -3,8 +3,8 @@
 //! `::ongpu::__private::math`, so that they need no import. The kernel's emitter overrides
 //! the constructs it translates (array accesses, intrinsics) and keeps the rest.
 
-use crate::ir::{Block, Call, Callee, Else, Expr, If, Let, Stmt};
-use proc_macro2::TokenStream;
+use crate::ir::{Block, Call, Callee, Else, Expr, If, Let, Shift, Stmt};
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 
 /// Rust emission; each default method emits the construct as written.
@@ -131,6 +131,7 @@ pub fn expr<E: EmitRust + ?Sized>(em: &mut E, e: &Expr) -> TokenStream {
             t
         }
         Expr::Call(c) => call(em, c),
+        Expr::Shift(s) => shift(em, s),
         Expr::Array(bracket, elems) => {
             let mut t = TokenStream::new();
             let elems = list(em, elems);
@@ -214,4 +215,24 @@ fn if_expr<E: EmitRust + ?Sized>(em: &mut E, i: &If) -> TokenStream {
         quote!(#else_token #e)
     });
     quote!(#if_token #cond #then #else_branch)
+}
+
+/// `f.shift(mu, k)...` on the CPU: the field's view read at the site the hops reach, from
+/// the closure's site, on the call's lattice (names the expansion binds).
+fn shift<E: EmitRust + ?Sized>(em: &mut E, s: &Shift) -> TokenStream {
+    let site_var = syn::Ident::new("__ongpu_site", Span::mixed_site());
+    let mut site = quote!(#site_var);
+    let lat = syn::Ident::new("__ongpu_lat", Span::mixed_site());
+    for h in &s.hops {
+        let (mu, k) = (em.expr(&h.mu), em.expr(&h.k));
+        site = quote_spanned!(h.name.span()=>
+            ::ongpu::__private::shift_site(&#lat, #site, #mu, #k));
+    }
+    let view = shift_view(&s.field);
+    quote_spanned!(s.field.span()=> #view.at(#site))
+}
+
+/// The closure's name for the CPU view of a shifted capture.
+pub fn shift_view(field: &syn::Ident) -> syn::Ident {
+    syn::Ident::new(&format!("__ongpu_view_{field}"), Span::mixed_site())
 }

@@ -79,24 +79,42 @@ fn capture_args(captures: &[Capture]) -> TokenStream {
                 let load = c.load;
                 quote_spanned!(span=> ::ongpu::__private::write::<#load, _>(#id.__ongpu_mut()))
             }
+            None if c.shifted_at.is_some() => {
+                quote_spanned!(id.span()=> ::ongpu::__private::read_shifted(#id.__ongpu_ref()))
+            }
             None => quote_spanned!(id.span()=> ::ongpu::__private::read(#id.__ongpu_ref())),
         }
     });
     quote!((#(#args,)*))
 }
 
-/// The closure parameters `(mut x, y, ...)` and the returned tuple `(x, y, ...)`.
+/// The closure parameters `(mut x, y, ...)` and the returned tuple `(x, y, ...)`; a shifted
+/// capture arrives as its view (`__ongpu_view_f`).
 fn closure_tuple(captures: &[Capture]) -> (TokenStream, TokenStream) {
+    let name = |c: &Capture| match c.shifted_at {
+        Some(_) => body::shift_view(&c.ident),
+        None => c.ident.clone(),
+    };
     let pats = captures.iter().map(|c| {
-        let id = &c.ident;
+        let id = name(c);
         if c.is_written() {
             quote!(mut #id)
         } else {
             quote!(#id)
         }
     });
-    let ids = captures.iter().map(|c| &c.ident);
+    let ids = captures.iter().map(name);
     (quote!((#(#pats,)*)), quote!((#(#ids,)*)))
+}
+
+/// In the closure, this site's element of each shifted capture, under the capture's name
+/// (the body may also read it unshifted).
+fn bind_shifted(captures: &[Capture], site_var: &syn::Ident) -> TokenStream {
+    let binds = captures.iter().filter(|c| c.shifted_at.is_some()).map(|c| {
+        let (id, view) = (&c.ident, body::shift_view(&c.ident));
+        quote!(#[allow(unused_variables)] let #id = #view.at(#site_var);)
+    });
+    quote!(#(#binds)*)
 }
 
 /// The pieces every call form expands to: the call site's facts, the capture arguments, the
@@ -119,8 +137,11 @@ pub struct CallParts {
     pub site_static: syn::Ident,
     /// The closure's site-index parameter.
     pub site_var: syn::Ident,
-    /// `let i: usize = <site_var>;` when the body names the site index.
+    /// `let i: usize = <site_var>;` when the body names the site index, and this site's
+    /// element of each shifted capture.
     pub bind_index: Option<TokenStream>,
+    /// Before the call: the lattice that shifts use (`__ongpu_lat`), when the body shifts.
+    pub lattice: TokenStream,
 }
 
 impl CallParts {
@@ -135,18 +156,36 @@ impl CallParts {
         let (pats, ret) = closure_tuple(call.captures);
         let site = Span::mixed_site();
         let site_var = syn::Ident::new("__ongpu_site", site);
-        let count = match call.sites {
-            Some(n) => {
-                quote_spanned!(syn::spanned::Spanned::span(n)=> ::ongpu::__private::sites(#n))
+        let shifts = call.captures.iter().any(|c| c.shifted_at.is_some());
+        let space = syn::Ident::new("__ongpu_space", site);
+        let lat = syn::Ident::new("__ongpu_lat", site);
+        let (count, lattice) = match call.sites {
+            Some(n) if shifts => {
+                let span = syn::spanned::Spanned::span(n);
+                (
+                    quote_spanned!(span=> ::ongpu::__private::sites(#space)),
+                    quote_spanned!(span=>
+                        let #space = #n;
+                        let #lat = ::ongpu::__private::shift_lattice(&#space);
+                    ),
+                )
             }
-            None => quote!(::ongpu::__private::SiteCount::FromFields),
+            Some(n) => (
+                quote_spanned!(syn::spanned::Spanned::span(n)=> ::ongpu::__private::sites(#n)),
+                quote!(),
+            ),
+            None => (quote!(::ongpu::__private::SiteCount::FromFields), quote!()),
         };
         let tpb = match call.threads_per_block {
             Some(t) => quote_spanned!(syn::spanned::Spanned::span(t)=>
                 ::core::option::Option::Some(::ongpu::__private::threads_per_block(#t))),
             None => quote!(::core::option::Option::None),
         };
-        let bind_index = call.site_index.map(|i| quote!(let #i: usize = #site_var;));
+        let index = call
+            .site_index
+            .map(|i| quote!(#[allow(unused_variables)] let #i: usize = #site_var;));
+        let shifted = bind_shifted(call.captures, &site_var);
+        let bind_index = Some(quote!(#index #shifted));
         CallParts {
             info,
             args: capture_args(call.captures),
@@ -157,6 +196,7 @@ impl CallParts {
             site_static: syn::Ident::new("__ONGPU_SITE", site),
             site_var,
             bind_index,
+            lattice,
         }
     }
 }
@@ -173,6 +213,7 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
         site_static,
         site_var,
         bind_index,
+        lattice,
     } = CallParts::of(call);
     let stmts = body::Plain.stmts(&call.body.block);
     quote! {
@@ -180,6 +221,7 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
             #[allow(unused_imports)]
             use ::ongpu::__private::{CaptureRef as _, Norm2 as _};
             static #site_static: ::ongpu::__private::CallSite = ::ongpu::__private::CallSite::new(#info);
+            #lattice
             let __ongpu_count = #count;
             let __ongpu_tpb = #tpb;
             ::ongpu::__private::run_elementwise(

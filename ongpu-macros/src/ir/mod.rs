@@ -103,6 +103,8 @@ pub enum Expr {
     Index(Box<Expr>, token::Bracket, Box<Expr>),
     /// `e.name(args)` of a supported method.
     Method(Method),
+    /// `f.shift(mu, k)`, possibly chained: a captured field read at another site.
+    Shift(Shift),
     /// `f(args)`.
     Call(Call),
     /// `[a, b, c]`: only as (part of) the argument of `ColorVector::new`/`ColorMatrix::new`.
@@ -144,6 +146,27 @@ pub struct Method {
     pub paren: token::Paren,
     /// The arguments.
     pub args: Punctuated<Expr, Token![,]>,
+}
+
+/// `f.shift(mu, k).shift(nu, l)...`: the captured field `f` at the site reached by the hops,
+/// in order, from the call's site.
+#[derive(Debug, Clone)]
+pub struct Shift {
+    /// The field.
+    pub field: Ident,
+    /// The hops (at least one).
+    pub hops: Vec<Hop>,
+}
+
+/// One `.shift(mu, k)`.
+#[derive(Debug, Clone)]
+pub struct Hop {
+    /// `shift` (its span locates the hop).
+    pub name: Ident,
+    /// The direction.
+    pub mu: Box<Expr>,
+    /// The distance.
+    pub k: Box<Expr>,
 }
 
 /// A call.

@@ -2,7 +2,7 @@
 //! constructors) and method calls.
 
 use super::{boxed, not_supported, Context, Lowerer};
-use crate::ir::{Call, Callee, Expr, Method};
+use crate::ir::{Call, Callee, Expr, Hop, Method, Shift};
 use crate::supported;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -129,6 +129,9 @@ impl Lowerer {
                 m.paren_token,
             ));
         }
+        if m.method == "shift" && m.turbofish.is_none() {
+            return self.shift(m);
+        }
         let mut ok = true;
         if let Some(t) = &m.turbofish {
             self.error(t.span(), not_supported("a method call with `::<...>`"));
@@ -187,5 +190,55 @@ impl Lowerer {
             }
         }
         ok.then_some(out)
+    }
+}
+
+impl Lowerer {
+    /// `f.shift(mu, k)`: the receiver must be a name (a captured field, which the capture
+    /// analysis and the expansion check) or another shift.
+    fn shift(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        if self.ctx != Context::OnGpu {
+            self.error(
+                m.method.span(),
+                "`.shift(mu, k)` reads a field of an on_gpu! call over a lattice at another \
+                 site; device functions and kernels take values and arrays, not lattice fields",
+            );
+            return None;
+        }
+        if m.args.len() != 2 {
+            self.error(
+                m.method.span(),
+                "`.shift(mu, k)` takes two arguments: the direction mu and the distance k (e.g. \
+                 `f.shift(mu, 1)`, `f.shift(0, -1)`)",
+            );
+            return None;
+        }
+        let receiver = self.expr(&m.receiver);
+        let mu = self.expr(&m.args[0]);
+        let k = self.expr(&m.args[1]);
+        let hop = Hop {
+            name: m.method.clone(),
+            mu: boxed(mu)?,
+            k: boxed(k)?,
+        };
+        match receiver? {
+            Expr::Var(field) => Some(Expr::Shift(Shift {
+                field,
+                hops: vec![hop],
+            })),
+            Expr::Shift(mut s) => {
+                s.hops.push(hop);
+                Some(Expr::Shift(s))
+            }
+            _ => {
+                self.error(
+                    m.receiver.span(),
+                    "only a captured field can be shifted: `f.shift(mu, k)` reads the field `f` \
+                     at the site k steps along mu (chains such as `f.shift(0, 1).shift(1, -1)` \
+                     too)",
+                );
+                None
+            }
+        }
     }
 }
