@@ -79,7 +79,7 @@ pub mod __private {
         compared, run as run_reduction, summand, Max, Min, ReduceSite, Reduction, Sum,
     };
     pub use crate::shift::{
-        read_shifted, shift_site, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
+        index, read_shifted, shift_site, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
     };
     pub use crate::types::Norm2;
 }

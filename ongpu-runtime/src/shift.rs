@@ -55,6 +55,31 @@ impl<T: Element, L: Layout> ShiftView<T, L> {
     }
 }
 
+impl<E: Element, const N: usize, L: Layout> ShiftView<[E; N], L> {
+    /// Entry `e` of the element array at site `j`, reading that entry's components only
+    /// (`u.shift(mu, k)[nu]`).
+    ///
+    /// # Panics
+    /// If `j` is not a site of the field or `e >= N`.
+    #[inline(always)]
+    pub fn entry(&self, j: usize, e: usize) -> E {
+        assert!(j < self.len, "site {j} of a field of {} sites", self.len);
+        assert!(e < N, "index {e} of an array of {N}");
+        let mut v = E::zeroed();
+        let first = e * E::COMPONENTS;
+        for (c, slot) in crate::element::components_mut(&mut v)
+            .iter_mut()
+            .enumerate()
+        {
+            let k = L::index(j, first + c, N * E::COMPONENTS, self.ptr.stride);
+            // SAFETY: `j` and `first + c` are in bounds of the host copy (checked above), which
+            // this call borrows shared and nobody writes meanwhile.
+            *slot = unsafe { *self.ptr.ptr.add(k) };
+        }
+        v
+    }
+}
+
 /// An integer a body gives as a shift's direction or distance.
 pub trait ShiftArg: Copy {
     /// The value (a direction that does not fit is out of range, and panics there).
@@ -86,6 +111,13 @@ pub fn shift_site(lat: &Lattice, site: usize, mu: impl ShiftArg, k: impl ShiftAr
         "direction {mu} of a shift is not one of 0..4"
     );
     lat.shift(site, mu as usize, k.to_i64())
+}
+
+/// An array index of a body as `usize` (the index of `u.shift(mu, k)[nu]`; a negative one
+/// is out of range, and panics there).
+#[inline(always)]
+pub fn index(i: impl ShiftArg) -> usize {
+    usize::try_from(i.to_i64()).unwrap_or(usize::MAX)
 }
 
 /// Something a body can shift: only a [`Field`].

@@ -116,6 +116,13 @@ pub fn expr<E: EmitRust + ?Sized>(em: &mut E, e: &Expr) -> TokenStream {
             let x = em.expr(x);
             quote!(#x #dot #name)
         }
+        // One entry of an element array at another site: only that entry is read.
+        Expr::Index(x, _, i) if matches!(**x, Expr::Shift(_)) => {
+            let Expr::Shift(s) = &**x else { unreachable!() };
+            let (view, site) = (shift_view(&s.field), shifted_site(em, s));
+            let i = em.expr(i);
+            quote_spanned!(s.field.span()=> #view.entry(#site, ::ongpu::__private::index(#i)))
+        }
         Expr::Index(x, bracket, i) => {
             let (x, i) = (em.expr(x), em.expr(i));
             let mut t = x;
@@ -220,6 +227,13 @@ fn if_expr<E: EmitRust + ?Sized>(em: &mut E, i: &If) -> TokenStream {
 /// `f.shift(mu, k)...` on the CPU: the field's view read at the site the hops reach, from
 /// the closure's site, on the call's lattice (names the expansion binds).
 fn shift<E: EmitRust + ?Sized>(em: &mut E, s: &Shift) -> TokenStream {
+    let site = shifted_site(em, s);
+    let view = shift_view(&s.field);
+    quote_spanned!(s.field.span()=> #view.at(#site))
+}
+
+/// The site the hops of `s` reach from the closure's site.
+fn shifted_site<E: EmitRust + ?Sized>(em: &mut E, s: &Shift) -> TokenStream {
     let site_var = syn::Ident::new("__ongpu_site", Span::mixed_site());
     let mut site = quote!(#site_var);
     let lat = syn::Ident::new("__ongpu_lat", Span::mixed_site());
@@ -228,8 +242,7 @@ fn shift<E: EmitRust + ?Sized>(em: &mut E, s: &Shift) -> TokenStream {
         site = quote_spanned!(h.name.span()=>
             ::ongpu::__private::shift_site(&#lat, #site, #mu, #k));
     }
-    let view = shift_view(&s.field);
-    quote_spanned!(s.field.span()=> #view.at(#site))
+    site
 }
 
 /// The closure's name for the CPU view of a shifted capture.

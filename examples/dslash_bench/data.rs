@@ -1,0 +1,175 @@
+//! The benchmark's inputs and checks: random links and source in f64 (uniform in [-1, 1)),
+//! rounded to the precision run, and the hopping term computed on the host in f64 from the
+//! rounded inputs, against which every even site of a result is checked.
+
+use crate::BenchResult;
+use ongpu::prelude::*;
+use ongpu::{Element, Layout};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+/// A precision the benchmark runs.
+pub trait Prec: ongpu::Real + Copy + Send + Sync + 'static {
+    /// `f32` or `f64`.
+    const NAME: &'static str;
+    /// Bound on |got − want| / max(1, |want|) per component.
+    const TOLERANCE: f64;
+    /// Rounds an f64.
+    fn of(x: f64) -> Self;
+    /// Widens to f64.
+    fn to(self) -> f64;
+}
+
+impl Prec for f32 {
+    const NAME: &'static str = "f32";
+    const TOLERANCE: f64 = 2e-5;
+    fn of(x: f64) -> Self {
+        x as f32
+    }
+    fn to(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Prec for f64 {
+    const NAME: &'static str = "f64";
+    const TOLERANCE: f64 = 1e-13;
+    fn of(x: f64) -> Self {
+        x
+    }
+    fn to(self) -> f64 {
+        self
+    }
+}
+
+fn round<T: Prec>(z: Complex<f64>) -> Complex<T> {
+    Complex::new(T::of(z.re), T::of(z.im))
+}
+
+fn widen<T: Prec>(z: Complex<T>) -> Complex<f64> {
+    Complex::new(z.re.to(), z.im.to())
+}
+
+/// One lattice's inputs.
+pub struct Problem {
+    /// The lattice.
+    pub lat: Lattice,
+    /// Its extent.
+    pub l: usize,
+    links: Vec<[ColorMatrix<f64>; 4]>,
+    psi: Vec<ColorVector<f64>>,
+}
+
+impl Problem {
+    /// Random inputs on the L^4 lattice.
+    pub fn new(l: usize, seed: u64) -> ongpu::Result<Problem> {
+        let lat = Lattice::new([l; 4])?;
+        let mut r = SmallRng::seed_from_u64(seed ^ l as u64);
+        let mut z = || Complex::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0));
+        let links = (0..lat.volume())
+            .map(|_| {
+                std::array::from_fn(|_| {
+                    ColorMatrix::new(std::array::from_fn(|_| std::array::from_fn(|_| z())))
+                })
+            })
+            .collect();
+        let psi = (0..lat.volume())
+            .map(|_| ColorVector::new(std::array::from_fn(|_| z())))
+            .collect();
+        Ok(Problem { lat, l, links, psi })
+    }
+
+    /// The links in precision `T`, layout `L`.
+    pub fn links<T: Prec, L: Layout>(&self) -> Field<[ColorMatrix<T>; 4], L>
+    where
+        [ColorMatrix<T>; 4]: Element,
+    {
+        Field::from_fn(self.lat.volume(), |i| {
+            self.links[i].map(|m| ColorMatrix::new(m.m.map(|row| row.map(round))))
+        })
+    }
+
+    /// The source in precision `T`, layout `L`.
+    pub fn psi<T: Prec, L: Layout>(&self) -> Field<ColorVector<T>, L>
+    where
+        ColorVector<T>: Element,
+    {
+        Field::from_fn(self.lat.volume(), |i| {
+            ColorVector::new(self.psi[i].v.map(round))
+        })
+    }
+
+    /// The output, NaN everywhere before a run.
+    pub fn poisoned_chi<T: Prec, L: Layout>(&self) -> Field<ColorVector<T>, L>
+    where
+        ColorVector<T>: Element,
+    {
+        let nan = Complex::new(T::of(f64::NAN), T::of(f64::NAN));
+        Field::filled(self.lat.volume(), ColorVector::new([nan; 3]))
+    }
+
+    /// Bytes of the no-reuse model: 8 links and 8 vectors read, one vector written, per
+    /// even site.
+    pub fn model_bytes<T: Prec>(&self) -> usize {
+        let real = std::mem::size_of::<T>();
+        self.lat.volume() / 2 * (8 * 18 + 8 * 6 + 6) * real
+    }
+
+    /// Checks every component of every even site of `chi` against the f64 hopping term of
+    /// the inputs rounded to `T`, and that odd sites were not written; returns the largest
+    /// error relative to max(1, |want|).
+    pub fn check<T: Prec, L: Layout>(
+        &self,
+        who: &str,
+        chi: &Field<ColorVector<T>, L>,
+    ) -> BenchResult<f64>
+    where
+        ColorVector<T>: Element,
+    {
+        let got = chi.to_vec()?;
+        let lat = &self.lat;
+        let rm = |m: &ColorMatrix<f64>| {
+            ColorMatrix::new(m.m.map(|row| row.map(|z| widen(round::<T>(z)))))
+        };
+        let rv = |v: &ColorVector<f64>| ColorVector::new(v.v.map(|z| widen(round::<T>(z))));
+        let mut worst = 0.0f64;
+        for (i, g) in got.iter().enumerate() {
+            if lat.parity(i) == 1 {
+                if g.v
+                    .iter()
+                    .any(|z| !z.re.to().is_nan() || !z.im.to().is_nan())
+                {
+                    return Err(format!(
+                        "{who}, {} L={}: odd site {i} was written",
+                        T::NAME,
+                        self.l
+                    )
+                    .into());
+                }
+                continue;
+            }
+            let mut want = ColorVector::<f64>::zero();
+            for mu in 0..4 {
+                let (f, b) = (lat.shift(i, mu, 1), lat.shift(i, mu, -1));
+                want += rm(&self.links[i][mu]) * rv(&self.psi[f])
+                    - rm(&self.links[b][mu]).adj() * rv(&self.psi[b]);
+            }
+            for (gz, wz) in g.v.iter().zip(want.v) {
+                for (gv, wv) in [(gz.re.to(), wz.re), (gz.im.to(), wz.im)] {
+                    let e = (gv - wv).abs() / wv.abs().max(1.0);
+                    if e.is_nan() || e > T::TOLERANCE {
+                        return Err(format!(
+                            "{who}, {} {} L={}: site {i}: got {gv}, want {wv}",
+                            T::NAME,
+                            L::name(),
+                            self.l
+                        )
+                        .into());
+                    }
+                    worst = worst.max(e);
+                }
+            }
+        }
+        Ok(worst)
+    }
+}

@@ -1,0 +1,135 @@
+//! The GPU side: ours, the hand-written kernel of `reference.cu` on the same fields (through
+//! their device addresses), and the copy ceiling, each checked first, then timed with CUDA
+//! events over batches of back-to-back launches (median of `--reps`).
+
+use crate::data::{Prec, Problem};
+use crate::report::Row;
+use crate::{common, ours, BenchResult, Options};
+use ongpu::cuda::{self, nvrtc, Device, DeviceBuffer, Function, ParamList, Shape};
+use ongpu::prelude::*;
+use ongpu::{Backend, Element, Layout};
+
+/// The hand-written kernels and the copy kernel.
+const REFERENCE: &str = include_str!("reference.cu");
+
+/// The geometry the reference kernel takes (`struct Geom` of `reference.cu`).
+#[repr(C)]
+struct Geom {
+    l: [i32; 4],
+    v: u32,
+    h: u32,
+}
+
+fn module(dev: &'static Device) -> ongpu::Result<nvrtc::Compiled> {
+    let (arch, _) = nvrtc::target_for(dev.info().compute_capability);
+    nvrtc::compile(REFERENCE, &arch, "reference.cu", &[])
+}
+
+/// One launch of the hand-written kernel `f`: one thread per even site.
+fn hand<T: Prec, L: Layout>(
+    dev: &'static Device,
+    f: Function,
+    p: &Problem,
+    tpb: u32,
+    u: &Field<[ColorMatrix<T>; 4], L>,
+    psi: &Field<ColorVector<T>, L>,
+    chi: &mut Field<ColorVector<T>, L>,
+) -> ongpu::Result<()>
+where
+    ColorVector<T>: Element,
+    [ColorMatrix<T>; 4]: Element,
+{
+    let v = p.lat.volume();
+    let (cp, up, pp) = (chi.device_ptr_mut()?, u.device_ptr()?, psi.device_ptr()?);
+    let geom = Geom {
+        l: [p.l as i32; 4],
+        v: v as u32,
+        h: (v / 2) as u32,
+    };
+    let stride = L::padded_len(v) as u64;
+    let mut params = ParamList::new();
+    params.push(&cp);
+    params.push(&up);
+    params.push(&pp);
+    params.push(&geom);
+    params.push(&stride);
+    let shape = Shape {
+        grid: ((v / 2).div_ceil(tpb as usize) as u32, 1, 1),
+        block: (tpb, 1, 1),
+        shared_bytes: 0,
+    };
+    // SAFETY: the parameters match `dslash_*(T*, const T*, const T*, Geom, u64)`; the fields
+    // hold `stride` padded sites of their layout and outlive the launch (the timing
+    // synchronises before they are dropped).
+    unsafe { cuda::launch(dev, f, shape, &mut params, || "the reference Dslash".into()) }
+}
+
+/// Seconds of the fastest copy of `bytes` bytes: `cuMemcpyDtoD`, or the 16-byte copy kernel
+/// with one, two or four waves of blocks.
+fn copy_seconds(
+    dev: &'static Device,
+    compiled: &nvrtc::Compiled,
+    bytes: usize,
+    reps: usize,
+) -> ongpu::Result<f64> {
+    let bytes = bytes.div_ceil(16) * 16;
+    let mut src = DeviceBuffer::alloc(dev, bytes, "the copy's source")?;
+    src.zero()?;
+    let mut dst = DeviceBuffer::alloc(dev, bytes, "the copy's destination")?;
+    let mut best = common::time(Backend::Cuda, reps, || dst.copy_from(&src))?;
+    let f = cuda::load_function(dev, compiled, "copy16")?;
+    let n = (bytes / 16) as u64;
+    for waves in [1u32, 2, 4] {
+        let blocks = dev.info().sm_count * 4 * waves;
+        let (sp, dp) = (src.ptr(), dst.ptr());
+        let t = common::time(Backend::Cuda, reps, || {
+            let mut params = ParamList::new();
+            params.push(&sp);
+            params.push(&dp);
+            params.push(&n);
+            let shape = Shape {
+                grid: (blocks, 1, 1),
+                block: (256, 1, 1),
+                shared_bytes: 0,
+            };
+            // SAFETY: `copy16(const uint4*, uint4*, u64)` over `n` 16-byte words of the two
+            // live buffers.
+            unsafe { cuda::launch(dev, f, shape, &mut params, || "copy16".into()) }
+        })?;
+        best = best.min(t);
+    }
+    Ok(best)
+}
+
+/// Checks and times ours, the hand-written kernel and the copy for `T`, `L` on `p`.
+pub fn run<T: Prec, L: Layout>(opts: &Options, p: &Problem) -> BenchResult<Vec<Row>>
+where
+    ColorMatrix<T>: Element,
+    ColorVector<T>: Element,
+    [ColorMatrix<T>; 4]: Element,
+{
+    let dev = cuda::device()?;
+    let compiled = module(dev)?;
+    let layout = L::name().to_lowercase().replace(['<', '>'], "");
+    let f = cuda::load_function(dev, &compiled, &format!("dslash_{}_{layout}", T::NAME))?;
+    let (u, psi) = (p.links::<T, L>(), p.psi::<T, L>());
+    let mut chi_ours = p.poisoned_chi::<T, L>();
+    let mut chi_hand = p.poisoned_chi::<T, L>();
+    ours(p.lat, opts.tpb, &u, &psi, &mut chi_ours)?;
+    let err_ours = p.check::<T, L>("on_gpu!", &chi_ours)?;
+    hand(dev, f, p, opts.tpb, &u, &psi, &mut chi_hand)?;
+    let err_hand = p.check::<T, L>("hand-written", &chi_hand)?;
+    let t_ours = common::time(Backend::Cuda, opts.reps, || {
+        ours(p.lat, opts.tpb, &u, &psi, &mut chi_ours)
+    })?;
+    let t_hand = common::time(Backend::Cuda, opts.reps, || {
+        hand(dev, f, p, opts.tpb, &u, &psi, &mut chi_hand)
+    })?;
+    drop((u, psi, chi_ours, chi_hand));
+    let t_copy = copy_seconds(dev, &compiled, p.model_bytes::<T>() / 2, opts.reps)?;
+    Ok(vec![
+        Row::new::<T, L>("gpu", "on_gpu", p, t_ours, Some(err_ours)),
+        Row::new::<T, L>("gpu", "hand_written", p, t_hand, Some(err_hand)),
+        Row::new::<T, L>("gpu", "device_copy", p, t_copy, None),
+    ])
+}
