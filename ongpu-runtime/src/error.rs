@@ -88,6 +88,41 @@ pub enum Error {
         total: usize,
     },
 
+    /// A field whose storage cannot exist: its size in bytes overflows what one allocation
+    /// can hold (`isize::MAX` bytes). `Field::zeros`, `filled`, `from_fn` and `from_vec` find
+    /// this when the field is made, allocate nothing, and every use of the field that needs
+    /// its storage (a call that captures it, `to_vec`, `get`, `set`, ...) returns this error.
+    #[error(
+        "a field of {len} sites of {element} ({layout}) would need {bytes} bytes, more than \
+         one allocation can hold ({max} bytes); nothing was allocated. Check how the length \
+         was computed (a negative number cast to usize, say)",
+        max = isize::MAX
+    )]
+    FieldTooLarge {
+        /// The length asked for.
+        len: usize,
+        /// The element type.
+        element: &'static str,
+        /// The layout.
+        layout: String,
+        /// The bytes the storage would need.
+        bytes: u128,
+    },
+
+    /// Ordinary (pageable) host memory could not be allocated. When it was a field's
+    /// storage that `Field::filled`, `from_fn` or `from_vec` could not allocate, the field
+    /// holds nothing and every use of it returns this error.
+    #[error(
+        "out of host memory: could not allocate {requested} bytes for {what}. Free memory, \
+         or use smaller fields (or fewer at a time)"
+    )]
+    OutOfHostMemory {
+        /// What the memory was for.
+        what: String,
+        /// Bytes asked for.
+        requested: usize,
+    },
+
     /// Page-locked host memory (a [`Storage::Pinned`](crate::Storage::Pinned) or
     /// [`Storage::Mapped`](crate::Storage::Mapped) field's host copy) could not be allocated.
     #[error(

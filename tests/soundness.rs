@@ -1,0 +1,197 @@
+//! Soundness: sizes that overflow, allocations the system refuses, panicking bodies. Each is
+//! an `Error` from safe code, never heap corruption, an abort or a panic.
+
+use ongpu::prelude::*;
+use ongpu::{with_backend, Backend, Error, Residency, Storage};
+
+fn cpu<R>(f: impl FnOnce() -> R) -> R {
+    with_backend(Backend::Cpu, f)
+}
+
+/// 1024819115206086201 × 18 values × 8 bytes wraps to 16 bytes in 64-bit arithmetic.
+const WRAPS: usize = 1024819115206086201;
+
+fn too_large<T>(r: ongpu::Result<T>) -> Error {
+    match r {
+        Err(e @ Error::FieldTooLarge { .. }) => e,
+        Err(e) => panic!("expected FieldTooLarge, got {e:?}"),
+        Ok(_) => panic!("expected FieldTooLarge, got Ok"),
+    }
+}
+
+#[test]
+fn a_length_whose_bytes_overflow_is_an_error_at_every_use() {
+    cpu(|| {
+        let mut x: Field<ColorMatrix<f64>, AoS> = Field::zeros(WRAPS);
+        assert_eq!(x.len(), WRAPS);
+        let e = too_large(on_gpu!(4, {
+            x = ColorMatrix::identity() * 7.0;
+        }));
+        let text = e.to_string();
+        assert!(
+            text.contains(&WRAPS.to_string()) && text.contains("ColorMatrix<f64>"),
+            "{text}"
+        );
+        assert!(
+            text.contains("AoS") && text.contains("nothing was allocated"),
+            "{text}"
+        );
+        match e {
+            Error::FieldTooLarge { len, bytes, .. } => {
+                assert_eq!(len, WRAPS);
+                assert_eq!(bytes, WRAPS as u128 * 18 * 8);
+            }
+            _ => unreachable!(),
+        }
+        // Every later use says the same, and nothing was allocated.
+        too_large(x.to_vec());
+        too_large(x.get(0));
+        too_large(x.set(3, ColorMatrix::identity()));
+        too_large(x.sync_host());
+        too_large(x.as_host_mut().map(drop));
+        too_large(x.as_slice().map(drop));
+        too_large(x.set_storage(Storage::Pinned));
+        assert!(!x.has_host_copy());
+        assert_eq!(x.residency(), Residency::Zeros);
+        assert!(matches!(x.get(WRAPS), Err(Error::IndexOutOfRange { .. })));
+    });
+}
+
+#[test]
+fn a_set_past_a_wrapped_allocation_is_an_error() {
+    cpu(|| {
+        // (2^63 + 1) × 2 values wraps to 2 values (8 bytes): `set(40, ..)` wrote past them.
+        let mut c: Field<Complex<f32>, AoS> = Field::zeros((1 << 63) + 1);
+        too_large(c.set(40, Complex::new(1.0, 2.0)));
+        too_large(c.get(40));
+        // The other layouts, and the round-up to whole AoSoA blocks, are checked too.
+        let soa: Field<Complex<f32>, SoA> = Field::zeros((1 << 63) + 1);
+        too_large(soa.to_vec());
+        let blocks: Field<f32> = Field::zeros(usize::MAX); // rounds up past usize::MAX
+        too_large(blocks.get(0));
+        let blocks4: Field<f32, AoSoA<4>> = Field::zeros(usize::MAX - 1);
+        too_large(blocks4.to_vec());
+        // A length that just fits the bytes is not refused for its size.
+        let fits: Field<u32, AoS> = Field::zeros(isize::MAX as usize / 4);
+        assert_eq!(fits.len(), isize::MAX as usize / 4);
+    });
+}
+
+#[test]
+fn every_constructor_checks_the_size_and_builds_nothing() {
+    cpu(|| {
+        let mut called = false;
+        let f: Field<ColorVector<f64>, AoS> = Field::from_fn(usize::MAX / 16, |_| {
+            called = true;
+            ColorVector::zero()
+        });
+        assert!(!called, "f must not run for a field that cannot exist");
+        too_large(f.to_vec());
+        let g: Field<f64> = Field::filled(usize::MAX / 8 + 1, 1.0);
+        too_large(g.get(0));
+        let h: Field<Complex<f64>, SoA> = Field::zeros(usize::MAX / 16);
+        too_large(h.to_vec());
+    });
+}
+
+#[test]
+fn calls_and_reductions_over_a_field_too_large_run_nothing() {
+    cpu(|| {
+        let big: Field<f64, AoS> = Field::zeros(usize::MAX / 4);
+        let mut out: Field<f64, AoS> = Field::filled(8, 1.0);
+        too_large(on_gpu!(8, {
+            out = big + 1.0;
+        }));
+        assert_eq!(out.to_vec().unwrap(), vec![1.0; 8]);
+        let s: ongpu::Result<f64> = on_gpu!(sum: 8, { big });
+        too_large(s);
+        too_large(Field::<f64>::zeros(usize::MAX / 4).device_only().map(drop));
+    });
+}
+
+/// 2^44 f64 = 128 TiB: more than the whole address space of a process, so the allocator
+/// refuses it whatever the overcommit policy, without committing any memory.
+const REFUSED: usize = 1 << 44;
+
+fn out_of_host_memory<T>(r: ongpu::Result<T>) -> Error {
+    match r {
+        Err(e @ Error::OutOfHostMemory { .. }) => e,
+        Err(e) => panic!("expected OutOfHostMemory, got {e:?}"),
+        Ok(_) => panic!("expected OutOfHostMemory, got Ok"),
+    }
+}
+
+#[test]
+fn a_host_copy_the_allocator_refuses_is_an_error() {
+    cpu(|| {
+        let mut x: Field<f64> = Field::zeros(REFUSED);
+        let e = out_of_host_memory(on_gpu!(4, {
+            x = 1.0;
+        }));
+        match &e {
+            Error::OutOfHostMemory { requested, .. } => assert_eq!(*requested, REFUSED * 8),
+            _ => unreachable!(),
+        }
+        assert!(e.to_string().contains(&(REFUSED * 8).to_string()), "{e}");
+        out_of_host_memory(x.to_vec());
+        out_of_host_memory(x.set(1, 2.0));
+        assert!(!x.has_host_copy());
+    });
+}
+
+#[test]
+fn a_constructor_whose_allocation_is_refused_builds_nothing() {
+    cpu(|| {
+        let mut calls = 0;
+        let y: Field<f64> = Field::from_fn(REFUSED, |i| {
+            calls += 1;
+            i as f64
+        });
+        assert_eq!(calls, 0);
+        assert_eq!(y.len(), REFUSED);
+        let e = out_of_host_memory(y.get(0));
+        assert!(e.to_string().contains("f64"), "{e}");
+        out_of_host_memory(y.to_vec());
+        let mut z: Field<f64> = Field::zeros(4);
+        out_of_host_memory(on_gpu!(4, {
+            z = y;
+        }));
+        assert_eq!(z.to_vec().unwrap(), vec![0.0; 4]);
+        let f: Field<ColorMatrix<f32>, SoA> = Field::filled(REFUSED, ColorMatrix::identity());
+        out_of_host_memory(f.to_vec());
+    });
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+#[ignore = "needs a CUDA device"]
+fn on_the_gpu_fields_too_large_or_refused_are_errors() {
+    with_backend(Backend::Cuda, || {
+        let mut x: Field<ColorMatrix<f64>, AoS> = Field::zeros(WRAPS);
+        too_large(on_gpu!(4, {
+            x = ColorMatrix::identity() * 7.0;
+        }));
+        too_large(x.device_ptr());
+        too_large(x.device_ptr_mut());
+        too_large(x.sync_device());
+        let mut c: Field<Complex<f32>, AoS> = Field::zeros((1 << 63) + 1);
+        too_large(c.set(40, Complex::new(1.0, 2.0)));
+        too_large(Field::<f64>::zeros(usize::MAX / 4).device_only().map(drop));
+        // Storage that fits the address space but not the device: the device's refusal.
+        let mut y: Field<f64> = Field::zeros(REFUSED);
+        match on_gpu!(4, {
+            y = 1.0;
+        }) {
+            Err(Error::OutOfDeviceMemory { requested, .. }) => assert_eq!(requested, REFUSED * 8),
+            other => panic!("expected OutOfDeviceMemory, got {other:?}"),
+        }
+        let from: Field<f64> = Field::from_fn(REFUSED, |i| i as f64);
+        let mut z: Field<f64> = Field::zeros(4);
+        out_of_host_memory(on_gpu!(4, {
+            z = from;
+        }));
+        // A page-locked host copy the driver refuses.
+        let p: Field<f64> = Field::zeros(REFUSED).pinned().unwrap();
+        assert!(matches!(p.to_vec(), Err(Error::HostAllocation { .. })));
+    })
+}
