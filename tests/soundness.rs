@@ -195,3 +195,23 @@ fn on_the_gpu_fields_too_large_or_refused_are_errors() {
         assert!(matches!(p.to_vec(), Err(Error::HostAllocation { .. })));
     })
 }
+
+#[test]
+fn download_async_of_a_device_only_field_is_refused_on_the_cpu_too() {
+    cpu(|| {
+        let s = ongpu::Stream::new();
+        let x: Field<f64> = Field::from_fn(8, |i| i as f64).device_only().unwrap();
+        let e = x.download_async(&s).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+        assert!(e.to_string().contains("device-only"), "{e}");
+        let z: Field<f64> = Field::zeros(8).device_only().unwrap();
+        assert!(matches!(
+            z.download_async(&s),
+            Err(Error::InvalidArgument(_))
+        ));
+        // Other storage: nothing to download on the CPU, and no error.
+        let p: Field<f64> = Field::filled(8, 1.0);
+        p.download_async(&s).unwrap();
+        assert_eq!(x.to_vec().unwrap()[7], 7.0);
+    });
+}
