@@ -215,3 +215,98 @@ fn download_async_of_a_device_only_field_is_refused_on_the_cpu_too() {
         assert_eq!(x.to_vec().unwrap()[7], 7.0);
     });
 }
+
+#[test]
+fn a_panicking_body_names_its_site_and_where_it_panicked() {
+    cpu(|| {
+        let d: Field<i32> = Field::from_vec(vec![1, 2, 0, 4]);
+        let mut q: Field<i32> = Field::filled(4, 0);
+        let e = on_gpu!({
+            q = 100 / d;
+        })
+        .unwrap_err();
+        match &e {
+            Error::BodyPanicked { index, message, .. } => {
+                assert_eq!(*index, Some(2));
+                assert!(message.contains("divide by zero"), "{message}");
+                assert!(message.contains("soundness.rs"), "{message}");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(e.to_string().contains("at site 2"), "{e}");
+        // Many chunks on several threads, a site inside a group of lanes (AoSoA and SoA).
+        let n = 100_000;
+        let d: Field<i32> = Field::from_fn(n, |i| if i == 70_001 { 0 } else { 1 });
+        let s: Field<i32, SoA> = Field::from_fn(n, |i| if i == 99_999 { 0 } else { 1 });
+        let mut q: Field<i32> = Field::zeros(n);
+        match on_gpu!({
+            q = 7 / d;
+        }) {
+            Err(Error::BodyPanicked { index, .. }) => assert_eq!(index, Some(70_001)),
+            other => panic!("unexpected {other:?}"),
+        }
+        match on_gpu!(n, {
+            q = 7 / s;
+        }) {
+            Err(Error::BodyPanicked { index, .. }) => assert_eq!(index, Some(99_999)),
+            other => panic!("unexpected {other:?}"),
+        }
+        // Reductions too.
+        let r: ongpu::Result<i64> = on_gpu!(sum: n, { 7 / d });
+        match r {
+            Err(Error::BodyPanicked { index, .. }) => assert_eq!(index, Some(70_001)),
+            other => panic!("unexpected {other:?}"),
+        }
+        // The other sites ran.
+        assert_eq!(q.get(70_000).unwrap(), 7);
+    });
+}
+
+/// Runs this test binary again, running only `test` in a child, and returns its stderr.
+fn child_stderr(test: &str) -> String {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env("ONGPU_TEST_CHILD", "1")
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "child failed: {out:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_panic_caught_as_an_error_is_not_printed_but_others_are() {
+    if std::env::var_os("ONGPU_TEST_CHILD").is_some() {
+        cpu(|| {
+            let d: Field<i32> = Field::from_fn(10_000, |i| (i != 5000) as i32);
+            let mut q: Field<i32> = Field::zeros(10_000);
+            let e = on_gpu!({
+                q = 1 / d;
+            })
+            .unwrap_err();
+            eprintln!("CHILD ERROR: {e}");
+            let r: ongpu::Result<i64> = on_gpu!(sum: { 1 / d });
+            assert!(r.is_err());
+        });
+        // A panic outside a body still reaches the hook that was there before.
+        let _ = std::panic::catch_unwind(|| panic!("a panic outside any body"));
+        // And inside a body again, after one outside: still quiet.
+        cpu(|| {
+            let d: Field<i32> = Field::from_vec(vec![0]);
+            let mut q: Field<i32> = Field::zeros(1);
+            assert!(on_gpu!({
+                q = 1 / d;
+            })
+            .is_err());
+        });
+        return;
+    }
+    let err = child_stderr("a_panic_caught_as_an_error_is_not_printed_but_others_are");
+    assert!(
+        err.contains("CHILD ERROR:") && err.contains("at site 5000"),
+        "{err}"
+    );
+    assert!(err.contains("a panic outside any body"), "{err}");
+    // Three bodies panicked; only the error's text and the outside panic say "panicked at".
+    assert_eq!(err.matches("panicked at").count(), 2, "{err}");
+}

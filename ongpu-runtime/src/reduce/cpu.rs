@@ -5,9 +5,10 @@
 
 use super::Reduction;
 use crate::capture::Captures;
-use crate::error::{Error, Result};
+use crate::error::{catch_body, panic_message, Error, Result};
 use crate::launch::site::CallSite;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// Sites per chunk (rounded up to whole layout blocks).
 pub(crate) const CHUNK_SITES: usize = 4096;
@@ -38,23 +39,45 @@ where
     let views = caps.host_views(n)?;
     let chunk = CHUNK_SITES.div_ceil(C::BLOCK) * C::BLOCK;
     let chunks = n.div_ceil(chunk);
+    // The first site found panicking (the lowest, if several threads find one) and its
+    // message; once one is found, chunks not yet started are skipped.
+    let panicked: Mutex<Option<(usize, String)>> = Mutex::new(None);
+    let stop = AtomicBool::new(false);
     let chunk_value = |c: usize| {
-        let mut acc = Op::identity();
-        for s in c * chunk..((c + 1) * chunk).min(n) {
-            // SAFETY: `s < n` and the views were made for `n` sites. Chunks own disjoint site
-            // ranges, so no two threads touch the same site (see `HostPtr`).
-            unsafe {
-                let (out, v) = body(s, C::load(&views, s));
-                C::store(&views, s, out);
-                acc = Op::add(acc, v);
+        if stop.load(Ordering::Relaxed) {
+            return Op::identity();
+        }
+        let start = c * chunk;
+        let end = start + (n - start).min(chunk);
+        let mut at = start;
+        // A panic of the body is caught (and not printed: it is the error).
+        let outcome = catch_body(|| {
+            let mut acc = Op::identity();
+            for s in start..end {
+                at = s;
+                // SAFETY: `s < n` and the views were made for `n` sites. Chunks own disjoint
+                // site ranges, so no two threads touch the same site (see `HostPtr`).
+                unsafe {
+                    let (out, v) = body(s, C::load(&views, s));
+                    C::store(&views, s, out);
+                    acc = Op::add(acc, v);
+                }
             }
-        }
-        acc
+            acc
+        });
+        outcome.unwrap_or_else(|panic| {
+            stop.store(true, Ordering::Relaxed);
+            let message = panic_message(&*panic);
+            let mut first = panicked.lock().unwrap_or_else(PoisonError::into_inner);
+            if first.as_ref().map_or(true, |(s, _)| at < *s) {
+                *first = Some((at, message));
+            }
+            Op::identity()
+        })
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        if chunks == 1 {
-            return chunk_value(0);
-        }
+    let value = if chunks == 1 {
+        chunk_value(0)
+    } else {
         #[cfg(feature = "rayon")]
         let parts: Vec<Op::Acc> = {
             use rayon::prelude::*;
@@ -63,11 +86,18 @@ where
         #[cfg(not(feature = "rayon"))]
         let parts: Vec<Op::Acc> = (0..chunks).map(chunk_value).collect();
         tree::<Op, V>(&parts)
-    }));
-    outcome.map_err(|panic| Error::BodyPanicked {
-        site: site.location(),
-        message: crate::error::panic_message(&*panic),
-    })
+    };
+    match panicked
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+    {
+        None => Ok(value),
+        Some((index, message)) => Err(Error::BodyPanicked {
+            site: site.location(),
+            index: Some(index),
+            message,
+        }),
+    }
 }
 
 #[cfg(test)]
