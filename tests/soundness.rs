@@ -310,3 +310,233 @@ fn a_panic_caught_as_an_error_is_not_printed_but_others_are() {
     // Three bodies panicked; only the error's text and the outside panic say "panicked at".
     assert_eq!(err.matches("panicked at").count(), 2, "{err}");
 }
+
+/// The kernel cache on disk: what is in the folder cannot hang, fool or break a lookup.
+#[cfg(feature = "cuda")]
+mod kernel_cache {
+    use ongpu::cuda::disk_cache::{DiskCache, Origin};
+    use std::path::Path;
+    use std::time::Duration;
+
+    const ARCH: &str = "sm_90";
+
+    fn kernel(tag: u32) -> String {
+        format!(
+            "extern \"C\" __global__ void ongpu_kernel(float* x) {{ x[threadIdx.x] *= {tag}.0f; }}\n"
+        )
+    }
+
+    fn nvrtc() -> bool {
+        if ongpu::cuda::nvrtc::available() {
+            return true;
+        }
+        assert!(
+            std::env::var_os("ONGPU_SKIP_NVRTC").is_some(),
+            "NVRTC not found (source scripts/nvrtc-env.sh, or set ONGPU_SKIP_NVRTC=1)"
+        );
+        false
+    }
+
+    /// `f` on another thread, failing the test if it has not returned after 60 s (a lookup
+    /// that blocks).
+    fn within_a_minute<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(f()).unwrap());
+        rx.recv_timeout(Duration::from_secs(60))
+            .expect("the cache lookup blocked")
+    }
+
+    /// SHA-256 of `bytes` (by `sha256sum`, to need no hashing crate here).
+    fn sha256(bytes: &[u8]) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("bytes");
+        std::fs::write(&file, bytes).unwrap();
+        let out = std::process::Command::new("sha256sum")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let hex = String::from_utf8(out.stdout).unwrap();
+        (0..32)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect()
+    }
+
+    fn mkfifo(path: &Path) {
+        let ok = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "mkfifo {}", path.display());
+    }
+
+    #[test]
+    fn a_fifo_in_the_cache_is_not_opened() {
+        if !nvrtc() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let cache = DiskCache::new(dir.path());
+        let src = kernel(1);
+        let (good, _) = cache.compile(&src, ARCH, "a test kernel", &[]).unwrap();
+        // The entry is a FIFO: a miss, rebuilt and replaced by a file.
+        let entry = cache.path_for(&src, ARCH, &[]);
+        std::fs::remove_file(&entry).unwrap();
+        mkfifo(&entry);
+        let c = cache.clone();
+        let s = src.clone();
+        assert!(within_a_minute(move || c.lookup(&s, ARCH, &[])).is_none());
+        let (c, s) = (cache.clone(), src.clone());
+        let (again, origin) =
+            within_a_minute(move || c.compile(&s, ARCH, "a test kernel", &[]).unwrap());
+        assert_eq!(origin, Origin::Compiled);
+        assert_eq!(again.image, good.image);
+        assert!(std::fs::metadata(&entry).unwrap().is_file());
+        // The recorded NVRTC version is a FIFO: a miss, not a hang.
+        let record = dir.path().join("nvrtc-version");
+        std::fs::remove_file(&record).unwrap();
+        mkfifo(&record);
+        let (c, s) = (cache.clone(), src.clone());
+        assert!(within_a_minute(move || c.lookup(&s, ARCH, &[])).is_none());
+    }
+
+    #[test]
+    fn an_entry_with_a_matching_checksum_but_no_image_is_rebuilt() {
+        if !nvrtc() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let cache = DiskCache::new(dir.path());
+        let src = kernel(2);
+        let (good, _) = cache.compile(&src, ARCH, "a test kernel", &[]).unwrap();
+        let entry = cache.path_for(&src, ARCH, &[]);
+        // A well-formed entry for this key (magic and key kept, kind cubin), whose length and
+        // checksum match a garbage image.
+        let valid = std::fs::read(&entry).unwrap();
+        let garbage = b"not an ELF file, whatever the checksum says".to_vec();
+        let mut crafted = valid[..40].to_vec();
+        crafted.push(0);
+        crafted.extend_from_slice(&(garbage.len() as u64).to_le_bytes());
+        crafted.extend_from_slice(&sha256(&garbage));
+        crafted.extend_from_slice(&garbage);
+        std::fs::write(&entry, &crafted).unwrap();
+        assert!(cache.lookup(&src, ARCH, &[]).is_none());
+        let (again, origin) = cache.compile(&src, ARCH, "a test kernel", &[]).unwrap();
+        assert_eq!(origin, Origin::Compiled);
+        assert_eq!(again.image, good.image);
+        assert_eq!(
+            cache.compile(&src, ARCH, "a test kernel", &[]).unwrap().1,
+            Origin::Disk
+        );
+    }
+
+    /// Replaces every entry in `dir` by a well-formed one (magic, key, lengths and checksum
+    /// right) whose image starts like an ELF file but is garbage.
+    fn craft_garbage_entries(dir: &Path) -> usize {
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_some_and(|x| x == "ongpu-kernel") {
+                let valid = std::fs::read(&path).unwrap();
+                let mut garbage = b"\x7fELF".to_vec();
+                garbage.extend((0..200u32).map(|i| (i * 37 % 251) as u8));
+                let mut crafted = valid[..41].to_vec();
+                crafted.extend_from_slice(&(garbage.len() as u64).to_le_bytes());
+                crafted.extend_from_slice(&sha256(&garbage));
+                crafted.extend_from_slice(&garbage);
+                std::fs::write(&path, &crafted).unwrap();
+                n += 1;
+            }
+        }
+        n
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn an_image_the_driver_refuses_is_rebuilt() {
+        if std::env::var_os("ONGPU_TEST_CHILD").is_some() {
+            ongpu::with_backend(ongpu::Backend::Cuda, || {
+                let mut x: ongpu::Field<f32> = ongpu::Field::zeros(1000);
+                ongpu::on_gpu!({
+                    x = 2.5;
+                })
+                .unwrap();
+                assert_eq!(x.get(999).unwrap(), 2.5);
+            });
+            println!("CHILD: ok");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let run = || {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "kernel_cache::an_image_the_driver_refuses_is_rebuilt",
+                    "--nocapture",
+                    "--include-ignored",
+                ])
+                .env("ONGPU_TEST_CHILD", "1")
+                .env("ONGPU_CACHE_DIR", dir.path())
+                .output()
+                .unwrap();
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(text.contains("CHILD: ok"), "{text}");
+        };
+        run();
+        assert!(craft_garbage_entries(dir.path()) > 0);
+        run(); // the driver refuses the cached image: rebuilt, stored, and the call runs
+        run();
+    }
+
+    #[test]
+    fn a_cache_folder_that_is_a_file_compiles_and_says_so() {
+        if std::env::var_os("ONGPU_TEST_CHILD").is_some() {
+            match DiskCache::from_env() {
+                None => println!("CHILD: off"),
+                Some(c) => println!("CHILD: dir {}", c.dir().display()),
+            }
+            return;
+        }
+        if !nvrtc() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("not-a-folder");
+        std::fs::write(&file, b"a file").unwrap();
+        // Chosen by the environment: the cache is off, with a warning that names the path.
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "kernel_cache::a_cache_folder_that_is_a_file_compiles_and_says_so",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("ONGPU_TEST_CHILD", "1")
+            .env("ONGPU_CACHE_DIR", &file)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(stdout.contains("CHILD: off"), "{stdout}");
+        assert!(
+            stderr.contains(&file.display().to_string()) && stderr.contains("not a folder"),
+            "{stderr}"
+        );
+        // Given explicitly: kernels still compile, nothing is stored, and the file is left.
+        let cache = DiskCache::new(&file);
+        let src = kernel(3);
+        assert!(cache.lookup(&src, ARCH, &[]).is_none());
+        for _ in 0..2 {
+            let (c, origin) = cache.compile(&src, ARCH, "a test kernel", &[]).unwrap();
+            assert_eq!(origin, Origin::Compiled);
+            assert!(!c.image.is_empty());
+        }
+        assert_eq!(std::fs::read(&file).unwrap(), b"a file");
+    }
+}
