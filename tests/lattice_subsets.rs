@@ -1,8 +1,6 @@
 //! Lattices as the index space of calls (CPU backend): subsets run their own parity only,
 //! fields must hold the lattice volume, element arrays load and store per entry.
 
-#![allow(clippy::needless_range_loop)]
-
 use ongpu::prelude::*;
 
 fn cpu<R>(f: impl FnOnce() -> R) -> R {

@@ -66,6 +66,8 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
                 __ongpu_count,
                 __ongpu_tpb,
                 #args,
+                // Lattice code indexes element arrays by direction: `for mu in 0..4 { u[mu] }`.
+                #[allow(clippy::needless_range_loop)]
                 |#site_var: usize, #pats| {
                     #bind_index
                     let #value_var = {

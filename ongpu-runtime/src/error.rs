@@ -88,6 +88,41 @@ pub enum Error {
         total: usize,
     },
 
+    /// A field whose storage cannot exist: its size in bytes overflows what one allocation
+    /// can hold (`isize::MAX` bytes). `Field::zeros`, `filled`, `from_fn` and `from_vec` find
+    /// this when the field is made, allocate nothing, and every use of the field that needs
+    /// its storage (a call that captures it, `to_vec`, `get`, `set`, ...) returns this error.
+    #[error(
+        "a field of {len} sites of {element} ({layout}) would need {bytes} bytes, more than \
+         one allocation can hold ({max} bytes); nothing was allocated. Check how the length \
+         was computed (a negative number cast to usize, say)",
+        max = isize::MAX
+    )]
+    FieldTooLarge {
+        /// The length asked for.
+        len: usize,
+        /// The element type.
+        element: &'static str,
+        /// The layout.
+        layout: String,
+        /// The bytes the storage would need.
+        bytes: u128,
+    },
+
+    /// Ordinary (pageable) host memory could not be allocated. When it was a field's
+    /// storage that `Field::filled`, `from_fn` or `from_vec` could not allocate, the field
+    /// holds nothing and every use of it returns this error.
+    #[error(
+        "out of host memory: could not allocate {requested} bytes for {what}. Free memory, \
+         or use smaller fields (or fewer at a time)"
+    )]
+    OutOfHostMemory {
+        /// What the memory was for.
+        what: String,
+        /// Bytes asked for.
+        requested: usize,
+    },
+
     /// Page-locked host memory (a [`Storage::Pinned`](crate::Storage::Pinned) or
     /// [`Storage::Mapped`](crate::Storage::Mapped) field's host copy) could not be allocated.
     #[error(
@@ -219,12 +254,17 @@ pub enum Error {
     },
 
     /// The body panicked on the CPU backend (integer overflow in a debug build, division by
-    /// zero, an out-of-range index). Sites that had already run keep their results.
-    #[error("{site}: the body panicked on the CPU backend: {message}")]
+    /// zero, an out-of-range index). Sites that had already run keep their results. The
+    /// panic is not printed (it is this error).
+    #[error("{site}: the body panicked on the CPU backend{}: {message}", at_site(.index))]
     BodyPanicked {
         /// The call site.
         site: Location,
-        /// The panic's message.
+        /// The site (the body's `i`) whose body panicked: the first found (with several
+        /// threads, the lowest of the sites found panicking). `None` for an explicit kernel,
+        /// whose message names the block and thread.
+        index: Option<usize>,
+        /// The panic's message, and where in the source it panicked.
         message: String,
     },
 
@@ -305,15 +345,59 @@ pub fn number_lines(source: &str) -> String {
     out
 }
 
-/// The message of a caught panic (its `&str` or `String` payload), for `Error::BodyPanicked`.
+fn at_site(index: &Option<usize>) -> String {
+    index.map_or_else(String::new, |i| format!(" at site {i}"))
+}
+
+/// The message of a caught panic (its `&str` or `String` payload), for `Error::BodyPanicked`,
+/// with where it panicked when [`catch_body`] caught it on this thread.
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
+    let message = if let Some(s) = panic.downcast_ref::<&str>() {
         s.to_string()
     } else if let Some(s) = panic.downcast_ref::<String>() {
         s.clone()
     } else {
         "a panic with no message".to_string()
+    };
+    match BODY_PANIC_AT.with(|at| at.take()) {
+        Some(at) => format!("{message} (panicked at {at})"),
+        None => message,
     }
+}
+
+thread_local! {
+    /// True while this thread runs user code under [`catch_body`].
+    static IN_BODY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Where the last panic caught by [`catch_body`] on this thread happened.
+    static BODY_PANIC_AT: std::cell::Cell<Option<String>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` (bodies of a call on the CPU backend) and catches its panic, which the call
+/// returns as [`Error::BodyPanicked`], so the panic hook does not print it: the process's
+/// panic hook is wrapped once by one that skips panics of threads inside `catch_body` (a
+/// thread-local flag) and hands every other panic to the hook it replaced. (With
+/// `panic = "abort"` nothing is caught, and every panic is printed.)
+pub(crate) fn catch_body<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
+    static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
+    if !std::thread::panicking() {
+        // (`take_hook` panics on a panicking thread: a call from a `Drop` during unwinding
+        // keeps the hook as it is.)
+        QUIET_HOOK.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if cfg!(panic = "unwind") && IN_BODY.with(|b| b.get()) {
+                    let at = info.location().map(|l| l.to_string());
+                    BODY_PANIC_AT.with(|cell| cell.set(at));
+                } else {
+                    previous(info)
+                }
+            }));
+        });
+    }
+    let was = IN_BODY.with(|b| b.replace(true));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    IN_BODY.with(|b| b.set(was));
+    outcome
 }
 
 #[cfg(test)]

@@ -1,9 +1,6 @@
 //! Lattice programs: calls over a lattice and its parities, element arrays (gauge links,
 //! spinors) in every layout, and stencils with neighbour shifts.
 
-// Loops over directions index element arrays, as lattice code does.
-#![allow(clippy::needless_range_loop)]
-
 use super::{matrix, matrix_reals, rng, to_f32, to_f64, Kind, Output};
 use ongpu::prelude::*;
 use rand::Rng;
@@ -240,10 +237,10 @@ pub fn staggered_dslash() -> Vec<Output> {
             continue;
         }
         let mut acc = ColorVector::<f64>::zero();
-        for mu in 0..4 {
+        for (mu, link) in links[i].iter().enumerate() {
             let f = lat.shift(i, mu, 1);
             let b = lat.shift(i, mu, -1);
-            acc += round(&links[i][mu]) * round_v(&psi_host[f])
+            acc += round(link) * round_v(&psi_host[f])
                 - round(&links[b][mu]).adj() * round_v(&psi_host[b]);
         }
         want.extend(acc.v.iter().flat_map(|z| [z.re, z.im]));

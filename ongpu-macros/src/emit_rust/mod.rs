@@ -232,6 +232,8 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
                 // Inlined into the CPU backend's loop over a group of sites, so that the
                 // compiler can vectorise the body across them.
                 #[inline(always)]
+                // Lattice code indexes element arrays by direction: `for mu in 0..4 { u[mu] }`.
+                #[allow(clippy::needless_range_loop)]
                 |#site_var: usize, #pats| {
                     #bind_index
                     {

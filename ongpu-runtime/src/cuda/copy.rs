@@ -71,7 +71,10 @@ impl DeviceBuffer {
     /// Copies `src` to byte `offset` of the buffer (on the default stream, synchronously).
     pub(crate) fn upload_at<S: Pod>(&mut self, offset: usize, src: &[S]) -> Result<()> {
         let n = std::mem::size_of_val(src);
-        assert!(offset + n <= self.bytes(), "write past the end of a buffer");
+        assert!(
+            offset.checked_add(n).is_some_and(|end| end <= self.bytes()),
+            "write past the end of a buffer"
+        );
         self.device().bind()?;
         // SAFETY: the destination range lies inside this buffer (checked above).
         unsafe { result::memcpy_htod_sync(self.ptr() + offset as u64, src) }
@@ -81,7 +84,10 @@ impl DeviceBuffer {
     /// Copies the bytes at `offset` into `dst` (on the default stream, synchronously).
     pub(crate) fn download_at<S: Pod>(&self, offset: usize, dst: &mut [S]) -> Result<()> {
         let n = std::mem::size_of_val(dst);
-        assert!(offset + n <= self.bytes(), "read past the end of a buffer");
+        assert!(
+            offset.checked_add(n).is_some_and(|end| end <= self.bytes()),
+            "read past the end of a buffer"
+        );
         self.device().bind()?;
         // SAFETY: the source range lies inside this buffer (checked above).
         unsafe { result::memcpy_dtoh_sync(dst, self.ptr() + offset as u64) }

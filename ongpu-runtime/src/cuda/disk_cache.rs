@@ -7,6 +7,14 @@
 //! ignored and replaced, never trusted. Files are written to a temporary name and renamed, so
 //! readers never see half a file and two processes compiling the same kernel both succeed.
 //!
+//! Only regular files are read (a FIFO, a device or a folder in the cache is ignored, never
+//! opened, so a lookup cannot block), and an image must look like one (a cubin is an ELF
+//! file, PTX is text with `.version` and `.target`); an image that passes and is still
+//! refused by the driver is rebuilt by the loader (`launch/compile.rs`).
+//!
+//! A cache folder that is not a folder (a file is there) turns the cache off with one warning
+//! that names the path: the cache is an optimisation, and kernels are compiled as without it.
+//!
 //! Loading NVRTC costs milliseconds, so a lookup does not load it: the NVRTC version in the
 //! key is the one recorded in the folder (`nvrtc-version`) by the last process that loaded
 //! NVRTC. Every compile loads NVRTC and refreshes that record, so after an NVRTC upgrade the
@@ -56,6 +64,14 @@ impl DiskCache {
             Some(d) if !d.is_empty() => PathBuf::from(d),
             _ => dirs::cache_dir()?.join("ongpu"),
         };
+        if dir.exists() && !dir.is_dir() {
+            warn_once(&format!(
+                "ongpu: the kernel cache folder {} is not a folder (a file is there), so the \
+                 kernel cache is off; remove it, or set ONGPU_CACHE_DIR to a folder",
+                dir.display()
+            ));
+            return None;
+        }
         Some(DiskCache::new(dir))
     }
 
@@ -141,7 +157,8 @@ impl DiskCache {
 
     /// The NVRTC version recorded in the folder.
     fn recorded_nvrtc(&self) -> Option<String> {
-        let v = std::fs::read_to_string(self.version_record()).ok()?;
+        let v = read_regular_file(&self.version_record(), 64)?;
+        let v = String::from_utf8(v).ok()?;
         let v = v.trim();
         (!v.is_empty() && v.len() < 64).then(|| v.to_string())
     }
@@ -188,9 +205,43 @@ fn encode(key: &[u8; 32], c: &Compiled) -> Vec<u8> {
     out
 }
 
-/// The image in `path` if the file is complete, for `key`, and matches its checksum.
+/// The largest cache file read (a kernel image is kilobytes to a few megabytes).
+const MAX_FILE: u64 = 256 << 20;
+
+/// The contents of `path` if it is a regular file of at most `max` bytes. Anything else (a
+/// FIFO, whose opening would block until a writer comes; a device; a folder) is not opened.
+fn read_regular_file(path: &Path, max: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > max {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    // Replaced between the two looks? Check what was opened.
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > max {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// True if `image` looks like an image of `kind` (a cubin is ELF; PTX is text that declares
+/// its version and target), so that a file whose checksum matches but whose contents are
+/// not an image is rebuilt rather than given to the driver.
+fn looks_like(kind: ImageKind, image: &[u8]) -> bool {
+    match kind {
+        ImageKind::Cubin => image.starts_with(b"\x7fELF"),
+        ImageKind::Ptx => std::str::from_utf8(image)
+            .is_ok_and(|text| text.contains(".version") && text.contains(".target")),
+    }
+}
+
+/// The image in `path` if the file is complete, for `key`, matches its checksum and looks
+/// like an image.
 fn read_valid(path: &Path, key: &[u8; 32]) -> Option<Compiled> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = read_regular_file(path, MAX_FILE)?;
     if bytes.len() < HEADER || &bytes[..8] != MAGIC || &bytes[8..40] != key {
         return None;
     }
@@ -201,7 +252,10 @@ fn read_valid(path: &Path, key: &[u8; 32]) -> Option<Compiled> {
     };
     let len = u64::from_le_bytes(bytes[41..49].try_into().ok()?) as usize;
     let image = &bytes[HEADER..];
-    if image.len() != len || Sha256::digest(image).as_slice() != &bytes[49..81] {
+    if image.len() != len
+        || Sha256::digest(image).as_slice() != &bytes[49..81]
+        || !looks_like(kind, image)
+    {
         return None;
     }
     Some(Compiled {
@@ -214,7 +268,15 @@ fn read_valid(path: &Path, key: &[u8; 32]) -> Option<Compiled> {
 /// Writes `bytes` to a temporary file in `dir` and renames it to `path`.
 fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    std::fs::create_dir_all(dir)?;
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        if dir.exists() && !dir.is_dir() {
+            return Err(std::io::Error::new(
+                e.kind(),
+                format!("{} is not a folder (a file is there)", dir.display()),
+            ));
+        }
+        return Err(e);
+    }
     let tmp = dir.join(format!(
         ".tmp-{}-{}-{}",
         std::process::id(),

@@ -52,13 +52,27 @@ impl<T: Element, L: Layout> Field<T, L> {
     /// waits for exactly this copy.
     ///
     /// Overlaps other work only into page-locked memory ([`Storage::Pinned`]). A
-    /// [`Storage::DeviceOnly`] field keeps no host copy: downloading it is an error.
+    /// [`Storage::DeviceOnly`] field keeps no host copy: downloading it is an error
+    /// ([`Error::InvalidArgument`](crate::Error::InvalidArgument)), on every backend and
+    /// whichever copy is current, so that a program that passes on the CPU does not fail
+    /// on the GPU.
     ///
     /// [`to_vec`]: Field::to_vec
     /// [`get`]: Field::get
     /// [`Storage::Pinned`]: crate::Storage::Pinned
     /// [`Storage::DeviceOnly`]: crate::Storage::DeviceOnly
     pub fn download_async(&self, stream: &Stream) -> Result<()> {
+        {
+            let sides = self.lock();
+            sides.check_usable()?;
+            if sides.storage == super::Storage::DeviceOnly {
+                return Err(crate::error::Error::InvalidArgument(format!(
+                    "download_async of {}: a device-only field keeps no host copy; read it \
+                     with to_vec or get, or give it Pinned storage to download it on a stream",
+                    super::describe::<T, L>(self.len, self.stride)
+                )));
+            }
+        }
         #[cfg(feature = "cuda")]
         {
             if self.lock().newest != super::Residency::Device {

@@ -88,7 +88,13 @@ pub(crate) fn to_vec_aos<T: Element, L: Layout>(
     if TypeId::of::<L>() != TypeId::of::<AoS>() || !sides.reads_through_device() {
         return Ok(None);
     }
-    let mut out: Vec<T> = bytemuck::zeroed_vec(field.len());
+    let len = field.len();
+    let mut out: Vec<T> = bytemuck::allocation::try_zeroed_slice_box(len)
+        .map_err(|()| crate::error::Error::OutOfHostMemory {
+            what: format!("the result of to_vec ({len} elements)"),
+            requested: len.saturating_mul(std::mem::size_of::<T>()),
+        })?
+        .into();
     sides.download_into(bytemuck::cast_slice_mut(&mut out))?;
     Ok(Some(out))
 }

@@ -25,8 +25,15 @@ impl<S: Scalar> Sides<S> {
         dev: &'static Device,
         what: &dyn Fn() -> String,
     ) -> Result<&mut DeviceBuffer> {
+        self.check_usable()?;
         if self.device.is_none() {
-            let bytes = self.scalars * std::mem::size_of::<S>();
+            // Cannot overflow for a usable field (its bytes were checked when it was made).
+            let bytes = self
+                .scalars
+                .checked_mul(std::mem::size_of::<S>())
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!("{}: its size overflows usize bytes", what()))
+                })?;
             self.device = Some(DeviceBuffer::alloc(dev, bytes, &what())?);
         }
         Ok(self.device.as_mut().expect("allocated above"))

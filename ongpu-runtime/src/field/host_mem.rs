@@ -3,7 +3,7 @@
 
 use super::storage::Storage;
 use crate::element::Scalar;
-use crate::error::Result;
+use crate::error::{Error, Result};
 #[cfg(feature = "cuda")]
 use std::marker::PhantomData;
 
@@ -25,7 +25,9 @@ impl<S: Scalar> HostMem<S> {
         #[cfg(feature = "cuda")]
         if matches!(storage, Storage::Pinned | Storage::Mapped) {
             if let Ok(dev) = crate::cuda::probe() {
-                let bytes = n * std::mem::size_of::<S>();
+                let bytes = n.checked_mul(std::mem::size_of::<S>()).ok_or_else(|| {
+                    Error::InvalidArgument(format!("{}: {n} values overflow usize bytes", what()))
+                })?;
                 let buf = crate::cuda::HostBuffer::alloc(
                     dev,
                     bytes,
@@ -35,8 +37,8 @@ impl<S: Scalar> HostMem<S> {
                 return Ok(HostMem::Locked(buf, PhantomData));
             }
         }
-        let _ = (storage, what);
-        Ok(HostMem::Pageable(bytemuck::zeroed_vec(n)))
+        let _ = storage;
+        Ok(HostMem::Pageable(try_zeroed_vec(n, what)?))
     }
 
     /// The values.
@@ -77,4 +79,16 @@ impl<S: Scalar> HostMem<S> {
             HostMem::Locked(..) => true,
         }
     }
+}
+
+/// `n` zero values in ordinary memory, or [`Error::OutOfHostMemory`] naming `what` when the
+/// allocator refuses them (or their bytes overflow): never a panic or an abort. Zeroed by
+/// the allocator, so pages are committed only when first touched.
+pub(crate) fn try_zeroed_vec<S: Scalar>(n: usize, what: &dyn Fn() -> String) -> Result<Vec<S>> {
+    bytemuck::allocation::try_zeroed_slice_box(n)
+        .map(Vec::from)
+        .map_err(|()| Error::OutOfHostMemory {
+            what: what(),
+            requested: n.saturating_mul(std::mem::size_of::<S>()),
+        })
 }

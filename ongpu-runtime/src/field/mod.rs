@@ -21,7 +21,7 @@ pub use storage::Storage;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::{AoS, AoSoA, Layout};
-use sides::Sides;
+use sides::{Sides, Unusable};
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -56,41 +56,88 @@ pub struct Field<T: Element, L: Layout = AoSoA<32>> {
 }
 
 impl<T: Element, L: Layout> Field<T, L> {
-    fn with_sides(len: usize, sides: Sides<T::Scalar>) -> Self {
+    fn with_sides(len: usize, stride: usize, sides: Sides<T::Scalar>) -> Self {
         Field {
             len,
-            stride: L::padded_len(len) as u64,
+            stride: stride as u64,
             sides: Mutex::new(sides),
             _layout: PhantomData,
         }
     }
 
-    fn storage_len(len: usize) -> usize {
-        L::padded_len(len) * T::COMPONENTS
+    /// A field of `len` sites that holds no storage: every use returns `why`'s error.
+    fn unusable(len: usize, why: Unusable) -> Self {
+        Self::with_sides(len, 0, Sides::unusable(why))
+    }
+
+    /// The padded length (the component stride) and the number of scalars of the storage of
+    /// `len` sites, checked: their bytes must fit one allocation (`isize::MAX` bytes).
+    fn sizes(len: usize) -> std::result::Result<(usize, usize), Unusable> {
+        let size = std::mem::size_of::<T::Scalar>();
+        let too_large = || Unusable::TooLarge {
+            len,
+            element: std::any::type_name::<T>(),
+            layout: L::name(),
+            bytes: (len as u128).next_multiple_of(L::BLOCK as u128)
+                * T::COMPONENTS as u128
+                * size as u128,
+        };
+        // `padded_len` rounds up to whole blocks: check first that the round-up fits.
+        if len.checked_next_multiple_of(L::BLOCK).is_none() {
+            return Err(too_large());
+        }
+        let stride = L::padded_len(len);
+        match stride
+            .checked_mul(T::COMPONENTS)
+            .and_then(|scalars| Some((scalars, scalars.checked_mul(size)?)))
+        {
+            Some((scalars, bytes)) if bytes <= isize::MAX as usize => Ok((stride, scalars)),
+            _ => Err(too_large()),
+        }
     }
 
     /// A field of `len` zero elements. Nothing is allocated until a side is first used (on
-    /// the device it is then zeroed there, without a host copy).
+    /// the device it is then zeroed there, without a host copy). A `len` whose storage could
+    /// never fit in memory makes a field whose every use returns [`Error::FieldTooLarge`].
     pub fn zeros(len: usize) -> Self {
-        Self::with_sides(len, Sides::zeros(Self::storage_len(len)))
+        match Self::sizes(len) {
+            Ok((stride, scalars)) => Self::with_sides(len, stride, Sides::zeros(scalars)),
+            Err(why) => Self::unusable(len, why),
+        }
     }
 
-    /// A field of `len` copies of `value` (on the host).
+    /// A field of `len` copies of `value` (on the host). If the host copy cannot be
+    /// allocated, every use of the field returns the error (see [`from_fn`](Field::from_fn)).
     pub fn filled(len: usize, value: T) -> Self {
         Self::from_fn(len, |_| value)
     }
 
     /// A field whose element `i` is `f(i)` (on the host).
+    ///
+    /// The constructors return the field itself, not a `Result`: when its storage cannot
+    /// be had (its bytes overflow, [`Error::FieldTooLarge`]; the allocator refuses the host
+    /// copy, [`Error::OutOfHostMemory`]) the field holds nothing, `f` is not called, and
+    /// every use of the field (a call that captures it, `to_vec`, `get`, `set`, ...) returns
+    /// that error.
     pub fn from_fn(len: usize, mut f: impl FnMut(usize) -> T) -> Self {
-        let stride = L::padded_len(len);
-        let mut host = bytemuck::zeroed_vec(Self::storage_len(len));
+        let (stride, scalars) = match Self::sizes(len) {
+            Ok(sizes) => sizes,
+            Err(why) => return Self::unusable(len, why),
+        };
+        let Ok(host) = bytemuck::allocation::try_zeroed_slice_box(scalars) else {
+            let what = describe::<T, L>(len, stride as u64);
+            let requested = scalars * std::mem::size_of::<T::Scalar>(); // checked in `sizes`
+            return Self::unusable(len, Unusable::OutOfHostMemory { what, requested });
+        };
+        let mut host = Vec::from(host);
         for i in 0..len {
             site_io::set::<T, L>(&mut host, i, stride, f(i));
         }
-        Self::with_sides(len, Sides::on_host(host))
+        Self::with_sides(len, stride, Sides::on_host(host))
     }
 
-    /// A field holding the elements of `values` (on the host).
+    /// A field holding the elements of `values` (on the host; see
+    /// [`from_fn`](Field::from_fn) for when its storage cannot be allocated).
     pub fn from_vec(values: Vec<T>) -> Self {
         Self::from_fn(values.len(), |i| values[i])
     }
@@ -131,11 +178,17 @@ impl<T: Element, L: Layout> Field<T, L> {
         if let Some(v) = device_only::to_vec_aos(self, &mut sides)? {
             return Ok(v);
         }
+        let len = self.len;
         sides.with_host_data(|host| {
-            (0..self.len)
-                .map(|i| site_io::get::<T, L>(host, i, stride))
-                .collect()
-        })
+            let mut out = Vec::new();
+            out.try_reserve_exact(len)
+                .map_err(|_| Error::OutOfHostMemory {
+                    what: format!("the result of to_vec ({len} elements)"),
+                    requested: len.saturating_mul(std::mem::size_of::<T>()),
+                })?;
+            out.extend((0..len).map(|i| site_io::get::<T, L>(host, i, stride)));
+            Ok(out)
+        })?
     }
 
     /// The element of site `i` (downloading first if the device copy is newer; a
@@ -144,6 +197,7 @@ impl<T: Element, L: Layout> Field<T, L> {
         self.check_index(i)?;
         let stride = self.stride as usize;
         let mut sides = self.lock();
+        sides.check_usable()?;
         if sides.storage == Storage::DeviceOnly && sides.newest == Residency::Zeros {
             return Ok(T::zeroed()); // no host copy for one zero
         }
@@ -236,7 +290,7 @@ pub(crate) fn describe<T: Element, L: Layout>(len: usize, stride: u64) -> String
         "a field of {len} sites of {} ({}, {} bytes)",
         std::any::type_name::<T>(),
         L::name(),
-        stride as usize * T::COMPONENTS * std::mem::size_of::<T::Scalar>()
+        stride as u128 * T::COMPONENTS as u128 * std::mem::size_of::<T::Scalar>() as u128
     )
 }
 

@@ -5,7 +5,7 @@
 use super::host_mem::HostMem;
 use super::storage::Storage;
 use crate::element::Scalar;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// Which copy of a field holds its current contents, once the work queued so far has
 /// finished (a field written by a kernel queued on a stream is `Device` at once).
@@ -48,10 +48,51 @@ pub struct Transfers {
     pub bytes_down: u64,
 }
 
+/// Why a field can never hold storage, found when it was made (its size overflows, or its
+/// host copy could not be allocated). Such a field has no copy on either side, and every
+/// allocation of its storage returns the error instead, so no use of it can reach memory.
+#[derive(Debug, Clone)]
+pub(crate) enum Unusable {
+    /// The storage's bytes overflow what one allocation can hold.
+    TooLarge {
+        len: usize,
+        element: &'static str,
+        layout: String,
+        bytes: u128,
+    },
+    /// The constructor could not allocate the host copy for its values.
+    OutOfHostMemory { what: String, requested: usize },
+}
+
+impl Unusable {
+    /// The error every use of the field returns.
+    pub(crate) fn error(&self) -> Error {
+        match self.clone() {
+            Unusable::TooLarge {
+                len,
+                element,
+                layout,
+                bytes,
+            } => Error::FieldTooLarge {
+                len,
+                element,
+                layout,
+                bytes,
+            },
+            Unusable::OutOfHostMemory { what, requested } => {
+                Error::OutOfHostMemory { what, requested }
+            }
+        }
+    }
+}
+
 /// The storage of a field: `scalars` values per copy, in layout order.
 #[derive(Debug)]
 pub(crate) struct Sides<S: Scalar> {
     pub(crate) scalars: usize,
+    /// Set for a field that can hold no storage (then `scalars` is 0, nothing is allocated,
+    /// and `newest` stays `Zeros`); every allocation returns its error.
+    pub(crate) unusable: Option<Box<Unusable>>,
     pub(crate) storage: Storage,
     pub(crate) host: Option<HostMem<S>>,
     #[cfg(feature = "cuda")]
@@ -71,6 +112,7 @@ impl<S: Scalar> Sides<S> {
     pub(crate) fn zeros(scalars: usize) -> Self {
         Sides {
             scalars,
+            unusable: None,
             storage: Storage::Pageable,
             host: None,
             #[cfg(feature = "cuda")]
@@ -92,8 +134,25 @@ impl<S: Scalar> Sides<S> {
         sides
     }
 
+    /// Storage of a field that can hold none: every use returns `why`'s error.
+    pub(crate) fn unusable(why: Unusable) -> Self {
+        let mut sides = Self::zeros(0);
+        sides.unusable = Some(Box::new(why));
+        sides
+    }
+
+    /// The error of a field that can hold no storage; `Ok` for every other field.
+    #[inline]
+    pub(crate) fn check_usable(&self) -> Result<()> {
+        match &self.unusable {
+            None => Ok(()),
+            Some(why) => Err(why.error()),
+        }
+    }
+
     /// Allocates the host copy (zeros) in the memory the storage asks for, if it has none.
     pub(crate) fn host_alloc(&mut self) -> Result<()> {
+        self.check_usable()?;
         if self.host.is_none() {
             let n = self.scalars;
             let what = || {
@@ -222,9 +281,16 @@ impl<S: Scalar> Sides<S> {
     /// Runs `f` on the current data, on the host. A device-only field whose only current
     /// copy is on the device is read through a temporary copy that is not kept.
     pub(crate) fn with_host_data<R>(&mut self, f: impl FnOnce(&[S]) -> R) -> Result<R> {
+        self.check_usable()?;
         #[cfg(feature = "cuda")]
         if self.storage == Storage::DeviceOnly && !self.newest.host_is_current() {
-            let mut temp = bytemuck::zeroed_vec(self.scalars);
+            let n = self.scalars;
+            let mut temp = super::host_mem::try_zeroed_vec(n, &|| {
+                format!(
+                    "a temporary host copy of a device-only field ({n} values of {})",
+                    std::any::type_name::<S>()
+                )
+            })?;
             if self.newest == Residency::Device {
                 self.download_into(&mut temp)?;
             }

@@ -42,16 +42,16 @@ pub(crate) unsafe fn store<T: Element, L: Layout>(
 /// Safe gather from a storage slice.
 #[inline]
 pub(crate) fn get<T: Element, L: Layout>(storage: &[T::Scalar], s: usize, stride: usize) -> T {
-    assert!(s < stride && storage.len() >= stride * T::COMPONENTS);
-    // SAFETY: bounds checked above.
+    assert!(s < stride && storage.len() / T::COMPONENTS >= stride); // no overflow
+                                                                    // SAFETY: bounds checked above.
     unsafe { load::<T, L>(storage.as_ptr(), s, stride) }
 }
 
 /// Safe scatter into a storage slice.
 #[inline]
 pub(crate) fn set<T: Element, L: Layout>(storage: &mut [T::Scalar], s: usize, stride: usize, v: T) {
-    assert!(s < stride && storage.len() >= stride * T::COMPONENTS);
-    // SAFETY: bounds checked above; `&mut` excludes other access.
+    assert!(s < stride && storage.len() / T::COMPONENTS >= stride); // no overflow
+                                                                    // SAFETY: bounds checked above; `&mut` excludes other access.
     unsafe { store::<T, L>(storage.as_mut_ptr(), s, stride, v) }
 }
 

@@ -111,6 +111,7 @@ impl<S: Scalar> Sides<S> {
     /// Moves the data to `to`. Allocates and copies before changing anything, so an error
     /// leaves the storage as it was.
     pub(crate) fn set_storage(&mut self, to: Storage, what: &dyn Fn() -> String) -> Result<()> {
+        self.check_usable()?;
         if to == self.storage {
             return Ok(());
         }

@@ -16,10 +16,9 @@ use super::args::KernelParams;
 use super::shape::{Dim3, LaunchShape};
 use super::site::KernelSite;
 use super::views::SharedSpecs;
-use crate::error::{panic_message, Error, Result};
+use crate::error::{catch_body, panic_message, Error, Result};
 use std::cell::Cell;
 use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
@@ -279,9 +278,8 @@ where
     let current = Cell::new(Dim3::default());
     let mut bufs = shared.alloc(&site.info);
     let shared_views = shared.views(&mut bufs, &site.info);
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        body.run_block(geo, block, views, shared_views, &current, site)
-    }));
+    // A panic is caught (and not printed: it is the call's error).
+    let outcome = catch_body(|| body.run_block(geo, block, views, shared_views, &current, site));
     drop(bufs);
     match outcome {
         Ok(Ok(())) => Ok(()),
@@ -340,6 +338,7 @@ where
         None => Ok(()),
         Some((block, Fault::Panic(message, thread))) => Err(Error::BodyPanicked {
             site: info.location,
+            index: None,
             message: format!(
                 "kernel `{}`, block {block}, thread {thread}: {message}",
                 info.name

@@ -5,10 +5,11 @@
 
 use super::Reduction;
 use crate::capture::Captures;
-use crate::error::{Error, Result};
+use crate::error::{catch_body, panic_message, Error, Result};
 use crate::launch::site::CallSite;
 use std::ops::Range;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// Sites per chunk (rounded up to whole layout blocks).
 pub(crate) const CHUNK_SITES: usize = 4096;
@@ -47,23 +48,45 @@ where
     // in the same tree as a plain count of as many sites.
     let (start, n) = (sites.start, sites.len());
     let chunks = n.div_ceil(chunk);
+    // The first site found panicking (the lowest, if several threads find one) and its
+    // message; once one is found, chunks not yet started are skipped.
+    let panicked: Mutex<Option<(usize, String)>> = Mutex::new(None);
+    let stop = AtomicBool::new(false);
     let chunk_value = |c: usize| {
-        let mut acc = Op::identity();
-        for s in start + c * chunk..start + ((c + 1) * chunk).min(n) {
-            // SAFETY: `s` is one of `sites`, for which the views were made. Chunks own disjoint site
-            // ranges, so no two threads touch the same site (see `HostPtr`).
-            unsafe {
-                let (out, v) = body(s, C::load(&views, s));
-                C::store(&views, s, out);
-                acc = Op::add(acc, v);
+        if stop.load(Ordering::Relaxed) {
+            return Op::identity();
+        }
+        let first = c * chunk;
+        let (begin, end) = (start + first, start + first + (n - first).min(chunk));
+        let mut at = begin;
+        // A panic of the body is caught (and not printed: it is the error).
+        let outcome = catch_body(|| {
+            let mut acc = Op::identity();
+            for s in begin..end {
+                at = s;
+                // SAFETY: `s` is one of `sites`, for which the views were made. Chunks own disjoint
+                // site ranges, so no two threads touch the same site (see `HostPtr`).
+                unsafe {
+                    let (out, v) = body(s, C::load(&views, s));
+                    C::store(&views, s, out);
+                    acc = Op::add(acc, v);
+                }
             }
-        }
-        acc
+            acc
+        });
+        outcome.unwrap_or_else(|panic| {
+            stop.store(true, Ordering::Relaxed);
+            let message = panic_message(&*panic);
+            let mut found = panicked.lock().unwrap_or_else(PoisonError::into_inner);
+            if found.as_ref().map_or(true, |(s, _)| at < *s) {
+                *found = Some((at, message));
+            }
+            Op::identity()
+        })
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        if chunks == 1 {
-            return chunk_value(0);
-        }
+    let value = if chunks == 1 {
+        chunk_value(0)
+    } else {
         #[cfg(feature = "rayon")]
         let parts: Vec<Op::Acc> = {
             use rayon::prelude::*;
@@ -72,11 +95,18 @@ where
         #[cfg(not(feature = "rayon"))]
         let parts: Vec<Op::Acc> = (0..chunks).map(chunk_value).collect();
         tree::<Op, V>(&parts)
-    }));
-    outcome.map_err(|panic| Error::BodyPanicked {
-        site: site.location(),
-        message: crate::error::panic_message(&*panic),
-    })
+    };
+    match panicked
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+    {
+        None => Ok(value),
+        Some((index, message)) => Err(Error::BodyPanicked {
+            site: site.location(),
+            index: Some(index),
+            message,
+        }),
+    }
 }
 
 #[cfg(test)]
