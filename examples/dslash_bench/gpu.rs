@@ -25,7 +25,25 @@ fn module(dev: &'static Device) -> ongpu::Result<nvrtc::Compiled> {
     nvrtc::compile(REFERENCE, &arch, "reference.cu", &[])
 }
 
-/// One launch of the hand-written kernel `f`: one thread per even site.
+/// The neighbour table of the even sites (forward and backward per direction), on the
+/// device, for the `_table` variant of the reference.
+fn neighbour_table(dev: &'static Device, p: &Problem) -> ongpu::Result<DeviceBuffer> {
+    let h = p.lat.volume() / 2;
+    let mut table = vec![0u32; 8 * h];
+    for mu in 0..4 {
+        for s in 0..h {
+            table[2 * mu * h + s] = p.lat.shift(s, mu, 1) as u32;
+            table[(2 * mu + 1) * h + s] = p.lat.shift(s, mu, -1) as u32;
+        }
+    }
+    let mut buf = DeviceBuffer::alloc(dev, 4 * table.len(), "the neighbour table")?;
+    buf.upload(&table)?;
+    Ok(buf)
+}
+
+/// One launch of the hand-written kernel `f`: one thread per even site (with the neighbour
+/// table `nbr` for the `_table` variant).
+#[allow(clippy::too_many_arguments)]
 fn hand<T: Prec, L: Layout>(
     dev: &'static Device,
     f: Function,
@@ -34,6 +52,7 @@ fn hand<T: Prec, L: Layout>(
     u: &Field<[ColorMatrix<T>; 4], L>,
     psi: &Field<ColorVector<T>, L>,
     chi: &mut Field<ColorVector<T>, L>,
+    nbr: Option<u64>,
 ) -> ongpu::Result<()>
 where
     ColorVector<T>: Element,
@@ -53,6 +72,9 @@ where
     params.push(&pp);
     params.push(&geom);
     params.push(&stride);
+    if let Some(nbr) = &nbr {
+        params.push(nbr);
+    }
     let shape = Shape {
         grid: ((v / 2).div_ceil(tpb as usize) as u32, 1, 1),
         block: (tpb, 1, 1),
@@ -112,24 +134,38 @@ where
     let compiled = module(dev)?;
     let layout = L::name().to_lowercase().replace(['<', '>'], "");
     let f = cuda::load_function(dev, &compiled, &format!("dslash_{}_{layout}", T::NAME))?;
+    let f_table = cuda::load_function(
+        dev,
+        &compiled,
+        &format!("dslash_{}_{layout}_table", T::NAME),
+    )?;
+    let table = neighbour_table(dev, p)?;
+    let nbr = Some(table.ptr());
     let (u, psi) = (p.links::<T, L>(), p.psi::<T, L>());
     let mut chi_ours = p.poisoned_chi::<T, L>();
     let mut chi_hand = p.poisoned_chi::<T, L>();
     ours(p.lat, opts.tpb, &u, &psi, &mut chi_ours)?;
     let err_ours = p.check::<T, L>("on_gpu!", &chi_ours)?;
-    hand(dev, f, p, opts.tpb, &u, &psi, &mut chi_hand)?;
+    hand(dev, f, p, opts.tpb, &u, &psi, &mut chi_hand, None)?;
     let err_hand = p.check::<T, L>("hand-written", &chi_hand)?;
+    let mut chi_table = p.poisoned_chi::<T, L>();
+    hand(dev, f_table, p, opts.tpb, &u, &psi, &mut chi_table, nbr)?;
+    let err_table = p.check::<T, L>("hand-written with a table", &chi_table)?;
     let t_ours = common::time(Backend::Cuda, opts.reps, || {
         ours(p.lat, opts.tpb, &u, &psi, &mut chi_ours)
     })?;
     let t_hand = common::time(Backend::Cuda, opts.reps, || {
-        hand(dev, f, p, opts.tpb, &u, &psi, &mut chi_hand)
+        hand(dev, f, p, opts.tpb, &u, &psi, &mut chi_hand, None)
     })?;
-    drop((u, psi, chi_ours, chi_hand));
+    let t_table = common::time(Backend::Cuda, opts.reps, || {
+        hand(dev, f_table, p, opts.tpb, &u, &psi, &mut chi_table, nbr)
+    })?;
+    drop((u, psi, chi_ours, chi_hand, chi_table, table));
     let t_copy = copy_seconds(dev, &compiled, p.model_bytes::<T>() / 2, opts.reps)?;
     Ok(vec![
         Row::new::<T, L>("gpu", "on_gpu", p, t_ours, Some(err_ours)),
         Row::new::<T, L>("gpu", "hand_written", p, t_hand, Some(err_hand)),
+        Row::new::<T, L>("gpu", "hand_table", p, t_table, Some(err_table)),
         Row::new::<T, L>("gpu", "device_copy", p, t_copy, None),
     ])
 }

@@ -42,23 +42,34 @@ __device__ __forceinline__ void coords(const Geom& g, unsigned eo, int c[4]) {
   if (((c[0] + c[1] + c[2] + c[3]) & 1) != p) c[0] += 1;
 }
 
+// The neighbours of even site s along mu: by index arithmetic (nbr == nullptr), or from a
+// table nbr[(2 * mu) * H + s] (forward) and nbr[(2 * mu + 1) * H + s] (backward), to
+// measure one against the other.
 template <typename T, int L, int V>
 __device__ __forceinline__ void dslash_even(T* __restrict__ chi, const T* __restrict__ u,
-                                            const T* __restrict__ psi, Geom g, u64 stride) {
+                                            const T* __restrict__ psi, Geom g, u64 stride,
+                                            const unsigned* __restrict__ nbr) {
   const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= g.H) return;
   int c[4];
-  coords(g, s, c);
+  if (!nbr) coords(g, s, c);
   T acc[6];
 #pragma unroll
   for (int k = 0; k < 6; k++) acc[k] = 0;
 #pragma unroll
   for (int mu = 0; mu < 4; mu++) {
-    int f[4] = {c[0], c[1], c[2], c[3]};
-    f[mu] = f[mu] + 1 == g.L[mu] ? 0 : f[mu] + 1;
-    int b[4] = {c[0], c[1], c[2], c[3]};
-    b[mu] = b[mu] == 0 ? g.L[mu] - 1 : b[mu] - 1;
-    const unsigned sf = eo_index(g, f), sb = eo_index(g, b);
+    unsigned sf, sb;
+    if (nbr) {
+      sf = __ldg(&nbr[(2 * mu) * g.H + s]);
+      sb = __ldg(&nbr[(2 * mu + 1) * g.H + s]);
+    } else {
+      int f[4] = {c[0], c[1], c[2], c[3]};
+      f[mu] = f[mu] + 1 == g.L[mu] ? 0 : f[mu] + 1;
+      int b[4] = {c[0], c[1], c[2], c[3]};
+      b[mu] = b[mu] == 0 ? g.L[mu] - 1 : b[mu] - 1;
+      sf = eo_index(g, f);
+      sb = eo_index(g, b);
+    }
     T pf[6], pb[6];
 #pragma unroll
     for (int k = 0; k < 6; k++) {
@@ -87,7 +98,12 @@ __device__ __forceinline__ void dslash_even(T* __restrict__ chi, const T* __rest
 #define DSLASH_KERNEL(NAME, T, L, V)                                                      \
   extern "C" __global__ void NAME(T* __restrict__ chi, const T* __restrict__ u,           \
                                   const T* __restrict__ psi, Geom g, u64 stride) {        \
-    dslash_even<T, L, V>(chi, u, psi, g, stride);                                         \
+    dslash_even<T, L, V>(chi, u, psi, g, stride, nullptr);                                \
+  }                                                                                       \
+  extern "C" __global__ void NAME##_table(T* __restrict__ chi, const T* __restrict__ u,   \
+                                          const T* __restrict__ psi, Geom g, u64 stride,  \
+                                          const unsigned* __restrict__ nbr) {             \
+    dslash_even<T, L, V>(chi, u, psi, g, stride, nbr);                                    \
   }
 DSLASH_KERNEL(dslash_f32_aos, float, AOS, 1)
 DSLASH_KERNEL(dslash_f32_soa, float, SOA, 1)
