@@ -28,7 +28,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let f: ItemFn = syn::parse2(item)?;
     let params = signature::params(&f)?;
     let body = lower(&f.block, Context::Kernel)?;
-    let analysis = analysis::analyse(&f.block, &body, &params)?;
+    let analysis = analysis::analyse(&body, &params)?;
 
     let const_names: Vec<String> = analysis
         .constants

@@ -260,7 +260,7 @@ mod tests {
         let f: syn::ItemFn = syn::parse_str(&format!("{sig} {body}")).unwrap();
         let params = super::super::signature::params(&f).unwrap();
         let body = crate::ir::lower(&f.block, crate::ir::Context::Kernel).unwrap();
-        let an = super::super::analysis::analyse(&f.block, &body, &params).unwrap();
+        let an = super::super::analysis::analyse(&body, &params).unwrap();
         let r = rewrite(&f.block, &an, &Hidden::new());
         r.block.to_token_stream().to_string()
     }
