@@ -25,7 +25,6 @@ mod kernel;
 mod names;
 mod on_gpu;
 mod reduce;
-mod rewrite;
 mod supported;
 mod types;
 

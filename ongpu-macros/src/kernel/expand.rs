@@ -154,7 +154,7 @@ pub fn expand(k: Kernel<'_>) -> TokenStream {
         let rank = s.dims.len();
         quote!(::ongpu::__private::ArrayView<#elem, #rank>)
     });
-    let stmts = &k.rust.block.stmts;
+    let stmts = &k.rust.stmts;
     let closure_params = quote! {
         #ctx: ::ongpu::__private::ThreadCtx,
         (#(#pats,)*): (#(#view_types,)*),
@@ -164,14 +164,14 @@ pub fn expand(k: Kernel<'_>) -> TokenStream {
         quote! {
             ::ongpu::__private::launch_straight(
                 &#site, #shape, (#(#wrapped,)*), (#(#specs,)*),
-                move |#closure_params| { #(#stmts)* },
+                move |#closure_params| { #stmts },
             )
         }
     } else {
         quote! {
             ::ongpu::__private::launch_phased(
                 &#site, #shape, (#(#wrapped,)*), (#(#specs,)*),
-                move |#closure_params| async move { #(#stmts)* },
+                move |#closure_params| async move { #stmts },
             )
         }
     };

@@ -56,7 +56,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let translation = Translator::new(&body, &bound, "ongpu_real")
         .in_kernel(&array_params, params.len(), &shared_ranks)
         .translate(&body.block, Tail::Discard);
-    let rust = rust_body::rewrite(&f.block, &analysis, &rust_body::Hidden::new());
+    let rust = rust_body::emit(&body, &analysis, &rust_body::Hidden::new());
     Ok(expand::expand(expand::Kernel {
         item: &f,
         params: &params,
