@@ -1,10 +1,12 @@
 //! `#[ongpu::kernel]`: an explicit kernel. Parsing of the signature (`signature`), the
 //! body's analysis (`analysis`: shared arrays, array uses, constants), the CUDA C++
 //! translation (the shared translator with its kernel extension, `emit_cuda::kernel`), the
-//! body as one thread's Rust (`rust_body`), and the expansion (`expand`).
+//! body as one thread's Rust (`rust_body`), the type and `launch` it becomes (`items`), and
+//! the expansion (`expand`).
 
 pub mod analysis;
 mod expand;
+mod items;
 pub mod rust_body;
 pub mod signature;
 pub mod syntax;
