@@ -15,12 +15,40 @@ use crate::emit_cuda::{Tail, Translator};
 use crate::ir::{lower, Context};
 use crate::names::cuda_ident;
 use proc_macro2::TokenStream;
+use quote::quote;
 use signature::ParamKind;
 use syn::spanned::Spanned;
 use syn::ItemFn;
 
-/// The expansion of `#[ongpu::kernel] fn ...`.
-pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+/// The expansion of `#[ongpu::kernel] fn ...`; on an error, the errors and a stand-in (see
+/// `stand_in`), so that its callers get no errors of their own.
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand(attr, item.clone()).unwrap_or_else(|e| {
+        let errors = e.into_compile_error();
+        let stand_in = stand_in(item);
+        quote!(#errors #stand_in)
+    })
+}
+
+/// What stands for a kernel with errors: with a valid signature, its type and `launch`
+/// around a body that is never run (callers type-check against the signature as usual);
+/// else nothing.
+fn stand_in(item: TokenStream) -> TokenStream {
+    let Ok(f) = syn::parse2::<ItemFn>(item) else {
+        return TokenStream::new();
+    };
+    let Ok(params) = signature::params(&f) else {
+        return TokenStream::new();
+    };
+    let names = params.iter().map(|p| &p.ident);
+    items::items(
+        &f,
+        &params,
+        quote!(#(let _ = &#names;)* ::core::unreachable!()),
+    )
+}
+
+fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     if !attr.is_empty() {
         return Err(syn::Error::new(
             attr.span(),
