@@ -25,7 +25,6 @@ mod kernel;
 mod names;
 mod on_gpu;
 mod reduce;
-mod rewrite;
 mod supported;
 mod types;
 
@@ -70,7 +69,5 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `name::launch(LaunchShape { grid, block }, args...) -> ongpu::Result<()>`.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    kernel::kernel(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    kernel::kernel(attr.into(), item.into()).into()
 }

@@ -4,13 +4,15 @@
 //! barriers as statements, and the free names, which are constants.
 
 use super::signature::{Param, ParamKind};
-use super::syntax::{index_chain, intrinsic_call, path_ident, shared_macro, shared_type};
+use super::syntax::shared_type;
 use crate::captures;
-use proc_macro2::Span;
+use crate::ir::visit::{self, Visit};
+use crate::ir::{Body, Call, Callee, Expr, Let, Stmt};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::quote;
 use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
-use syn::visit::{self, Visit};
-use syn::{Block, Expr, Ident, Stmt, Type};
+use syn::{Ident, Type};
 
 /// An array a body can index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,17 +50,8 @@ pub struct SharedArray {
     pub ident: Ident,
     /// Its element type.
     pub element: Type,
-    /// Its extents, outermost first.
-    pub dims: Vec<Expr>,
-}
-
-/// The name a `let` or `for` pattern binds.
-fn binding_ident(p: &syn::Pat) -> Option<&Ident> {
-    match p {
-        syn::Pat::Ident(i) => Some(&i.ident),
-        syn::Pat::Type(t) => binding_ident(&t.pat),
-        _ => None,
-    }
+    /// Its extents, outermost first (constants, kept as written).
+    pub dims: Vec<syn::Expr>,
 }
 
 /// The facts the emitters need.
@@ -81,17 +74,18 @@ fn shared_element_ok(t: &Type) -> bool {
     }
 }
 
-struct Idents<'a>(&'a HashSet<String>, Option<Ident>);
-impl<'ast> Visit<'ast> for Idents<'_> {
-    fn visit_ident(&mut self, i: &'ast Ident) {
-        if self.1.is_none() && self.0.contains(&i.to_string()) {
-            self.1 = Some(i.clone());
-        }
-    }
+/// The first of `names` among `tokens` (a `shared!` size stays tokens: it is a constant of
+/// the type, not an expression of the body).
+fn first_name_in(tokens: TokenStream, names: &HashSet<String>) -> Option<Ident> {
+    tokens.into_iter().find_map(|t| match t {
+        TokenTree::Ident(i) if names.contains(&i.to_string()) => Some(i),
+        TokenTree::Group(g) => first_name_in(g.stream(), names),
+        _ => None,
+    })
 }
 
-/// Analyses `block` (already checked by `check_block(.., Context::Kernel)`).
-pub fn analyse(block: &Block, body: &crate::ir::Body, params: &[Param]) -> syn::Result<Analysis> {
+/// Analyses `body` (lowered in `Context::Kernel`).
+pub fn analyse(body: &Body, params: &[Param]) -> syn::Result<Analysis> {
     let mut v = Validator {
         arrays: HashMap::new(),
         errors: None,
@@ -104,16 +98,14 @@ pub fn analyse(block: &Block, body: &crate::ir::Body, params: &[Param]) -> syn::
     }
     let mut in_scope: HashSet<String> = params.iter().map(|p| p.ident.to_string()).collect();
     let mut shared = Vec::new();
-    for stmt in &block.stmts {
-        let Stmt::Local(l) = stmt else {
+    for stmt in &body.block.stmts {
+        let Stmt::Let(l) = stmt else {
             v.visit_stmt(stmt);
             continue;
         };
-        let Some(mac) = l.init.as_ref().and_then(|i| shared_macro(&i.expr)) else {
+        let Some((_, Expr::Shared(mac))) = &l.init else {
             v.visit_stmt(stmt);
-            if let Some(id) = binding_ident(&l.pat) {
-                in_scope.insert(id.to_string());
-            }
+            in_scope.insert(l.binding.ident.to_string());
             continue;
         };
         match declare_shared(l, mac, &in_scope, &v.arrays, shared.len()) {
@@ -157,21 +149,19 @@ pub fn analyse(block: &Block, body: &crate::ir::Body, params: &[Param]) -> syn::
 }
 
 fn declare_shared(
-    l: &syn::Local,
+    l: &Let,
     mac: &syn::Macro,
     in_scope: &HashSet<String>,
     arrays: &HashMap<String, ArrayKind>,
     index: usize,
 ) -> syn::Result<SharedArray> {
-    let ident = match &l.pat {
-        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
-        other => {
-            return Err(syn::Error::new(
-                other.span(),
-                "bind a shared! array to a plain name, without a type: `let tile = shared!([f32; 256]);`",
-            ))
-        }
-    };
+    let (m, ident) = (&l.binding.mutability, l.binding.ident.clone());
+    if let Some((colon, ty)) = &l.ty {
+        return Err(syn::Error::new(
+            quote!(#m #ident #colon #ty).span(),
+            "bind a shared! array to a plain name, without a type: `let tile = shared!([f32; 256]);`",
+        ));
+    }
     if arrays.contains_key(&ident.to_string()) || in_scope.contains(&ident.to_string()) {
         return Err(syn::Error::new(
             ident.span(),
@@ -189,9 +179,7 @@ fn declare_shared(
         ));
     }
     for d in &ty.dims {
-        let mut found = Idents(in_scope, None);
-        found.visit_expr(d);
-        if let Some(name) = found.1 {
+        if let Some(name) = first_name_in(quote!(#d), in_scope) {
             return Err(syn::Error::new(
                 name.span(),
                 format!(
@@ -217,12 +205,25 @@ struct Validator {
 /// The name a place (`a`, `a[i]`, `a[i].re`) is rooted at.
 fn place_root(e: &Expr) -> Option<&Ident> {
     match e {
-        Expr::Path(_) => path_ident(e),
-        Expr::Index(i) => place_root(&i.expr),
-        Expr::Field(f) => place_root(&f.base),
-        Expr::Paren(p) => place_root(&p.expr),
+        Expr::Var(id) => Some(id),
+        Expr::Index(base, ..) | Expr::Field(base, ..) | Expr::Paren(_, base) => place_root(base),
         _ => None,
     }
+}
+
+/// The name a call names, if it is a plain one (`f(x)`).
+fn callee_ident(c: &Callee) -> Option<&Ident> {
+    match c {
+        Callee::Math(id) => Some(id),
+        Callee::Device(p) | Callee::Associated(p) | Callee::ArrayConstructor(p, _) => p.get_ident(),
+        Callee::Intrinsic(_) => None,
+    }
+}
+
+/// `sync_threads()` or `thread_fence()`, which are statements.
+fn is_barrier(e: &Expr) -> bool {
+    e.intrinsic_call()
+        .is_some_and(|(name, _)| name == "sync_threads" || name == "thread_fence")
 }
 
 impl Validator {
@@ -250,6 +251,17 @@ impl Validator {
         }
     }
 
+    /// An array named as a value.
+    fn not_a_value(&mut self, id: &Ident) {
+        self.error(
+            id.span(),
+            format!(
+                "`{id}` is an array: index it (`{id}[i]`), take its length (`{id}.len()`) or pass \
+                 `&mut {id}[i]` to an atomic"
+            ),
+        );
+    }
+
     /// A written place must not be a read-only array.
     fn written(&mut self, place: &Expr) {
         if let Some(root) = place_root(place) {
@@ -265,22 +277,22 @@ impl Validator {
         }
     }
 
-    /// `name(args)` of a kernel intrinsic in expression position.
-    fn intrinsic(&mut self, name: &str, call: &syn::ExprCall) {
-        if matches!(name, "sync_threads" | "thread_fence") {
+    /// `name(args)` of a kernel intrinsic in expression position (`e` is the call).
+    fn intrinsic(&mut self, name: &Ident, call: &Call, e: &Expr) {
+        if name == "sync_threads" || name == "thread_fence" {
             self.error(
-                call.span(),
+                e.span(),
                 format!("`{name}()` is a statement of its own: write `{name}();`"),
             );
             return;
         }
-        if !name.starts_with("atomic_") {
+        if !name.to_string().starts_with("atomic_") {
             return;
         }
         let mut args = call.args.iter();
         let target = args.next();
         let ok = match target {
-            Some(Expr::Reference(r)) if r.mutability.is_some() => match index_chain(&r.expr) {
+            Some(Expr::RefMut(_, _, place)) => match place.index_chain() {
                 Some((root, indices)) => match self.array(root) {
                     Some(a) if !a.writable() => {
                         self.error(
@@ -305,7 +317,7 @@ impl Validator {
         };
         if !ok {
             self.error(
-                target.map_or(call.span(), Spanned::span),
+                target.map_or(e.span(), Spanned::span),
                 format!(
                     "the target of `{name}` is an element of a `&mut [T]` parameter or shared! array: \
                      `{name}(&mut a[i], ...)` (for a 2-D shared array `&mut s[i][j]`)"
@@ -318,40 +330,31 @@ impl Validator {
     }
 }
 
-impl<'ast> Visit<'ast> for Validator {
-    fn visit_stmt(&mut self, s: &'ast Stmt) {
-        match s {
-            Stmt::Expr(e, _) => {
-                if let Some((name, _)) = intrinsic_call(e) {
-                    if matches!(name.as_str(), "sync_threads" | "thread_fence") {
-                        return;
-                    }
-                }
-                self.visit_expr(e);
-            }
-            Stmt::Local(l) => {
-                if let Some(mac) = l.init.as_ref().and_then(|i| shared_macro(&i.expr)) {
-                    self.error(
-                        mac.span(),
-                        "declare shared! arrays at the top level of the kernel body (shared memory \
-                         belongs to the whole block): `let tile = shared!([f32; 256]);`",
-                    );
-                    return;
-                }
-                if let Some(id) = binding_ident(&l.pat) {
-                    self.no_shadowing(id);
-                }
-                visit::visit_local(self, l);
-            }
-            other => visit::visit_stmt(self, other),
+impl Visit for Validator {
+    fn visit_stmt(&mut self, s: &Stmt) {
+        if !matches!(s, Stmt::Expr(e, _) if is_barrier(e)) {
+            visit::walk_stmt(self, s);
         }
     }
 
-    fn visit_expr(&mut self, e: &'ast Expr) {
-        if let Some((name, call)) = intrinsic_call(e) {
-            return self.intrinsic(&name, call);
+    fn visit_let(&mut self, l: &Let) {
+        if let Some((_, Expr::Shared(mac))) = &l.init {
+            self.error(
+                mac.span(),
+                "declare shared! arrays at the top level of the kernel body (shared memory \
+                 belongs to the whole block): `let tile = shared!([f32; 256]);`",
+            );
+            return;
         }
-        if let Some((root, indices)) = index_chain(e) {
+        self.no_shadowing(&l.binding.ident);
+        visit::walk_let(self, l);
+    }
+
+    fn visit_expr(&mut self, e: &Expr) {
+        if let Some((name, call)) = e.intrinsic_call() {
+            return self.intrinsic(name, call, e);
+        }
+        if let Some((root, indices)) = e.index_chain() {
             if let Some(a) = self.array(root) {
                 if indices.len() < a.rank() {
                     self.error(
@@ -368,47 +371,42 @@ impl<'ast> Visit<'ast> for Validator {
             }
         }
         match e {
-            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
-                if !path_ident(&m.receiver).is_some_and(|r| self.array(r).is_some()) {
+            Expr::Len(receiver, _, name, _) => {
+                if !receiver.var().is_some_and(|r| self.array(r).is_some()) {
                     self.error(
-                        m.method.span(),
+                        name.span(),
                         "`.len()` is the length of an array parameter or shared! array: `a.len()`",
                     );
                 }
             }
-            Expr::Path(_) if path_ident(e).is_some_and(|r| self.array(r).is_some()) => {
-                let id = path_ident(e).expect("checked");
-                self.error(
-                    id.span(),
-                    format!(
-                        "`{id}` is an array: index it (`{id}[i]`), take its length (`{id}.len()`) or pass \
-                         `&mut {id}[i]` to an atomic"
-                    ),
-                );
+            Expr::Var(id) if self.array(id).is_some() => self.not_a_value(id),
+            Expr::Call(c) => {
+                if let Some(id) = callee_ident(&c.callee).filter(|id| self.array(id).is_some()) {
+                    self.not_a_value(id);
+                }
+                visit::walk_expr(self, e);
             }
-            Expr::Assign(a) => {
-                self.written(&a.left);
-                visit::visit_expr_assign(self, a);
+            Expr::Assign(left, ..) => {
+                self.written(left);
+                visit::walk_expr(self, e);
             }
-            Expr::Binary(b) if crate::supported::is_compound_assign(&b.op) => {
-                self.written(&b.left);
-                visit::visit_expr_binary(self, b);
+            Expr::Binary(left, ..) if e.is_compound_assign() => {
+                self.written(left);
+                visit::walk_expr(self, e);
             }
-            Expr::Reference(r) => self.error(
-                r.span(),
+            Expr::RefMut(..) => self.error(
+                e.span(),
                 "`&mut` is only for the target of an atomic: `atomic_add(&mut a[i], v)`",
             ),
-            Expr::Macro(m) if m.mac.path.is_ident("shared") => self.error(
+            Expr::Shared(m) => self.error(
                 m.span(),
                 "declare shared! arrays at the top level of the kernel body: `let tile = shared!([f32; 256]);`",
             ),
-            Expr::ForLoop(f) => {
-                if let Some(id) = binding_ident(&f.pat) {
-                    self.no_shadowing(id);
-                }
-                visit::visit_expr_for_loop(self, f);
+            Expr::For(f) => {
+                self.no_shadowing(&f.binding.ident);
+                visit::walk_expr(self, e);
             }
-            other => visit::visit_expr(self, other),
+            _ => visit::walk_expr(self, e),
         }
     }
 }
@@ -421,7 +419,7 @@ mod tests {
         let f: syn::ItemFn = syn::parse_str(&format!("{sig} {body}")).unwrap();
         let params = super::super::signature::params(&f).unwrap();
         let body = crate::ir::lower(&f.block, crate::ir::Context::Kernel).unwrap();
-        analyse(&f.block, &body, &params).map_err(|e| {
+        analyse(&body, &params).map_err(|e| {
             e.into_iter()
                 .map(|e| e.to_string())
                 .collect::<Vec<_>>()
@@ -469,5 +467,8 @@ mod tests {
         assert!(e("{ N = 3; }").contains("not a local"));
         assert!(e("{ let t = shared!([u8; 4]); }").contains("element type"));
         assert!(e("{ let x = 1.0f32; let l = x.len(); }").contains("length of an array"));
+        assert!(e("{ let t: f32 = shared!([f32; 4]); }").contains("plain name"));
+        assert!(e("{ let x = a(1.0); }").contains("is an array"));
+        assert!(e("{ let x = &mut c[0]; }").contains("only for the target"));
     }
 }

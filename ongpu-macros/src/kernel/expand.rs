@@ -1,8 +1,6 @@
-//! The expansion of `#[ongpu::kernel] fn name(...)`: a type `name` (braced, so that the
-//! name stays free in the value namespace) whose associated `launch` takes the launch shape
-//! and the arguments (`&Field<T, AoS>` for `&[T]`, `&mut Field<T, AoS>` for `&mut [T]`,
-//! values as declared), holds the kernel's facts in a `static`, and hands the body, as one
-//! thread's Rust closure, to the runtime.
+//! The expansion of `#[ongpu::kernel] fn name(...)`: the items of `items`, whose `launch`
+//! holds the kernel's facts in a `static` and hands the body, as one thread's Rust closure,
+//! to the runtime.
 
 use super::analysis::Analysis;
 use super::rust_body::{Hidden, RustBody};
@@ -100,17 +98,12 @@ fn static_info(k: &Kernel<'_>) -> TokenStream {
 
 /// The expansion.
 pub fn expand(k: Kernel<'_>) -> TokenStream {
-    let f = k.item;
-    let name = &f.sig.ident;
-    let vis = &f.vis;
-    let (docs, others) = crate::fn_item::split_docs(&f.attrs);
     let hidden = Hidden::new();
     let (ctx, shared_var) = (&hidden.ctx, &hidden.shared);
     let site = syn::Ident::new("__ONGPU_KERNEL", Span::mixed_site());
-    let shape = syn::Ident::new("__ongpu_shape", Span::mixed_site());
+    let shape = super::items::shape_ident();
     let info = static_info(&k);
 
-    let mut launch_params = Vec::new();
     let mut wrapped = Vec::new();
     let mut pats = Vec::new();
     let mut view_types = Vec::new();
@@ -118,22 +111,16 @@ pub fn expand(k: Kernel<'_>) -> TokenStream {
         let id = &p.ident;
         match &p.kind {
             ParamKind::Array { element, writable } => {
-                let span = element.span();
                 if *writable {
-                    launch_params.push(quote_spanned!(span=>
-                        #id: &mut ::ongpu::__private::Field<#element, ::ongpu::__private::AoS>));
                     wrapped.push(quote!(::ongpu::__private::slice_write(#id)));
                     view_types.push(quote!(::ongpu::__private::ArrayView<#element, 1>));
                 } else {
-                    launch_params.push(quote_spanned!(span=>
-                        #id: &::ongpu::__private::Field<#element, ::ongpu::__private::AoS>));
                     wrapped.push(quote!(::ongpu::__private::slice_read(#id)));
                     view_types.push(quote!(::ongpu::__private::ReadView<#element>));
                 }
                 pats.push(quote!(#id));
             }
             ParamKind::Value(ty) => {
-                launch_params.push(quote!(#id: #ty));
                 wrapped.push(quote!(::ongpu::__private::value(#id)));
                 view_types.push(quote!(#ty));
                 pats.push(if p.mutable {
@@ -154,7 +141,7 @@ pub fn expand(k: Kernel<'_>) -> TokenStream {
         let rank = s.dims.len();
         quote!(::ongpu::__private::ArrayView<#elem, #rank>)
     });
-    let stmts = &k.rust.block.stmts;
+    let stmts = &k.rust.stmts;
     let closure_params = quote! {
         #ctx: ::ongpu::__private::ThreadCtx,
         (#(#pats,)*): (#(#view_types,)*),
@@ -164,40 +151,21 @@ pub fn expand(k: Kernel<'_>) -> TokenStream {
         quote! {
             ::ongpu::__private::launch_straight(
                 &#site, #shape, (#(#wrapped,)*), (#(#specs,)*),
-                move |#closure_params| { #(#stmts)* },
+                move |#closure_params| { #stmts },
             )
         }
     } else {
         quote! {
             ::ongpu::__private::launch_phased(
                 &#site, #shape, (#(#wrapped,)*), (#(#specs,)*),
-                move |#closure_params| async move { #(#stmts)* },
+                move |#closure_params| async move { #stmts },
             )
         }
     };
-    let launch_doc = format!(
-        " Launches the kernel `{name}` on a grid of blocks (see `LaunchShape`): every thread \
-         runs its body. Arrays are passed as `Field<T, AoS>` (copied between host and device \
-         only when the other side is newer)."
-    );
-    quote! {
-        #(#docs)*
-        #(#others)*
-        #[allow(non_camel_case_types)]
-        #vis struct #name {}
-
-        #(#others)*
-        impl #name {
-            #[doc = #launch_doc]
-            #[allow(clippy::too_many_arguments, clippy::needless_return, unused_mut)]
-            #vis fn launch(
-                #shape: ::ongpu::__private::LaunchShape,
-                #(#launch_params),*
-            ) -> ::ongpu::__private::Result<()> {
-                static #site: ::ongpu::__private::KernelSite =
-                    ::ongpu::__private::KernelSite::new(#info);
-                #run
-            }
-        }
-    }
+    let body = quote! {
+        static #site: ::ongpu::__private::KernelSite =
+            ::ongpu::__private::KernelSite::new(#info);
+        #run
+    };
+    super::items::items(k.item, k.params, body)
 }

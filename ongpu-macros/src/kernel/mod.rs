@@ -1,10 +1,12 @@
 //! `#[ongpu::kernel]`: an explicit kernel. Parsing of the signature (`signature`), the
 //! body's analysis (`analysis`: shared arrays, array uses, constants), the CUDA C++
 //! translation (the shared translator with its kernel extension, `emit_cuda::kernel`), the
-//! body as one thread's Rust (`rust_body`), and the expansion (`expand`).
+//! body as one thread's Rust (`rust_body`), the type and `launch` it becomes (`items`), and
+//! the expansion (`expand`).
 
 pub mod analysis;
 mod expand;
+mod items;
 pub mod rust_body;
 pub mod signature;
 pub mod syntax;
@@ -13,12 +15,40 @@ use crate::emit_cuda::{Tail, Translator};
 use crate::ir::{lower, Context};
 use crate::names::cuda_ident;
 use proc_macro2::TokenStream;
+use quote::quote;
 use signature::ParamKind;
 use syn::spanned::Spanned;
 use syn::ItemFn;
 
-/// The expansion of `#[ongpu::kernel] fn ...`.
-pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+/// The expansion of `#[ongpu::kernel] fn ...`; on an error, the errors and a stand-in (see
+/// `stand_in`), so that its callers get no errors of their own.
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand(attr, item.clone()).unwrap_or_else(|e| {
+        let errors = e.into_compile_error();
+        let stand_in = stand_in(item);
+        quote!(#errors #stand_in)
+    })
+}
+
+/// What stands for a kernel with errors: with a valid signature, its type and `launch`
+/// around a body that is never run (callers type-check against the signature as usual);
+/// else nothing.
+fn stand_in(item: TokenStream) -> TokenStream {
+    let Ok(f) = syn::parse2::<ItemFn>(item) else {
+        return TokenStream::new();
+    };
+    let Ok(params) = signature::params(&f) else {
+        return TokenStream::new();
+    };
+    let names = params.iter().map(|p| &p.ident);
+    items::items(
+        &f,
+        &params,
+        quote!(#(let _ = &#names;)* ::core::unreachable!()),
+    )
+}
+
+fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     if !attr.is_empty() {
         return Err(syn::Error::new(
             attr.span(),
@@ -28,7 +58,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let f: ItemFn = syn::parse2(item)?;
     let params = signature::params(&f)?;
     let body = lower(&f.block, Context::Kernel)?;
-    let analysis = analysis::analyse(&f.block, &body, &params)?;
+    let analysis = analysis::analyse(&body, &params)?;
 
     let const_names: Vec<String> = analysis
         .constants
@@ -56,7 +86,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let translation = Translator::new(&body, &bound, "ongpu_real")
         .in_kernel(&array_params, params.len(), &shared_ranks)
         .translate(&body.block, Tail::Discard);
-    let rust = rust_body::rewrite(&f.block, &analysis, &rust_body::Hidden::new());
+    let rust = rust_body::emit(&body, &analysis, &rust_body::Hidden::new());
     Ok(expand::expand(expand::Kernel {
         item: &f,
         params: &params,

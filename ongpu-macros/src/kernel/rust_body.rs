@@ -1,22 +1,23 @@
-//! The kernel body as Rust, for one thread of the CPU backend (and rustc's checks): array
-//! accesses become calls on the runtime's views (`a[i]` → `a.load(i)`, `c[i] = v` →
-//! `c.store(i, v)`, `&mut c[i]` → `c.at(i)`), intrinsics become calls on the thread's
-//! context, `sync_threads()` an `.await` of the block's barrier, and `shared!` declarations
-//! the block's shared arrays. Spans stay those of the user's code, so rustc's errors point
-//! there.
+//! The kernel body as Rust, for one thread of the CPU backend (and rustc's checks): the
+//! tree emitted as written (`EmitRust`), except for the kernel's constructs, which it
+//! overrides: array accesses become calls on the runtime's views (`a[i]` → `a.load(i)`,
+//! `c[i] = v` → `c.store(i, v)`, `&mut c[i]` → `c.at(i)`), intrinsics become calls on the
+//! thread's context, `sync_threads()` an `.await` of the block's barrier, and `shared!`
+//! declarations the block's shared arrays. Spans stay those of the user's code, so rustc's
+//! errors point there.
 
 use super::analysis::{Analysis, ArrayKind};
-use super::syntax::{index_chain, intrinsic_call, shared_macro};
+use crate::emit_rust::body::{self, EmitRust};
+use crate::ir::{Body, Call, Expr};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::visit_mut::{self, VisitMut};
-use syn::{Block, Expr, Ident, Member, Stmt};
+use syn::Ident;
 
-/// The rewritten body and the `sync_threads()` calls it contains, in order.
+/// The body as Rust and the `sync_threads()` calls it contains, in order.
 pub struct RustBody {
-    /// The body.
-    pub block: Block,
+    /// The body's statements, without braces.
+    pub stmts: TokenStream,
     /// The span of each `sync_threads()`; barrier `k` is the `k`-th.
     pub barriers: Vec<Span>,
 }
@@ -39,77 +40,63 @@ impl Hidden {
     }
 }
 
-/// Rewrites `block` (checked and analysed).
-pub fn rewrite(block: &Block, analysis: &Analysis, hidden: &Hidden) -> RustBody {
-    let mut block = crate::rewrite::route_math_calls(block);
-    let mut r = Rewriter {
+/// Emits `body` (checked and analysed) as one thread's Rust.
+pub fn emit(body: &Body, analysis: &Analysis, hidden: &Hidden) -> RustBody {
+    let mut em = KernelRust {
         arrays: analysis,
         hidden,
         barriers: Vec::new(),
+        shared: 0,
     };
-    let mut shared_index = 0;
-    for stmt in &mut block.stmts {
-        if let Stmt::Local(l) = stmt {
-            if let Some(init) = &mut l.init {
-                if shared_macro(&init.expr).is_some() {
-                    let k = syn::Index::from(shared_index);
-                    let shared = &hidden.shared;
-                    let span = init.expr.span();
-                    *init.expr = syn::parse_quote_spanned!(span=> #shared.#k);
-                    shared_index += 1;
-                    continue;
-                }
-            }
-        }
-        r.visit_stmt_mut(stmt);
-    }
+    let stmts = em.stmts(&body.block);
     RustBody {
-        block,
-        barriers: r.barriers,
+        stmts,
+        barriers: em.barriers,
     }
 }
 
-struct Rewriter<'a> {
+/// The Rust emitter with the kernel's constructs; the rest is emitted as written.
+struct KernelRust<'a> {
     arrays: &'a Analysis,
     hidden: &'a Hidden,
     barriers: Vec<Span>,
+    /// `shared!` declarations emitted so far (the analysis keeps them at the top level, so
+    /// they come in declaration order).
+    shared: usize,
 }
 
 /// A place rooted at an array: the array, its indices (one per dimension), and the
 /// projections after them (`.re`, `[k]`), innermost first.
 struct ArrayPlace {
     root: Ident,
-    indices: Vec<Expr>,
+    indices: Vec<TokenStream>,
     rest: Vec<Projection>,
 }
 
 enum Projection {
-    Index(Expr),
-    Field(Member),
+    Index(TokenStream),
+    Field(Ident),
 }
 
 fn hidden(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
 }
 
-impl Rewriter<'_> {
+impl KernelRust<'_> {
     fn array(&self, id: &Ident) -> Option<ArrayKind> {
         self.arrays.arrays.get(&id.to_string()).copied()
     }
 
-    /// Decomposes an assigned place rooted at an array (its sub-expressions rewritten).
+    /// Decomposes an assigned place rooted at an array (its sub-expressions emitted).
     fn array_place(&mut self, e: &Expr) -> Option<ArrayPlace> {
         let mut rest = Vec::new();
         let mut cur = e;
         loop {
-            if let Some((root, indices)) = index_chain(cur) {
+            if let Some((root, indices)) = cur.index_chain() {
                 if let Some(a) = self.array(root) {
-                    let rank = a.rank();
-                    let mut indices: Vec<Expr> = indices.into_iter().cloned().collect();
-                    for i in &mut indices {
-                        self.visit_expr_mut(i);
-                    }
-                    let extra = indices.split_off(rank);
+                    let mut indices: Vec<TokenStream> =
+                        indices.into_iter().map(|i| self.expr(i)).collect();
+                    let extra = indices.split_off(a.rank());
                     let mut all: Vec<Projection> =
                         extra.into_iter().map(Projection::Index).collect();
                     rest.reverse();
@@ -122,24 +109,28 @@ impl Rewriter<'_> {
                 }
             }
             match cur {
-                Expr::Index(i) => {
-                    let mut idx = (*i.index).clone();
-                    self.visit_expr_mut(&mut idx);
-                    rest.push(Projection::Index(idx));
-                    cur = &i.expr;
+                Expr::Index(base, _, index) => {
+                    rest.push(Projection::Index(self.expr(index)));
+                    cur = base;
                 }
-                Expr::Field(f) => {
-                    rest.push(Projection::Field(f.member.clone()));
-                    cur = &f.base;
+                Expr::Field(base, _, name) => {
+                    rest.push(Projection::Field(name.clone()));
+                    cur = base;
                 }
-                Expr::Paren(p) => cur = &p.expr,
+                Expr::Paren(_, x) => cur = x,
                 _ => return None,
             }
         }
     }
 
     /// `{ let v = rhs; [let x = root.load(..); x<rest> op v;] root.store(.., v or x); }`
-    fn store(&mut self, place: ArrayPlace, op: TokenStream, rhs: &Expr, span: Span) -> Expr {
+    fn store(
+        &mut self,
+        place: ArrayPlace,
+        op: TokenStream,
+        rhs: TokenStream,
+        span: Span,
+    ) -> TokenStream {
         let (v, x) = (hidden("__ongpu_value"), hidden("__ongpu_element"));
         let root = &place.root;
         let idx_names: Vec<Ident> = (0..place.indices.len())
@@ -160,109 +151,109 @@ impl Rewriter<'_> {
                 #root.store(#(#idx_names,)* #x);
             )
         };
-        syn::parse_quote_spanned!(span=> {
+        quote_spanned!(span=> {
             let #v = #rhs;
             #(let #idx_names = #indices;)*
             #body
         })
     }
 
-    fn intrinsic(&mut self, name: &str, call: &mut syn::ExprCall) -> Expr {
-        let span = call.func.span();
+    /// A read of an array element: `root.load(..)`, then any further indices.
+    fn load(&mut self, e: &Expr) -> TokenStream {
+        let span = e.span();
+        let place = self
+            .array_place(e)
+            .expect("an index chain rooted at an array");
+        let (root, indices) = (&place.root, &place.indices);
+        let mut out = quote_spanned!(span=> #root.load(#(#indices),*));
+        for p in place.rest {
+            let Projection::Index(i) = p else {
+                unreachable!("a read access has only indices after the array's")
+            };
+            out = quote_spanned!(span=> #out[#i]);
+        }
+        out
+    }
+
+    /// A call of an intrinsic (`e` is the call).
+    fn intrinsic(&mut self, name: &Ident, call: &Call, e: &Expr) -> TokenStream {
+        let span = name.span();
         let ctx = &self.hidden.ctx;
-        match name {
+        match name.to_string().as_str() {
             "thread_idx" | "block_idx" | "block_dim" | "grid_dim" => {
-                let f = Ident::new(name, span);
-                syn::parse_quote_spanned!(span=> #ctx.#f())
+                quote_spanned!(span=> #ctx.#name())
             }
             "sync_threads" => {
                 let id = self.barriers.len() as u32;
-                self.barriers.push(call.span());
-                syn::parse_quote_spanned!(span=> #ctx.sync_threads(#id).await)
+                self.barriers.push(e.span());
+                quote_spanned!(span=> #ctx.sync_threads(#id).await)
             }
-            "thread_fence" => syn::parse_quote_spanned!(span=> ::ongpu::__private::thread_fence()),
-            atomic => {
-                let f = Ident::new(atomic, span);
-                let mut args: Vec<Expr> = call.args.iter().cloned().collect();
-                let target = match args.first() {
-                    Some(Expr::Reference(r)) => self.array_place(&r.expr),
+            "thread_fence" => quote_spanned!(span=> ::ongpu::__private::thread_fence()),
+            _atomic => {
+                let mut args = call.args.iter();
+                let place = match args.next() {
+                    Some(Expr::RefMut(_, _, target)) => self.array_place(target),
                     _ => None,
                 };
-                for a in args.iter_mut().skip(1) {
-                    self.visit_expr_mut(a);
-                }
-                let place = target.expect("the analysis checked the atomic's target");
-                let root = &place.root;
-                let indices = &place.indices;
-                let rest = &args[1..];
-                syn::parse_quote_spanned!(span=>
-                    ::ongpu::__private::#f(#root.at(#(#indices),*), #(#rest),*))
+                let rest: Vec<TokenStream> = args.map(|a| self.expr(a)).collect();
+                let place = place.expect("the analysis checked the atomic's target");
+                let (root, indices) = (&place.root, &place.indices);
+                quote_spanned!(span=>
+                    ::ongpu::__private::#name(#root.at(#(#indices),*), #(#rest),*))
             }
         }
     }
+
+    /// The `k`-th `shared!` declaration's value: the block's `k`-th shared view.
+    fn shared_view(&mut self, e: &Expr) -> TokenStream {
+        let k = syn::Index::from(self.shared);
+        self.shared += 1;
+        let shared = &self.hidden.shared;
+        quote_spanned!(e.span()=> #shared.#k)
+    }
 }
 
-impl VisitMut for Rewriter<'_> {
-    fn visit_expr_mut(&mut self, e: &mut Expr) {
-        let span = e.span();
-        if let Some((name, _)) = intrinsic_call(e) {
-            let Expr::Call(call) = e else { unreachable!() };
-            *e = self.intrinsic(&name, call);
-            return;
+impl EmitRust for KernelRust<'_> {
+    fn expr(&mut self, e: &Expr) -> TokenStream {
+        if let Some((name, call)) = e.intrinsic_call() {
+            return self.intrinsic(name, call, e);
+        }
+        let assigned = match e {
+            Expr::Assign(left, _, right) => Some((left, quote!(=), right)),
+            Expr::Binary(left, op, right) if e.is_compound_assign() => {
+                Some((left, quote!(#op), right))
+            }
+            _ => None,
+        };
+        if let Some((left, op, right)) = assigned {
+            if let Some(place) = self.array_place(left) {
+                let rhs = self.expr(right);
+                return self.store(place, op, rhs, e.span());
+            }
         }
         match e {
-            Expr::Assign(a) => {
-                if let Some(place) = self.array_place(&a.left) {
-                    self.visit_expr_mut(&mut a.right);
-                    *e = self.store(place, quote!(=), &a.right, span);
-                    return;
-                }
+            Expr::Index(..)
+                if e.index_chain()
+                    .is_some_and(|(r, _)| self.array(r).is_some()) =>
+            {
+                self.load(e)
             }
-            Expr::Binary(b) if crate::supported::is_compound_assign(&b.op) => {
-                if let Some(place) = self.array_place(&b.left) {
-                    self.visit_expr_mut(&mut b.right);
-                    let op = &b.op;
-                    *e = self.store(place, quote!(#op), &b.right, span);
-                    return;
-                }
-            }
-            _ => {}
+            Expr::Shared(_) => self.shared_view(e),
+            _ => body::expr(self, e),
         }
-        if let Some((root, _)) = index_chain(e) {
-            if let Some(a) = self.array(root) {
-                let root = root.clone();
-                let Some(place) = self.array_place(e) else {
-                    unreachable!("an index chain rooted at an array")
-                };
-                let indices = &place.indices;
-                let mut out: Expr = syn::parse_quote_spanned!(span=> #root.load(#(#indices),*));
-                for p in place.rest {
-                    let Projection::Index(i) = p else {
-                        unreachable!("a read access has only indices after the array's")
-                    };
-                    out = syn::parse_quote_spanned!(span=> #out[#i]);
-                }
-                debug_assert!(a.rank() >= 1);
-                *e = out;
-                return;
-            }
-        }
-        visit_mut::visit_expr_mut(self, e);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use quote::ToTokens;
 
     fn rewritten(sig: &str, body: &str) -> String {
         let f: syn::ItemFn = syn::parse_str(&format!("{sig} {body}")).unwrap();
         let params = super::super::signature::params(&f).unwrap();
         let body = crate::ir::lower(&f.block, crate::ir::Context::Kernel).unwrap();
-        let an = super::super::analysis::analyse(&f.block, &body, &params).unwrap();
-        let r = rewrite(&f.block, &an, &Hidden::new());
-        r.block.to_token_stream().to_string()
+        let an = super::super::analysis::analyse(&body, &params).unwrap();
+        emit(&body, &an, &Hidden::new()).stmts.to_string()
     }
 
     #[test]
