@@ -103,3 +103,33 @@ fn element_arrays_load_and_store_per_entry_in_every_layout() {
         run::<AoSoA<8>>();
     })
 }
+
+#[test]
+fn subsets_that_start_inside_a_group_of_sites_run_every_site_once() {
+    cpu(|| {
+        // V/2 = 24: the odd sites start inside the first group of 32 and the first AoSoA block.
+        for dims in [[2, 2, 2, 6], [6, 2, 2, 2], [2, 4, 6, 2]] {
+            let lat = Lattice::new(dims).unwrap();
+            let v = lat.volume();
+            let y: Field<f64, SoA> = Field::from_fn(v, |i| i as f64);
+            let mut x: Field<f64> = Field::filled(v, -1.0);
+            let mut z: Field<ColorMatrix<f32>, AoSoA<8>> = Field::zeros(v);
+            on_gpu!(lat.odd(), |i| {
+                x = y * 2.0 + 1.0;
+                z = ColorMatrix::identity() * (i as f32);
+            })
+            .unwrap();
+            let (x, z) = (x.to_vec().unwrap(), z.to_vec().unwrap());
+            for i in 0..v {
+                let odd = lat.parity(i) == 1;
+                assert_eq!(
+                    x[i],
+                    if odd { 2.0 * i as f64 + 1.0 } else { -1.0 },
+                    "{dims:?} {i}"
+                );
+                let want = if odd { i as f32 } else { 0.0 };
+                assert_eq!(z[i], ColorMatrix::identity() * want, "{dims:?} {i}");
+            }
+        }
+    })
+}

@@ -14,6 +14,33 @@ use std::sync::{Mutex, PoisonError};
 /// thread alone.
 const CHUNK_SITES: usize = 4096;
 
+/// Where a chunk was when its body panicked.
+#[derive(Clone, Copy)]
+enum Place {
+    /// At this site (run alone).
+    Site(usize),
+    /// In the group of lanes starting at this site.
+    Group(usize),
+}
+
+/// The site of the group at `s0` whose body panics. A group's bodies only compute values
+/// (the group is stored after its last lane, and a panic skips that), so running them again
+/// from the same inputs, with panics caught and not printed, meets the same panic.
+///
+/// # Safety
+/// As for `Captures::load_lanes`: `s0 .. s0 + LANES` are sites of the views that no other
+/// thread touches.
+unsafe fn panicking_lane<C, F>(views: &C::HostViews, s0: usize, body: &F) -> usize
+where
+    C: Captures,
+    F: Fn(usize, C::Sites) -> C::Sites + Sync,
+{
+    let lanes = C::load_lanes(views, s0);
+    (0..LANES)
+        .find(|&l| catch_body(|| body(s0 + l, C::lane(&lanes, l))).is_err())
+        .map_or(s0, |l| s0 + l)
+}
+
 /// Runs `body` for the sites of `sites`.
 pub(crate) fn run<C, F>(site: &CallSite, sites: &Range<usize>, caps: &mut C, body: &F) -> Result<()>
 where
@@ -32,32 +59,50 @@ where
     // message; once one is found, chunks not yet started are skipped.
     let panicked: Mutex<Option<(usize, String)>> = Mutex::new(None);
     let stop = AtomicBool::new(false);
-    let run_range = |start: usize, end: usize, at: &mut usize| {
-        let mut s0 = start;
-        // Whole groups of LANES sites: gather, run the body lane by lane, scatter.
-        while C::GROUPS_PAY && end - s0 >= LANES {
+    // `at` is where a panic happened: the site, or the first site of the group of lanes
+    // (`Place::Group`), which is found again after the panic (see `panicking_lane`), so that
+    // the lane loop keeps no per-site bookkeeping and stays vectorisable.
+    let run_one = |s: usize, at: &mut Place| {
+        *at = Place::Site(s);
+        // SAFETY: `s` is one of the sites the views were made for, and only this task's.
+        unsafe {
+            let out = body(s, C::load(&views, s));
+            C::store(&views, s, out);
+        }
+    };
+    let run_range = |start: usize, end: usize, at: &mut Place| {
+        // Sites before the first whole group (a subset may start inside one) one by one.
+        let head = if C::GROUPS_PAY {
+            start.next_multiple_of(LANES).min(end)
+        } else {
+            end
+        };
+        for s in start..head {
+            run_one(s, at);
+        }
+        // Whole groups of LANES sites: gather, run the body lane by lane, scatter. Counted
+        // in groups, so that the compiler sees each group start on a multiple of LANES
+        // (whole layout blocks: the gathers and scatters become fixed-size copies).
+        let mut group = head / LANES;
+        while C::GROUPS_PAY && (group + 1) * LANES <= end {
+            let s0 = group * LANES;
+            *at = Place::Group(s0);
             // SAFETY: `s0 + LANES <= end` and the views were made for these sites; every lane is
             // set before the store. Tasks own disjoint site ranges, so no two threads touch
             // the same site (see `HostPtr`).
             unsafe {
                 let mut lanes = C::load_lanes(&views, s0);
                 for l in 0..LANES {
-                    *at = s0 + l;
                     let out = body(s0 + l, C::lane(&lanes, l));
                     C::set_lane(&mut lanes, l, out);
                 }
                 C::store_lanes(&views, s0, &lanes);
             }
-            s0 += LANES;
+            group += 1;
         }
         // The remaining sites one by one.
-        for s in s0..end {
-            *at = s;
-            // SAFETY: as above, `s < end`.
-            unsafe {
-                let out = body(s, C::load(&views, s));
-                C::store(&views, s, out);
-            }
+        for s in (group * LANES).max(head)..end {
+            run_one(s, at);
         }
     };
     // Runs one chunk, catching a panic of the body (which is not printed: it is the error).
@@ -65,10 +110,15 @@ where
         if stop.load(Ordering::Relaxed) {
             return;
         }
-        let mut at = start;
-        if let Err(panic) = catch_body(|| run_range(start, end, &mut at)) {
+        let mut place = Place::Site(start);
+        if let Err(panic) = catch_body(|| run_range(start, end, &mut place)) {
             stop.store(true, Ordering::Relaxed);
             let message = panic_message(&*panic);
+            let at = match place {
+                Place::Site(s) => s,
+                // SAFETY: the group's sites are this task's, and the panic left them unstored.
+                Place::Group(s0) => unsafe { panicking_lane::<C, F>(&views, s0, body) },
+            };
             let mut first = panicked.lock().unwrap_or_else(PoisonError::into_inner);
             if first.as_ref().map_or(true, |(s, _)| at < *s) {
                 *first = Some((at, message));
