@@ -114,6 +114,13 @@ mod gpu {
     use ongpu::codegen::collect_kernel_sources;
     use ongpu::cuda::{device, nvrtc, DeviceBuffer};
 
+    /// The bytes of an `ongpu::Lattice` kernel parameter (nine u64), for raw launches of
+    /// generated kernels.
+    #[repr(C)]
+    struct NoLattice([u64; 9]);
+    // SAFETY: plain integers, passed by value as the kernel's `const ongpu::Lattice`.
+    unsafe impl cudarc::driver::DeviceRepr for NoLattice {}
+
     /// One configuration to measure: a call that queues one kernel.
     type Call<'a> = Box<dyn FnMut() -> ongpu::Result<()> + 'a>;
 
@@ -195,21 +202,26 @@ mod gpu {
             let func = module
                 .load_function("ongpu_kernel")
                 .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))?;
-            // (pointer, stride) per field, then n
+            // (pointer, stride) per field, then the first site and n, then the lattice (none:
+            // zeros).
             let mut values: Vec<u64> = Vec::new();
             for buf in buffers.iter().take(fields) {
                 values.push(buf.ptr());
                 values.push(N as u64);
             }
+            values.push(0);
             values.push(N as u64);
+            let no_lattice = NoLattice([0; 9]);
             let stream = stream.clone();
             let raw = move || -> ongpu::Result<()> {
                 let mut builder = stream.launch_builder(&func);
                 for v in &values {
                     builder.arg(v);
                 }
+                builder.arg(&no_lattice);
                 // SAFETY: the arguments follow the kernel's signature: a (pointer, stride)
-                // pair per field, over live buffers of N floats, then n = N.
+                // pair per field, over live buffers of N floats, then begin = 0, n = N and a
+                // zeroed `ongpu::Lattice` (9 u64, unused by these bodies).
                 unsafe { builder.launch(cfg) }
                     .map(drop)
                     .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))

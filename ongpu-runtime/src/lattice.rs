@@ -27,6 +27,9 @@ pub struct Lattice {
     half: u64,
 }
 
+// The kernel parameter `const ongpu::Lattice` has this size; raw launches pass it as bytes.
+const _: () = assert!(std::mem::size_of::<Lattice>() == 9 * 8);
+
 // SAFETY: four, four and one `u64` with no padding: plain data in every bit pattern the
 // fields can hold; `cuda/lattice.cuh` declares the same struct.
 unsafe impl bytemuck::Zeroable for Lattice {}
