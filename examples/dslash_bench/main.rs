@@ -6,6 +6,9 @@
 //! kernel); with `--cpu`, the same call on CPU threads against the host's parallel copy.
 //! Every result is checked element by element against an f64 host reference first.
 //!
+//! At L >= 32 it also compares a shift-free call over `lat.even()` / `lat.odd()` with the
+//! same call over a plain count of as many sites (`subsets.rs`).
+//!
 //! Counted per even site with no cache reuse (the byte model of the reference): 8 links and
 //! 8 neighbour vectors read, one vector written: 792 B in f32, 1584 B in f64; 570 flops.
 //!
@@ -20,6 +23,7 @@ mod data;
 #[cfg(feature = "cuda")]
 mod gpu;
 mod report;
+mod subsets;
 
 use data::{Prec, Problem};
 use ongpu::prelude::*;
@@ -159,6 +163,11 @@ fn main() -> BenchResult<()> {
         }
     }
     report::print(&rows);
+    for &l in opts.sizes.iter().filter(|&&l| l >= 32) {
+        let backend = if opts.gpu { Backend::Cuda } else { Backend::Cpu };
+        let timings = ongpu::with_backend(backend, || subsets::run(l, opts.reps, backend))?;
+        subsets::print(l, &timings);
+    }
     if let Some(path) = &opts.csv {
         std::fs::write(path, report::csv(&rows))?;
         println!("wrote {path}");

@@ -154,23 +154,7 @@ pub fn lattice_plaquette() -> Vec<Output> {
     let unit: Field<[ColorMatrix<f64>; 4]> = Field::filled(v, [ColorMatrix::identity(); 4]);
     let links = random_links(&lat, 45);
     let u: Field<[ColorMatrix<f64>; 4]> = Field::from_vec(links.clone());
-    // Unitary g(x): a product of phases and a permutation-free rotation in the 0-1 plane.
-    let mut r = rng(46);
-    let g: Vec<ColorMatrix<f64>> = (0..v)
-        .map(|_| {
-            let (t, p): (f64, f64) = (
-                r.random_range(0.0..std::f64::consts::TAU),
-                r.random_range(0.0..std::f64::consts::TAU),
-            );
-            let mut m = ColorMatrix::zero();
-            m[0][0] = Complex::new(t.cos(), 0.0);
-            m[0][1] = Complex::new(-t.sin(), 0.0);
-            m[1][0] = Complex::from_polar(t.sin(), p);
-            m[1][1] = Complex::from_polar(t.cos(), p);
-            m[2][2] = Complex::from_polar(1.0, -p);
-            m
-        })
-        .collect();
+    let g = random_gauge(v, 46);
     let transformed: Field<[ColorMatrix<f64>; 4]> = Field::from_fn(v, |i| {
         std::array::from_fn(|mu| g[i] * links[i][mu] * g[lat.shift(i, mu, 1)].adj())
     });
@@ -189,6 +173,74 @@ pub fn lattice_plaquette() -> Vec<Output> {
             kind: Kind::Rel(1e-12),
         },
     ]
+}
+
+/// A random unitary matrix per site (a rotation in the 0-1 plane times phases).
+fn random_gauge(v: usize, seed: u64) -> Vec<ColorMatrix<f64>> {
+    let mut r = rng(seed);
+    (0..v)
+        .map(|_| {
+            let (t, p): (f64, f64) = (
+                r.random_range(0.0..std::f64::consts::TAU),
+                r.random_range(0.0..std::f64::consts::TAU),
+            );
+            let mut m = ColorMatrix::zero();
+            m[0][0] = Complex::new(t.cos(), 0.0);
+            m[0][1] = Complex::new(-t.sin(), 0.0);
+            m[1][0] = Complex::from_polar(t.sin(), p);
+            m[1][1] = Complex::from_polar(t.cos(), p);
+            m[2][2] = Complex::from_polar(1.0, -p);
+            m
+        })
+        .collect()
+}
+
+/// Gauge covariance of the hopping term: with U_mu(x) -> g(x) U_mu(x) g(x+mu)^dagger and
+/// psi(x) -> g(x) psi(x), the result at every even site becomes g(x) chi(x).
+pub fn hopping_gauge_covariance() -> Vec<Output> {
+    let lat = Lattice::new([4, 6, 2, 4]).unwrap();
+    let v = lat.volume();
+    let links = random_links(&lat, 49);
+    let g = random_gauge(v, 50);
+    let mut r = rng(51);
+    let psi_host: Vec<ColorVector<f64>> = (0..v)
+        .map(|_| {
+            ColorVector::new([
+                super::cplx(&mut r),
+                super::cplx(&mut r),
+                super::cplx(&mut r),
+            ])
+        })
+        .collect();
+    let hopping = |u: &Field<[ColorMatrix<f64>; 4], SoA>, psi: &Field<ColorVector<f64>>| {
+        let mut chi: Field<ColorVector<f64>> = Field::zeros(v);
+        on_gpu!(lat.even(), {
+            let mut r = ColorVector::zero();
+            for mu in 0..4 {
+                r += u[mu] * psi.shift(mu, 1) - u.shift(mu, -1)[mu].adj() * psi.shift(mu, -1);
+            }
+            chi = r;
+        })
+        .unwrap();
+        chi.to_vec().unwrap()
+    };
+    let chi = hopping(
+        &Field::from_vec(links.clone()),
+        &Field::from_vec(psi_host.clone()),
+    );
+    let u_g: Field<[ColorMatrix<f64>; 4], SoA> = Field::from_fn(v, |i| {
+        std::array::from_fn(|mu| g[i] * links[i][mu] * g[lat.shift(i, mu, 1)].adj())
+    });
+    let psi_g: Field<ColorVector<f64>> = Field::from_fn(v, |i| g[i] * psi_host[i]);
+    let chi_g = hopping(&u_g, &psi_g);
+    let reals = |x: &ColorVector<f64>| x.v.iter().flat_map(|z| [z.re, z.im]).collect::<Vec<_>>();
+    let even = (0..v).filter(|&i| lat.parity(i) == 0);
+    vec![Output {
+        name: "g chi",
+        got: even.clone().flat_map(|i| reals(&chi_g[i])).collect(),
+        want: even.flat_map(|i| reals(&(g[i] * chi[i]))).collect(),
+        kind: Kind::Rel(1e-13),
+    }]
 }
 
 /// The naive staggered hopping term of the lattice contract (phases folded into the links)

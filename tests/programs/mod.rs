@@ -11,7 +11,10 @@ mod color_ops;
 mod lattice;
 
 pub use color_ops::{color_operators_f32, color_operators_f64};
-pub use lattice::{lattice_parity_arrays, lattice_plaquette, lattice_shifts, staggered_dslash};
+pub use lattice::{
+    hopping_gauge_covariance, lattice_parity_arrays, lattice_plaquette, lattice_shifts,
+    staggered_dslash,
+};
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -801,7 +804,8 @@ macro_rules! with_program_names {
             lattice_parity_arrays,
             lattice_shifts,
             lattice_plaquette,
-            staggered_dslash
+            staggered_dslash,
+            hopping_gauge_covariance
         }
     };
 }
