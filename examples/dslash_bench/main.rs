@@ -164,7 +164,11 @@ fn main() -> BenchResult<()> {
     }
     report::print(&rows);
     for &l in opts.sizes.iter().filter(|&&l| l >= 32) {
-        let backend = if opts.gpu { Backend::Cuda } else { Backend::Cpu };
+        let backend = if opts.gpu {
+            Backend::Cuda
+        } else {
+            Backend::Cpu
+        };
         let timings = ongpu::with_backend(backend, || subsets::run(l, opts.reps, backend))?;
         subsets::print(l, &timings);
     }

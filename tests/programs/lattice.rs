@@ -313,3 +313,72 @@ pub fn staggered_dslash() -> Vec<Output> {
         kind: Kind::Rel(1e-6),
     }]
 }
+
+/// Wilson spinors `[ColorVector<f32>; 4]` (four spins of a colour vector): a whole-array local
+/// from a neighbour, entries recombined and written whole, with an f64 host reference.
+pub fn wilson_spinor_arrays() -> Vec<Output> {
+    let lat = Lattice::new([4, 2, 4, 2]).unwrap();
+    let v = lat.volume();
+    let mut r = rng(52);
+    let mut vector = || {
+        ColorVector::new([
+            super::cplx(&mut r),
+            super::cplx(&mut r),
+            super::cplx(&mut r),
+        ])
+    };
+    let host: Vec<[ColorVector<f64>; 4]> =
+        (0..v).map(|_| std::array::from_fn(|_| vector())).collect();
+    let links = random_links(&lat, 53);
+    let narrow = |x: &ColorVector<f64>| {
+        ColorVector::new(x.v.map(|z| Complex::new(z.re as f32, z.im as f32)))
+    };
+    let widen = |x: &ColorVector<f32>| {
+        ColorVector::new(x.v.map(|z| Complex::new(z.re as f64, z.im as f64)))
+    };
+    let psi: Field<[ColorVector<f32>; 4], SoA> = Field::from_fn(v, |i| host[i].map(|s| narrow(&s)));
+    let u: Field<[ColorMatrix<f32>; 4]> = Field::from_fn(v, |i| links[i].map(|m| to_f32(&m)));
+    let mut chi: Field<[ColorVector<f32>; 4]> = Field::zeros(v);
+    on_gpu!(lat, {
+        let s = psi.shift(2, -1);
+        let mut out = s;
+        for spin in 0..4 {
+            out[spin] = u[2] * s[3 - spin] + s[spin];
+        }
+        out[1] = out[1] - s[0];
+        chi = out;
+    })
+    .unwrap();
+    let mut want = Vec::new();
+    for i in 0..v {
+        let s = host[lat.shift(i, 2, -1)].map(|x| widen(&narrow(&x)));
+        let m = to_f64(&to_f32(&links[i][2]));
+        let mut out: [ColorVector<f64>; 4] = std::array::from_fn(|spin| m * s[3 - spin] + s[spin]);
+        out[1] = out[1] - s[0];
+        want.extend(
+            out.iter()
+                .flat_map(|x| x.v.iter().flat_map(|z| [z.re, z.im]).collect::<Vec<_>>()),
+        );
+    }
+    vec![Output {
+        name: "chi",
+        got: chi
+            .to_vec()
+            .unwrap()
+            .iter()
+            .flat_map(|a| {
+                a.iter()
+                    .flat_map(|x| {
+                        widen(x)
+                            .v
+                            .iter()
+                            .flat_map(|z| [z.re, z.im])
+                            .collect::<Vec<_>>()
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
+        want,
+        kind: Kind::Rel(1e-6),
+    }]
+}

@@ -13,7 +13,7 @@ mod lattice;
 pub use color_ops::{color_operators_f32, color_operators_f64};
 pub use lattice::{
     hopping_gauge_covariance, lattice_parity_arrays, lattice_plaquette, lattice_shifts,
-    staggered_dslash,
+    staggered_dslash, wilson_spinor_arrays,
 };
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
@@ -805,7 +805,8 @@ macro_rules! with_program_names {
             lattice_shifts,
             lattice_plaquette,
             staggered_dslash,
-            hopping_gauge_covariance
+            hopping_gauge_covariance,
+            wilson_spinor_arrays
         }
     };
 }
