@@ -12,6 +12,9 @@ cargo clippy --workspace --all-targets --no-default-features --features rayon --
 cargo test --workspace
 cargo test --workspace --no-default-features --features rayon
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
-# The three crates as they would be published (each packaged and built from its package).
-cargo package --workspace --allow-dirty --quiet
+# The three crates as they would be published (each packaged and built from its package), in
+# a target folder of its own: cargo keys a registry crate's build by name and version only,
+# so a reused folder would build the packages against an earlier package of the same version.
+rm -rf target/package-check
+CARGO_TARGET_DIR=target/package-check cargo package --workspace --allow-dirty --quiet
 echo "all checks passed"
