@@ -175,6 +175,14 @@ pub fn lattice_plaquette() -> Vec<Output> {
     ]
 }
 
+/// A random colour vector per site (parts uniform in [-1, 1)).
+fn random_vectors(v: usize, seed: u64) -> Vec<ColorVector<f64>> {
+    let mut r = rng(seed);
+    (0..v)
+        .map(|_| ColorVector::new(std::array::from_fn(|_| super::cplx(&mut r))))
+        .collect()
+}
+
 /// A random unitary matrix per site (a rotation in the 0-1 plane times phases).
 fn random_gauge(v: usize, seed: u64) -> Vec<ColorMatrix<f64>> {
     let mut r = rng(seed);
@@ -202,16 +210,7 @@ pub fn hopping_gauge_covariance() -> Vec<Output> {
     let v = lat.volume();
     let links = random_links(&lat, 49);
     let g = random_gauge(v, 50);
-    let mut r = rng(51);
-    let psi_host: Vec<ColorVector<f64>> = (0..v)
-        .map(|_| {
-            ColorVector::new([
-                super::cplx(&mut r),
-                super::cplx(&mut r),
-                super::cplx(&mut r),
-            ])
-        })
-        .collect();
+    let psi_host = random_vectors(v, 51);
     let hopping = |u: &Field<[ColorMatrix<f64>; 4], SoA>, psi: &Field<ColorVector<f64>>| {
         let mut chi: Field<ColorVector<f64>> = Field::zeros(v);
         on_gpu!(lat.even(), {
@@ -250,16 +249,7 @@ pub fn staggered_dslash() -> Vec<Output> {
     let lat = Lattice::new(dims).unwrap();
     let v = lat.volume();
     let links = random_links(&lat, 47);
-    let mut r = rng(48);
-    let psi_host: Vec<ColorVector<f64>> = (0..v)
-        .map(|_| {
-            ColorVector::new([
-                super::cplx(&mut r),
-                super::cplx(&mut r),
-                super::cplx(&mut r),
-            ])
-        })
-        .collect();
+    let psi_host = random_vectors(v, 48);
     let u: Field<[ColorMatrix<f32>; 4]> = Field::from_fn(v, |i| links[i].map(|m| to_f32(&m)));
     let psi: Field<ColorVector<f32>> = Field::from_fn(v, |i| {
         ColorVector::new(
@@ -319,16 +309,10 @@ pub fn staggered_dslash() -> Vec<Output> {
 pub fn wilson_spinor_arrays() -> Vec<Output> {
     let lat = Lattice::new([4, 2, 4, 2]).unwrap();
     let v = lat.volume();
-    let mut r = rng(52);
-    let mut vector = || {
-        ColorVector::new([
-            super::cplx(&mut r),
-            super::cplx(&mut r),
-            super::cplx(&mut r),
-        ])
-    };
-    let host: Vec<[ColorVector<f64>; 4]> =
-        (0..v).map(|_| std::array::from_fn(|_| vector())).collect();
+    let spins = random_vectors(4 * v, 52);
+    let host: Vec<[ColorVector<f64>; 4]> = (0..v)
+        .map(|i| std::array::from_fn(|spin| spins[4 * i + spin]))
+        .collect();
     let links = random_links(&lat, 53);
     let narrow = |x: &ColorVector<f64>| {
         ColorVector::new(x.v.map(|z| Complex::new(z.re as f32, z.im as f32)))
