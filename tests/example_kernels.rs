@@ -32,5 +32,8 @@ fn the_su3_reference_kernels_compile() {
 
 #[test]
 fn the_dslash_reference_kernels_compile() {
-    compiles("dslash", include_str!("../examples/dslash_bench/reference.cu"));
+    compiles(
+        "dslash",
+        include_str!("../examples/dslash_bench/reference.cu"),
+    );
 }
