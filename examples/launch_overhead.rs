@@ -1,7 +1,11 @@
-//! What one `on_gpu!` call costs on the host, next to a raw cudarc launch of the very same
-//! kernel, for 1, 3 and 8 captured fields at n = 1024 sites; the launch + synchronize round
-//! trip; the first call of a process with a cold and with a warm disk cache; and the CPU
-//! backend's per-call cost.
+//! What one `on_gpu!` call costs on the host, next to launches of the very same kernel
+//! through cudarc's launch builder (the earlier reference) and through a bare
+//! `cuLaunchKernel` with a parameter array prepared once (the floor), for 1, 3 and 8
+//! captured fields at n = 1024 sites. Host time per call is measured twice: over calls
+//! queued back to back (where a full launch queue can hold every launcher to the GPU's
+//! pace), and with the queue drained before each timed call. Then the launch + synchronize
+//! round trip; the first call of a process with a cold and with a warm disk cache; and the
+//! CPU backend's per-call cost.
 //!
 //! `cargo run --release --example launch_overhead [-- --calls 20000 --round-trips 5000]`
 
@@ -26,6 +30,21 @@ fn per_call(calls: usize, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Re
     let s = t.elapsed().as_secs_f64() / calls as f64;
     ongpu::synchronize()?;
     Ok(s)
+}
+
+/// Host seconds per call of `f`, each call timed alone after a device synchronize, so that
+/// no call waits for room in the launch queue.
+#[cfg(feature = "cuda")]
+fn per_call_drained(calls: usize, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Result<f64> {
+    let mut total = 0.0;
+    for _ in 0..calls {
+        ongpu::synchronize()?;
+        let t = Instant::now();
+        f()?;
+        total += t.elapsed().as_secs_f64();
+    }
+    ongpu::synchronize()?;
+    Ok(total / calls as f64)
 }
 
 /// Seconds per call of `f` followed by a device synchronize.
@@ -109,10 +128,11 @@ fn first_call_child() -> ongpu::Result<()> {
 #[cfg(feature = "cuda")]
 mod gpu {
     use super::*;
-    use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+    use cudarc::driver::{result, CudaContext, LaunchConfig, PushKernelArg};
     use cudarc::nvrtc::Ptx;
     use ongpu::codegen::collect_kernel_sources;
     use ongpu::cuda::{device, nvrtc, DeviceBuffer};
+    use std::ffi::c_void;
 
     /// The bytes of an `ongpu::Lattice` kernel parameter (nine u64), for raw launches of
     /// generated kernels.
@@ -194,6 +214,7 @@ mod gpu {
             block_dim: (TPB, 1, 1),
             shared_mem_bytes: 0,
         };
+        let mut funcs = Vec::new();
         for (source, fields) in sources.iter().zip([1usize, 3, 8]) {
             let image = nvrtc::compile(&source.source, &arch, "raw launch kernel", &[])?.image;
             let module = ctx
@@ -202,6 +223,7 @@ mod gpu {
             let func = module
                 .load_function("ongpu_kernel")
                 .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))?;
+            funcs.push(func.clone());
             // (pointer, stride) per field, then the first site and n, then the lattice (none:
             // zeros).
             let mut values: Vec<u64> = Vec::new();
@@ -235,13 +257,63 @@ mod gpu {
             ));
         }
 
+        // The same kernels through a bare `cuLaunchKernel` on the legacy default stream (where
+        // `on_gpu!` launches), with the parameter array built once.
+        ctx.bind_to_thread()
+            .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))?;
+        for (func, fields) in funcs.into_iter().zip([1usize, 3, 8]) {
+            let mut values: Vec<u64> = Vec::new();
+            for buf in buffers.iter().take(fields) {
+                values.push(buf.ptr());
+                values.push(N as u64);
+            }
+            values.push(0);
+            values.push(N as u64);
+            let mut lattice = Box::new(NoLattice([0; 9]));
+            // The pointers stay valid: `values`' heap storage and the box move into the
+            // closure with them and are never resized.
+            let mut params: Vec<*mut c_void> = values
+                .iter_mut()
+                .map(|v| (v as *mut u64).cast::<c_void>())
+                .collect();
+            params.push((&mut *lattice as *mut NoLattice).cast::<c_void>());
+            let raw_f = func.cu_function();
+            let bare = move || -> ongpu::Result<()> {
+                let _keep = (&func, &values, &lattice);
+                // SAFETY: `params` points at a (pointer, stride) pair per field over live
+                // buffers of N floats, then begin = 0, n = N and a zeroed `ongpu::Lattice`,
+                // the kernel's signature; its module lives as long as `func`; the context is
+                // current on this thread.
+                unsafe {
+                    result::launch_kernel(
+                        raw_f,
+                        (blocks, 1, 1),
+                        (TPB, 1, 1),
+                        0,
+                        std::ptr::null_mut(),
+                        &mut params,
+                    )
+                }
+                .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))
+            };
+            configs.push((
+                format!(
+                    "bare cuLaunchKernel, {fields} field{}",
+                    if fields > 1 { "s" } else { "" }
+                ),
+                Box::new(bare),
+            ));
+        }
+
         // Rounds over all configurations in turn; each figure is the median of its rounds, so
         // that clock changes and ordering favour no one.
         let mut host = vec![Vec::new(); configs.len()];
+        let mut drained = vec![Vec::new(); configs.len()];
         let mut trip = vec![Vec::new(); configs.len()];
         for _ in 0..ROUNDS {
             for (k, (_, f)) in configs.iter_mut().enumerate() {
                 host[k].push(per_call(calls, f.as_mut())? * 1e6);
+                drained[k].push(per_call_drained(trips, f.as_mut())? * 1e6);
                 trip[k].push(round_trip(trips, f.as_mut())? * 1e6);
             }
         }
@@ -250,22 +322,29 @@ mod gpu {
             v[v.len() / 2]
         };
         let host: Vec<f64> = host.iter_mut().map(med).collect();
+        let drained: Vec<f64> = drained.iter_mut().map(med).collect();
         let trip: Vec<f64> = trip.iter_mut().map(med).collect();
 
         println!("device: {} (median of {ROUNDS} rounds)", dev.info().name);
         println!(
-            "{:<24} {:>14} {:>18}",
-            "launch", "host us/call", "launch+sync us"
+            "{:<30} {:>14} {:>20} {:>16}",
+            "launch", "host us/call", "host us, drained", "launch+sync us"
         );
         for (k, (what, _)) in configs.iter().enumerate() {
-            println!("{:<24} {:>14.2} {:>18.2}", what, host[k], trip[k]);
+            println!(
+                "{:<30} {:>14.2} {:>20.2} {:>16.2}",
+                what, host[k], drained[k], trip[k]
+            );
         }
         for (k, fields) in [1usize, 3, 8].iter().enumerate() {
-            println!(
-                "ratio on_gpu!/raw cudarc, {fields} field(s): host {:.2}x, round trip {:.2}x",
-                host[k] / host[3 + k],
-                trip[k] / trip[3 + k]
-            );
+            for (name, r) in [("raw cudarc", 3 + k), ("bare cuLaunchKernel", 6 + k)] {
+                println!(
+                    "ratio on_gpu!/{name}, {fields} field(s): host {:.2}x, drained {:.2}x, round trip {:.2}x",
+                    host[k] / host[r],
+                    drained[k] / drained[r],
+                    trip[k] / trip[r]
+                );
+            }
         }
         drop(configs);
         first_calls()

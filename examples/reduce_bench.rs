@@ -186,7 +186,7 @@ impl Timer {
     fn new(backend: Backend, reps: usize, max_bytes: usize) -> ongpu::Result<Self> {
         #[cfg(feature = "cuda")]
         let gpu = match backend {
-            Backend::Cuda => Some(gpu::Reference::new(max_bytes)?),
+            Backend::Cuda => Some(gpu::Reference::new()?),
             Backend::Cpu => None,
         };
         let host = match backend {
@@ -301,62 +301,35 @@ fn host_latency(calls: usize, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu
 
 #[cfg(feature = "cuda")]
 mod gpu {
-    use ongpu::cuda::{self, nvrtc, time_device, Device, DeviceBuffer, Function, ParamList, Shape};
+    use crate::common::ceiling::Ceilings;
+    use ongpu::cuda::{self, nvrtc, time_device, Device, Function, ParamList, Shape};
     use std::time::Instant;
 
     /// Calls per timed batch.
     const BATCH: usize = 10;
 
     pub const REFERENCE_NAME: &str =
-        "a hand-written read-only kernel (16-byte loads, 4 in flight per thread), best of 5 grid sizes";
+        "the shared 16-byte reader (examples/common/ceiling.cu: 4 loads in flight per thread), best of 5 grid sizes";
 
-    /// Reads every 16-byte word of `p` into a sum that is stored only if it hits an
-    /// impossible value, so that the loads stay.
-    const SOURCE: &str = r#"
-extern "C" __global__ void read4(const float4* __restrict__ p, unsigned long long n4,
-                                 float* __restrict__ out) {
-  const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
-  unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-  float acc = 0.0f;
-  for (; i + 3 * step < n4; i += 4 * step) {
-    const float4 a = p[i], b = p[i + step], c = p[i + 2 * step], d = p[i + 3 * step];
-    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) +
-           (d.x + d.y + d.z + d.w);
-  }
-  for (; i < n4; i += step) {
-    const float4 a = p[i];
-    acc += a.x + a.y + a.z + a.w;
-  }
-  if (acc == -1.25e-38f) out[0] = acc;
-}
-extern "C" __global__ void empty() {}
-"#;
+    /// An empty kernel, for the bare launch.
+    const SOURCE: &str = r#"extern "C" __global__ void empty() {}"#;
 
     pub struct Reference {
         dev: &'static Device,
-        read: Function,
+        ceilings: Ceilings,
         empty: Function,
-        data: DeviceBuffer,
-        out: DeviceBuffer,
     }
 
     impl Reference {
-        pub fn new(max_bytes: usize) -> ongpu::Result<Self> {
+        pub fn new() -> ongpu::Result<Self> {
             let dev = cuda::device()?;
             let (arch, _) = nvrtc::target_for(dev.info().compute_capability);
-            let compiled = nvrtc::compile(SOURCE, &arch, "the read reference", &[])?;
-            let read = cuda::load_function(dev, &compiled, "read4")?;
+            let compiled = nvrtc::compile(SOURCE, &arch, "the empty kernel", &[])?;
             let empty = cuda::load_function(dev, &compiled, "empty")?;
-            let mut data =
-                DeviceBuffer::alloc(dev, max_bytes.next_multiple_of(16), "the read reference")?;
-            data.zero()?;
-            let out = DeviceBuffer::alloc(dev, 16, "the read reference's output")?;
             Ok(Reference {
                 dev,
-                read,
+                ceilings: Ceilings::new()?,
                 empty,
-                data,
-                out,
             })
         }
 
@@ -387,38 +360,11 @@ extern "C" __global__ void empty() {}
             Ok(super::median(t))
         }
 
-        /// Median seconds to read `bytes` bytes: the best over grid sizes of the read kernel.
+        /// Median seconds to read `bytes` bytes: the best over grid sizes of the reader, timed
+        /// as the reductions are.
         pub fn read_seconds(&self, reps: usize, bytes: usize) -> ongpu::Result<f64> {
-            let n4 = (bytes / 16) as u64;
-            let sms = self.dev.info().sm_count;
-            let mut best = f64::INFINITY;
-            for blocks in [
-                sms * 4,
-                sms * 8,
-                sms * 16,
-                sms * 32,
-                (n4 as u32).div_ceil(256).max(1),
-            ] {
-                let s = self.time(reps, &mut || self.launch_read(blocks, n4))?;
-                best = best.min(s);
-            }
-            Ok(best)
-        }
-
-        fn launch_read(&self, blocks: u32, n4: u64) -> ongpu::Result<()> {
-            let (p, out) = (self.data.ptr(), self.out.ptr());
-            let mut params = ParamList::new();
-            params.push(&p);
-            params.push(&n4);
-            params.push(&out);
-            let shape = Shape {
-                grid: (blocks, 1, 1),
-                block: (256, 1, 1),
-                shared_bytes: 0,
-            };
-            // SAFETY: the parameters match `read4`'s signature; the buffers outlive the
-            // launch (they are freed only after the device has finished with them).
-            unsafe { cuda::launch(self.dev, self.read, shape, &mut params, || "read4".into()) }
+            self.ceilings
+                .read_seconds_with(bytes, &mut |f| self.time(reps, f))
         }
 
         /// Median seconds of a launch of an empty kernel followed by a synchronize.

@@ -4,15 +4,36 @@
 
 mod common;
 
-#[test]
-fn the_zero_copy_dot_kernel_compiles() {
+fn compiles(name: &str, source: &str) {
     if !common::require_nvrtc() {
         return;
     }
-    let source = include_str!("../examples/zero_copy_dot.cu");
     for arch in ["sm_90", "sm_80"] {
-        let c = ongpu::cuda::nvrtc::compile(source, arch, "dot", &[])
-            .unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let c = ongpu::cuda::nvrtc::compile(source, arch, name, &[])
+            .unwrap_or_else(|e| panic!("{name}, {arch}: {e}"));
         assert!(!c.image.is_empty());
     }
+}
+
+#[test]
+fn the_zero_copy_dot_kernel_compiles() {
+    compiles("dot", include_str!("../examples/zero_copy_dot.cu"));
+}
+
+#[test]
+fn the_ceiling_kernels_compile() {
+    compiles("ceiling.cu", include_str!("../examples/common/ceiling.cu"));
+}
+
+#[test]
+fn the_su3_reference_kernels_compile() {
+    compiles("su3", include_str!("../examples/su3_bench/reference.cu"));
+}
+
+#[test]
+fn the_dslash_reference_kernels_compile() {
+    compiles(
+        "dslash",
+        include_str!("../examples/dslash_bench/reference.cu"),
+    );
 }

@@ -406,26 +406,47 @@ mod gpu {
         assert_eq!(x.residency(), Residency::Both);
     }
 
+    /// What `spin_write(x, seed, iters)` writes.
+    fn spin_written(seed: u32, iters: u32, n: usize) -> Vec<u32> {
+        (0..n)
+            .map(|i| spin(seed.wrapping_add(i as u32), if i == 0 { iters } else { 1 }))
+            .collect()
+    }
+
     #[test]
     #[ignore = "needs a CUDA device"]
     fn dropping_fields_with_queued_work_is_safe() {
-        let s = Stream::new();
+        let (s, s2) = (Stream::new(), Stream::new());
         let mut keep: Field<u32, AoS> = Field::filled(N, POISON);
+        let mut ya: Field<u32, AoS> = Field::filled(N, POISON);
+        let mut yb: Field<u32, AoS> = Field::filled(N, POISON);
+        let mut yc: Field<u32, AoS> = Field::filled(N, POISON);
         twice(|iters| {
             {
                 let mut a: Field<u32, AoS> = Field::filled(N, POISON);
                 let mut b: Field<u32, AoS> = Field::filled(N, POISON).pinned().unwrap();
                 let mut c: Field<u32, AoS> = Field::filled(N, POISON).mapped().unwrap();
                 s.scope(|| spin_write(&mut a, 11, iters)).unwrap();
+                s2.scope(|| spin_read(&mut ya, &a, iters)).unwrap();
                 s.scope(|| spin_write(&mut b, 12, iters)).unwrap();
                 b.download_async(&s).unwrap();
+                s.scope(|| spin_read(&mut yb, &b, iters)).unwrap();
                 s.scope(|| spin_write(&mut c, 13, iters)).unwrap();
-                // All three are dropped here with their work queued (and pinned memory being
-                // written by a copy): each waits for its own work before freeing.
+                s2.scope(|| spin_read(&mut yc, &c, iters)).unwrap();
+                // All three are dropped here with their work queued (reads of them on
+                // another stream, and pinned memory being written by a copy): each waits
+                // for its own work before freeing.
             }
+            // Memory freed by the drops may be handed out again: a field made now must not
+            // see their late writes.
             spin_write(&mut keep, 14, 1).unwrap();
             ongpu::synchronize().unwrap();
             check_spin_write("keep", &keep.to_vec().unwrap(), 14, 1);
+            // The work the dropped fields were part of read what was written to them.
+            for (name, y, seed) in [("a", &ya, 11), ("b", &yb, 12), ("c", &yc, 13)] {
+                let x = spin_written(seed, iters, N);
+                check_spin_read(name, &y.to_vec().unwrap(), &x, iters);
+            }
         });
     }
 

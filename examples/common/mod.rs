@@ -4,6 +4,9 @@
 
 #![allow(dead_code)]
 
+#[cfg(feature = "cuda")]
+pub mod ceiling;
+
 use ongpu::Backend;
 use std::time::Instant;
 

@@ -9,7 +9,7 @@ use ongpu::cuda::{self, nvrtc, Device, DeviceBuffer, Function, ParamList, Shape}
 use ongpu::prelude::*;
 use ongpu::{Backend, Element, Layout};
 
-/// The hand-written kernels and the copy kernel.
+/// The hand-written kernels.
 const REFERENCE: &str = include_str!("reference.cu");
 
 /// The geometry the reference kernel takes (`struct Geom` of `reference.cu`).
@@ -86,43 +86,6 @@ where
     unsafe { cuda::launch(dev, f, shape, &mut params, || "the reference Dslash".into()) }
 }
 
-/// Seconds of the fastest copy of `bytes` bytes: `cuMemcpyDtoD`, or the 16-byte copy kernel
-/// with one, two or four waves of blocks.
-fn copy_seconds(
-    dev: &'static Device,
-    compiled: &nvrtc::Compiled,
-    bytes: usize,
-    reps: usize,
-) -> ongpu::Result<f64> {
-    let bytes = bytes.div_ceil(16) * 16;
-    let mut src = DeviceBuffer::alloc(dev, bytes, "the copy's source")?;
-    src.zero()?;
-    let mut dst = DeviceBuffer::alloc(dev, bytes, "the copy's destination")?;
-    let mut best = common::time(Backend::Cuda, reps, || dst.copy_from(&src))?;
-    let f = cuda::load_function(dev, compiled, "copy16")?;
-    let n = (bytes / 16) as u64;
-    for waves in [1u32, 2, 4] {
-        let blocks = dev.info().sm_count * 4 * waves;
-        let (sp, dp) = (src.ptr(), dst.ptr());
-        let t = common::time(Backend::Cuda, reps, || {
-            let mut params = ParamList::new();
-            params.push(&sp);
-            params.push(&dp);
-            params.push(&n);
-            let shape = Shape {
-                grid: (blocks, 1, 1),
-                block: (256, 1, 1),
-                shared_bytes: 0,
-            };
-            // SAFETY: `copy16(const uint4*, uint4*, u64)` over `n` 16-byte words of the two
-            // live buffers.
-            unsafe { cuda::launch(dev, f, shape, &mut params, || "copy16".into()) }
-        })?;
-        best = best.min(t);
-    }
-    Ok(best)
-}
-
 /// Checks and times ours, the hand-written kernel and the copy for `T`, `L` on `p`.
 pub fn run<T: Prec, L: Layout>(opts: &Options, p: &Problem) -> BenchResult<Vec<Row>>
 where
@@ -161,7 +124,9 @@ where
         hand(dev, f_table, p, opts.tpb, &u, &psi, &mut chi_table, nbr)
     })?;
     drop((u, psi, chi_ours, chi_hand, chi_table, table));
-    let t_copy = copy_seconds(dev, &compiled, p.model_bytes::<T>() / 2, opts.reps)?;
+    let t_copy = common::ceiling::Ceilings::new()?
+        .copy_seconds(opts.reps, p.model_bytes::<T>() / 2)?
+        .best();
     Ok(vec![
         Row::new::<T, L>("gpu", "on_gpu", p, t_ours, Some(err_ours)),
         Row::new::<T, L>("gpu", "hand_written", p, t_hand, Some(err_hand)),

@@ -1,6 +1,6 @@
 // The benchmark's reference: the even-odd naive staggered Dslash, written by hand in CUDA C++
-// (no ongpu prelude) on the fields' own layouts, and a tuned copy kernel. Compiled by NVRTC
-// in the benchmark's process and given the fields' device addresses.
+// (no ongpu prelude) on the fields' own layouts. Compiled by NVRTC in the benchmark's process
+// and given the fields' device addresses.
 //
 //   chi(x) = sum_mu [ U_mu(x) psi(x+mu) - U_mu(x-mu)^dagger psi(x-mu) ]   for every even x
 //
@@ -111,9 +111,3 @@ DSLASH_KERNEL(dslash_f32_aosoa32, float, AOSOA, 32)
 DSLASH_KERNEL(dslash_f64_aos, double, AOS, 1)
 DSLASH_KERNEL(dslash_f64_soa, double, SOA, 1)
 DSLASH_KERNEL(dslash_f64_aosoa32, double, AOSOA, 32)
-
-// A copy with 16-byte loads and stores over a grid-stride loop: what the device moves.
-extern "C" __global__ void copy16(const uint4* __restrict__ in, uint4* __restrict__ out, u64 n) {
-  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
-    out[i] = __ldg(&in[i]);
-}

@@ -1,12 +1,13 @@
-//! The GPU side: our `on_gpu!` kernel, the hand-written kernel of `reference.cu` (compiled by
-//! NVRTC in this process, launched on the same fields through their device addresses) and a
-//! device-to-device copy of the same bytes, each checked first and then timed with CUDA
-//! events over batches of back-to-back launches.
+//! The GPU side: our `on_gpu!` kernel, the hand-written kernels of `reference.cu` (compiled
+//! by NVRTC in this process, launched on the same fields through their device addresses; in
+//! AoS also one that stages each block's sites through shared memory) and copies of the same
+//! bytes (`cuMemcpyDtoD` and the tuned copy kernel of `examples/common`), each checked first
+//! and then timed with CUDA events over batches of back-to-back launches.
 
 use crate::data::{self, Input, Prec};
 use crate::report::{Kernel, Measurement, Side};
-use crate::{median, ours, BenchResult, Options};
-use ongpu::cuda::{self, nvrtc, Device, DeviceBuffer, Function, ParamList, Shape};
+use crate::{common, median, ours, BenchResult, Options};
+use ongpu::cuda::{self, nvrtc, Device, Function, ParamList, Shape};
 use ongpu::prelude::*;
 use ongpu::{Element, Layout};
 
@@ -35,13 +36,14 @@ impl Reference {
         })
     }
 
-    /// The kernel for precision `T` and layout `L` (`su3_f32_aosoa32`, ...).
-    fn kernel<T: Prec, L: Layout>(&self) -> ongpu::Result<Function> {
+    /// The kernel for precision `T` and layout `L` (`su3_f32_aosoa32`, ...), with `suffix`
+    /// (`_staged`) appended.
+    fn kernel<T: Prec, L: Layout>(&self, suffix: &str) -> ongpu::Result<Function> {
         let layout = L::name().to_lowercase().replace(['<', '>'], "");
         cuda::load_function(
             self.dev,
             &self.compiled,
-            &format!("su3_{}_{layout}", T::NAME),
+            &format!("su3_{}_{layout}{suffix}", T::NAME),
         )
     }
 
@@ -85,11 +87,17 @@ impl Reference {
     }
 }
 
-/// One launch of the hand-written kernel on the fields.
+/// Bytes of shared memory a block may use without opting in to more.
+const SHARED_LIMIT: u32 = 48 * 1024;
+
+/// One launch of a hand-written kernel on the fields, with `shared_bytes` of dynamic shared
+/// memory per block.
+#[allow(clippy::too_many_arguments)]
 fn launch_reference<T: Prec, L: Layout>(
     r: &Reference,
     f: Function,
     tpb: u32,
+    shared_bytes: u32,
     x: &mut Field<ColorMatrix<T>, L>,
     y: &Field<ColorMatrix<T>, L>,
     z: &Field<ColorMatrix<T>, L>,
@@ -107,7 +115,7 @@ where
     let shape = Shape {
         grid: (n.div_ceil(tpb as usize) as u32, 1, 1),
         block: (tpb, 1, 1),
-        shared_bytes: 0,
+        shared_bytes,
     };
     // SAFETY: the parameters match `su3_*(T*, const T*, const T*, u64, u64)`; the fields hold
     // `stride` sites and live until the device has finished (the caller synchronises).
@@ -127,7 +135,14 @@ pub fn run<T: Prec, L: Layout>(
 where
     ColorMatrix<T>: Element,
 {
-    let kernel = r.kernel::<T, L>()?;
+    let kernel = r.kernel::<T, L>("")?;
+    // The staged AoS kernel keeps a block's 18 values a site in shared memory.
+    let staged_bytes = opts.tpb * 18 * std::mem::size_of::<T>() as u32;
+    let staged = if L::name() == "AoS" && staged_bytes <= SHARED_LIMIT {
+        Some(r.kernel::<T, L>("_staged")?)
+    } else {
+        None
+    };
     let seed = opts.seed;
     let y: Field<ColorMatrix<T>, L> = data::field(seed, Input::Y, n);
     let z: Field<ColorMatrix<T>, L> = data::field(seed, Input::Z, n);
@@ -137,23 +152,41 @@ where
     // Correctness first: one call each, every element against the f64 reference.
     ours(&mut x_ours, &y, &z, opts.tpb)?;
     let err_ours = data::relative_error(seed, &x_ours.to_vec()?);
-    launch_reference(r, kernel, opts.tpb, &mut x_hand, &y, &z)?;
+    launch_reference(r, kernel, opts.tpb, 0, &mut x_hand, &y, &z)?;
     let err_hand = data::relative_error(seed, &x_hand.to_vec()?);
     for (who, err) in [("on_gpu!", err_ours), ("hand-written", err_hand)] {
         crate::check(who, T::NAME, &L::name(), n, err, T::TOLERANCE)?;
     }
+    let staged = match staged {
+        Some(f) => {
+            let mut x: Field<ColorMatrix<T>, L> = data::field(seed, Input::X, n);
+            launch_reference(r, f, opts.tpb, staged_bytes, &mut x, &y, &z)?;
+            let err = data::relative_error(seed, &x.to_vec()?);
+            crate::check(
+                "hand-written, staged",
+                T::NAME,
+                &L::name(),
+                n,
+                err,
+                T::TOLERANCE,
+            )?;
+            let t = r.time(opts, &mut || {
+                launch_reference(r, f, opts.tpb, staged_bytes, &mut x, &y, &z)
+            })?;
+            Some((t, err))
+        }
+        None => None,
+    };
 
     let t_ours = r.time(opts, &mut || ours(&mut x_ours, &y, &z, opts.tpb))?;
     let t_hand = r.time(opts, &mut || {
-        launch_reference(r, kernel, opts.tpb, &mut x_hand, &y, &z)
+        launch_reference(r, kernel, opts.tpb, 0, &mut x_hand, &y, &z)
     })?;
     drop((x_ours, x_hand, y, z));
-    // The copy moves the same bytes: it reads and writes 2 elements per site.
+    // The copies move the same bytes: they read and write 2 elements per site.
     let bytes = 2 * n * std::mem::size_of::<ColorMatrix<T>>();
-    let mut src = DeviceBuffer::alloc(r.dev, bytes, "the copy's source")?;
-    src.zero()?;
-    let mut dst = DeviceBuffer::alloc(r.dev, bytes, "the copy's destination")?;
-    let t_copy = r.time(opts, &mut || dst.copy_from(&src))?;
+    let copy =
+        common::ceiling::Ceilings::new()?.copy_seconds_with(bytes, &mut |f| r.time(opts, f))?;
 
     let m = |kernel, seconds, rel_err| Measurement {
         side: Side::Gpu,
@@ -165,11 +198,16 @@ where
         seconds,
         rel_err,
     };
-    Ok(vec![
+    let mut out = vec![
         m(Kernel::Ours, t_ours, Some(err_ours)),
         m(Kernel::Hand, t_hand, Some(err_hand)),
-        m(Kernel::Copy, t_copy, None),
-    ])
+        m(Kernel::Copy, copy.memcpy, None),
+        m(Kernel::Ceiling, copy.best(), None),
+    ];
+    if let Some((t, err)) = staged {
+        out.push(m(Kernel::HandStaged, t, Some(err)));
+    }
+    Ok(out)
 }
 
 /// The device's name, for the report.

@@ -1,8 +1,11 @@
 //! `x += y * z` on fields of 3x3 complex matrices (lattice QCD's SU(3) multiply-add), for
 //! T in {f32, f64} and layouts AoS, SoA, AoSoA<32>, from 2^10 to 2^24 sites. In one process it
 //! times our `on_gpu!` kernel, the hand-written CUDA C++ kernel of `reference.cu` (compiled
-//! by NVRTC here, run on the same fields) and a device copy of the same bytes; and the same
-//! `on_gpu!` call on CPU threads against the host's own parallel copy. Every result is
+//! by NVRTC here, run on the same fields; in AoS also one staged through shared memory) and
+//! copies of the same bytes (`cuMemcpyDtoD`, the earlier ceiling, and the faster of it and
+//! a tuned copy kernel, the ceiling); and the same `on_gpu!` call on CPU threads against the
+//! host's own parallel copy (the ceiling counts the bytes it really moves: a store to a line
+//! not in cache reads the line first). Every result is
 //! checked against an f64 reference on random data before it is timed.
 //!
 //! ```text
@@ -11,6 +14,8 @@
 //!     [--csv] [--svg FILE] [--ptxas [--arch sm_90] [--emit DIR]]
 //! ```
 
+#[path = "../common/mod.rs"]
+mod common;
 mod cpu;
 mod data;
 #[cfg(feature = "cuda")]

@@ -1,14 +1,42 @@
 //! What the body language supports, in one place: maths functions, methods, types, constant
 //! paths, and the summary that error messages quote.
 
-/// The summary quoted by "not supported" errors.
-pub const BODY_LANGUAGE: &str = "a body can use `let` (optionally typed), `=` and \
-`op=` assignments, arithmetic, bitwise and comparison operators, `if`/`else`, `for k in a..b`, \
-`as` casts, numeric and bool literals, the maths functions sqrt exp ln sin cos tan abs min max \
-floor ceil round trunc powf powi atan2 hypot (as `sqrt(x)` or `x.sqrt()`), the methods \
-.adj() .conj() .trace() .norm2() .transpose() .norm_sqr(), the fields .re .im, indexing \
-`m[i][j]`, `Complex::new`, `ColorMatrix::identity()`/`zero()`, and calls of functions marked \
-#[ongpu::device]";
+/// The summary quoted by "not supported" errors. It is written out from the tables below,
+/// so that it names exactly what the lowering accepts.
+pub const BODY_LANGUAGE: BodyLanguage = BodyLanguage;
+
+/// See [`BODY_LANGUAGE`].
+pub struct BodyLanguage;
+
+impl std::fmt::Display for BodyLanguage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let numbers: Vec<&str> = SCALAR_TYPES
+            .iter()
+            .map(|&(t, _)| t)
+            .filter(|&t| t != "bool")
+            .collect();
+        let functions: Vec<&str> = MATH_FUNCTIONS.iter().map(|&(m, _)| m).collect();
+        let fields: Vec<String> = FIELDS.iter().map(|m| format!(".{m}")).collect();
+        let constructors: Vec<String> = ASSOCIATED_FUNCTIONS
+            .iter()
+            .map(|(t, g, _)| format!("{t}::{g}"))
+            .collect();
+        write!(
+            f,
+            "a body can use `let` (optionally typed), `=` and `op=` assignments, arithmetic, \
+             bitwise and comparison operators, `if`/`else`, `for k in a..b`, `as` casts between \
+             the number types {}, numeric and bool literals, the maths functions {} (as \
+             `sqrt(x)`, `x.sqrt()` or `f32::sqrt(x)`), the methods {}, the fields {}, indexing \
+             `m[i][j]`, the constructors {}, constants such as `f32::MAX` and \
+             `std::f64::consts::PI`, and calls of functions marked #[ongpu::device]",
+            numbers.join(" "),
+            functions.join(" "),
+            method_names(),
+            fields.join(" "),
+            constructors.join(" "),
+        )
+    }
+}
 
 /// Maths functions callable as `name(args)` (routed to `ongpu::math` on the CPU and the
 /// prelude's `ongpu::name` in CUDA), with their argument counts.
@@ -129,24 +157,29 @@ pub fn method(name: &str) -> Option<usize> {
     METHODS.iter().find(|(n, _)| *n == name).map(|&(_, a)| a)
 }
 
+/// The Rust scalar types a body may name, with their CUDA C++ names.
+pub const SCALAR_TYPES: &[(&str, &str)] = &[
+    ("f32", "float"),
+    ("f64", "double"),
+    ("i8", "signed char"),
+    ("i16", "short"),
+    ("i32", "int"),
+    ("i64", "long long"),
+    ("isize", "long long"),
+    ("u8", "unsigned char"),
+    ("u16", "unsigned short"),
+    ("u32", "unsigned int"),
+    ("u64", "unsigned long long"),
+    ("usize", "unsigned long long"),
+    ("bool", "bool"),
+];
+
 /// The CUDA C++ name of a Rust scalar type.
 pub fn scalar_type(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "f32" => "float",
-        "f64" => "double",
-        "i8" => "signed char",
-        "i16" => "short",
-        "i32" => "int",
-        "i64" => "long long",
-        "isize" => "long long",
-        "u8" => "unsigned char",
-        "u16" => "unsigned short",
-        "u32" => "unsigned int",
-        "u64" => "unsigned long long",
-        "usize" => "unsigned long long",
-        "bool" => "bool",
-        _ => return None,
-    })
+    SCALAR_TYPES
+        .iter()
+        .find(|(t, _)| *t == name)
+        .map(|&(_, c)| c)
 }
 
 /// The prelude's name of a generic lattice type.

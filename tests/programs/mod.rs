@@ -7,8 +7,12 @@
 // Bodies spell out `w = w | m` on purpose: both that and `w |= m` must translate.
 #![allow(clippy::assign_op_pattern)]
 
+mod check;
 mod color_ops;
 mod lattice;
+
+#[allow(unused_imports)] // not every test file uses every helper
+pub use check::{assert_backends_agree, assert_close, rms, Kind, Output};
 
 pub use color_ops::{color_operators_f32, color_operators_f64};
 pub use lattice::{
@@ -18,105 +22,6 @@ pub use lattice::{
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-
-/// How an output is compared.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Kind {
-    /// Integers and exactly rounded results: equal bit for bit.
-    Exact,
-    /// Floating point: ‖got − want‖ / ‖want‖ at most this.
-    Rel(f64),
-}
-
-/// One output of a program.
-#[derive(Debug, Clone)]
-pub struct Output {
-    pub name: &'static str,
-    pub got: Vec<f64>,
-    pub want: Vec<f64>,
-    pub kind: Kind,
-}
-
-/// ‖a − b‖ / ‖b‖ (‖b‖ = 0: ‖a − b‖), over the elements where not both are NaN (a NaN
-/// reference marks an element the program must leave unwritten; one NaN alone makes the
-/// error NaN, which fails every bound).
-pub fn rel_err(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    let pairs = || a.iter().zip(b).filter(|(x, y)| !(x.is_nan() && y.is_nan()));
-    let num: f64 = pairs().map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt();
-    let den: f64 = pairs().map(|(_, y)| y * y).sum::<f64>().sqrt();
-    if den == 0.0 {
-        num
-    } else {
-        num / den
-    }
-}
-
-impl Output {
-    /// Panics unless `got` matches `want` (every element written, within tolerance).
-    pub fn check(&self, program: &str) {
-        assert_eq!(
-            self.got.len(),
-            self.want.len(),
-            "{program}/{}: length",
-            self.name
-        );
-        for (k, g) in self.got.iter().enumerate() {
-            assert!(
-                !g.is_nan() || self.want[k].is_nan(),
-                "{program}/{}: element {k} is NaN (unwritten?)",
-                self.name
-            );
-        }
-        match self.kind {
-            Kind::Exact => {
-                for (k, (g, w)) in self.got.iter().zip(&self.want).enumerate() {
-                    assert!(
-                        g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
-                        "{program}/{}: element {k}: got {g}, want {w}",
-                        self.name
-                    );
-                }
-            }
-            Kind::Rel(tol) => {
-                let e = rel_err(&self.got, &self.want);
-                assert!(
-                    e <= tol,
-                    "{program}/{}: relative error {e:.3e} > {tol:.1e}",
-                    self.name
-                );
-            }
-        }
-    }
-}
-
-/// Panics unless each GPU output matches its reference and the CPU backend's output: bit for
-/// bit (NaN where the reference has one) for exact kinds, 1e-6 relative for the others.
-#[allow(dead_code)] // not every test file compares backends
-pub fn assert_backends_agree(program: &str, gpu: &[Output], cpu: &[Output]) {
-    assert_eq!(gpu.len(), cpu.len(), "{program}: number of outputs");
-    for (g, c) in gpu.iter().zip(cpu) {
-        g.check(program);
-        match g.kind {
-            Kind::Exact => assert!(
-                g.got
-                    .iter()
-                    .zip(&c.got)
-                    .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())),
-                "{program}/{}: CUDA and CPU differ",
-                g.name
-            ),
-            Kind::Rel(_) => {
-                let e = rel_err(&g.got, &c.got);
-                assert!(
-                    e <= 1e-6,
-                    "{program}/{}: CUDA vs CPU relative difference {e:.3e}",
-                    g.name
-                );
-            }
-        }
-    }
-}
 
 pub fn rng(seed: u64) -> SmallRng {
     SmallRng::seed_from_u64(seed)
@@ -439,8 +344,12 @@ pub fn maths() -> Vec<Output> {
     let mut o1: Field<f32> = Field::filled(n, f32::NAN);
     let mut o2: Field<f32> = Field::filled(n, f32::NAN);
     let mut o3: Field<f32> = Field::filled(n, f32::NAN);
+    let mut o4: Field<f32> = Field::filled(n, f32::NAN);
     let mut d1: Field<f64> = Field::filled(n, f64::NAN);
+    let mut d2: Field<f64> = Field::filled(n, f64::NAN);
     on_gpu!({
+        o4 = p.log10() + p.log2() * x;
+        d2 = pd.log10() + pd.log2() * xd;
         o1 = sqrt(p) + p.ln() + exp(x) + x.sin() * cos(x) + tan(x * 0.4);
         o2 = abs(x) + min(x, p) + x.max(1.0) + floor(x) + x.ceil() + round(x) + x.trunc();
         o3 = powf(p, 0.3) + p.powi(3) + atan2(x, p) + x.hypot(p) + x.mul_add(2.0, 1.0);
@@ -463,6 +372,11 @@ pub fn maths() -> Vec<Output> {
         let (x, p) = (xv[i] as f32 as f64, pv[i] as f32 as f64);
         p.powf(0.3) + p.powi(3) + x.atan2(p) + x.hypot(p) + x.mul_add(2.0, 1.0)
     });
+    let w4 = (0..n).map(|i| {
+        let (x, p) = (xv[i] as f32 as f64, pv[i] as f32 as f64);
+        p.log10() + p.log2() * x
+    });
+    let wd2 = (0..n).map(|i| pv[i].log10() + pv[i].log2() * xv[i]);
     let wd = (0..n).map(|i| {
         let (x, p) = (xv[i], pv[i]);
         p.sqrt() + p.ln() + x.exp() + x.sin() * x.cos() + x.abs().powf(1.5) + x.atan2(2.0)
@@ -488,15 +402,27 @@ pub fn maths() -> Vec<Output> {
             kind: Kind::Rel(2e-6),
         },
         Output {
+            name: "log10 log2",
+            got: f(o4.to_vec().unwrap()),
+            want: w4.collect(),
+            kind: Kind::Rel(2e-6),
+        },
+        Output {
             name: "f64 maths",
             got: d1.to_vec().unwrap(),
             want: wd.collect(),
             kind: Kind::Rel(1e-13),
         },
+        Output {
+            name: "f64 log10 log2",
+            got: d2.to_vec().unwrap(),
+            want: wd2.collect(),
+            kind: Kind::Rel(1e-14),
+        },
     ]
 }
 
-/// Complex arithmetic, conjugates, norms, parts, and `Complex::new`.
+/// Complex arithmetic, conjugates, norms, parts, scaling, polar parts, and `Complex::new`.
 pub fn complex() -> Vec<Output> {
     let n = 2_500;
     let mut r = rng(6);
@@ -511,7 +437,12 @@ pub fn complex() -> Vec<Output> {
     let k = Complex::new(0.5f32, -0.25);
     let mut w: Field<Complex<f32>> = Field::filled(n, Complex::new(f32::NAN, f32::NAN));
     let mut s: Field<f32, AoS> = Field::filled(n, f32::NAN);
+    let mut q: Field<Complex<f32>> = Field::filled(n, Complex::new(f32::NAN, f32::NAN));
+    let ad: Field<Complex<f64>, SoA> = Field::from_vec(av.clone());
+    let mut qd: Field<Complex<f64>> = Field::filled(n, Complex::new(f64::NAN, f64::NAN));
     on_gpu!({
+        q = a.scale(3.0) + b.unscale(4.0) + Complex::new(a.norm(), b.arg());
+        qd = ad.scale(3.0) - ad.unscale(0.5) + Complex::new(ad.norm(), ad.arg());
         w = a * b + a / b - a.conj() * 2.0 + k * b;
         w.im = w.im + b.norm_sqr();
         s = a.re * b.im - a.norm2() + Complex::new(s * 0.0 + 1.0, 2.0).im;
@@ -528,6 +459,34 @@ pub fn complex() -> Vec<Output> {
         .collect();
     let want_s = (0..n)
         .map(|i| av[i].re * bv[i].im - av[i].norm_sqr() + 2.0)
+        .collect();
+    let polar = |a: Complex<f64>, b: Complex<f64>| {
+        let q = a.scale(3.0) + b.unscale(4.0) + Complex::new(a.norm(), b.arg());
+        [q.re, q.im]
+    };
+    let want_q: Vec<f64> = (0..n)
+        .flat_map(|i| {
+            let f = |z: Complex<f64>| Complex::new(z.re as f32 as f64, z.im as f32 as f64);
+            polar(f(av[i]), f(bv[i]))
+        })
+        .collect();
+    let want_qd: Vec<f64> = (0..n)
+        .flat_map(|i| {
+            let a = av[i];
+            let q = a.scale(3.0) - a.unscale(0.5) + Complex::new(a.norm(), a.arg());
+            [q.re, q.im]
+        })
+        .collect();
+    let parts = |v: Vec<Complex<f32>>| -> Vec<f64> {
+        v.into_iter()
+            .flat_map(|z| [z.re as f64, z.im as f64])
+            .collect()
+    };
+    let got_qd = qd
+        .to_vec()
+        .unwrap()
+        .into_iter()
+        .flat_map(|z| [z.re, z.im])
         .collect();
     let got_w = w
         .to_vec()
@@ -547,6 +506,18 @@ pub fn complex() -> Vec<Output> {
             got: s.to_vec().unwrap().into_iter().map(f64::from).collect(),
             want: want_s,
             kind: Kind::Rel(2e-6),
+        },
+        Output {
+            name: "scale unscale norm arg",
+            got: parts(q.to_vec().unwrap()),
+            want: want_q,
+            kind: Kind::Rel(2e-6),
+        },
+        Output {
+            name: "f64 scale unscale norm arg",
+            got: got_qd,
+            want: want_qd,
+            kind: Kind::Rel(1e-14),
         },
     ]
 }

@@ -495,6 +495,12 @@ pub fn color(n: usize) -> Vec<Outcome> {
     let q: Field<ColorMatrix<f64>, SoA> = Field::from_fn(n, |i| {
         ColorMatrix::new(pv[i].m.map(|row| row.map(c64))) * 0.5
     });
+    // Entries that f32 cannot hold, so that the f64 dot is an f64 computation.
+    let third = |a: &ColorMatrix<f32>| ColorMatrix::new(a.m.map(|row| row.map(c64))) * (1.0 / 3.0);
+    let qv: Vec<ColorMatrix<f64>> = pv.iter().map(third).collect();
+    let uv: Vec<ColorMatrix<f64>> = mv.iter().map(third).collect();
+    let q3: Field<ColorMatrix<f64>> = Field::from_vec(qv.clone());
+    let u3: Field<ColorMatrix<f64>, AoS> = Field::from_vec(uv.clone());
     let v: Field<ColorVector<f64>> = Field::from_fn(n, |i| ColorVector::new(mv[i].m[0].map(c64)));
     let w: Field<ColorVector<f64>, SoA> =
         Field::from_fn(n, |i| ColorVector::new(pv[i].m[2].map(c64)));
@@ -534,6 +540,17 @@ pub fn color(n: usize) -> Vec<Outcome> {
         }
         Complex::new(ref_sum(re), ref_sum(im))
     };
+    let dot_qu = {
+        let (mut re, mut im) = (Vec::new(), Vec::new());
+        for i in 0..n {
+            for (a, b) in qv[i].m.iter().flatten().zip(uv[i].m.iter().flatten()) {
+                let z = a.conj() * b;
+                re.push(z.re);
+                im.push(z.im);
+            }
+        }
+        Complex::new(ref_sum(re), ref_sum(im))
+    };
     vec![
         Outcome::new("sum Re tr(m† p) (f32)", s_tr, tr, F32_SITES).scaled(tr_size),
         Outcome::new(
@@ -558,6 +575,12 @@ pub fn color(n: usize) -> Vec<Outcome> {
                 pv.iter()
                     .flat_map(|x| reals(x).map(|c| 0.25 * c * c).collect::<Vec<_>>()),
             ),
+            EXACT_SUM,
+        ),
+        Outcome::new(
+            "q3.dot(&u3) (ColorMatrix<f64>)",
+            q3.dot(&u3).unwrap(),
+            dot_qu,
             EXACT_SUM,
         ),
         Outcome::new(

@@ -187,7 +187,14 @@ impl Pending {
 /// Makes `q` wait for `ev`: the host blocks; a stream or the default stream waits on the
 /// device, without blocking the host.
 fn wait_event(q: Queue, ev: &SyncEvent) -> Result<()> {
+    #[cfg(test)]
+    tests::note_wait(q, tests::Waited::Event);
     crate::cuda::device()?; // binds the context to this thread
+    wait_event_bound(q, ev)
+}
+
+/// [`wait_event`] once the context is bound.
+fn wait_event_bound(q: Queue, ev: &SyncEvent) -> Result<()> {
     match q {
         Queue::Host => crate::trace::step(
             || "waiting for queued work on the host".into(),
@@ -199,76 +206,128 @@ fn wait_event(q: Queue, ev: &SyncEvent) -> Result<()> {
 
 /// Makes `q` wait for everything queued so far on the default stream.
 fn wait_default(q: Queue) -> Result<()> {
+    #[cfg(test)]
+    tests::note_wait(q, tests::Waited::DefaultStream);
     crate::cuda::device()?;
     let ev = SyncEvent::record(std::ptr::null_mut())?;
-    wait_event(q, &ev)
+    wait_event_bound(q, &ev)
 }
 
 #[cfg(test)]
 mod tests {
-    //! The decisions, on a machine without a device: a wait needs the device, so `Err`
-    //! means "waits" and `Ok` means "nothing to wait for".
+    //! The decisions, with or without a device: every wait is noted before it needs the
+    //! device, so a test sees which queue waited on what. A wait then succeeds on a machine
+    //! with a device and fails with [`Error::NoDevice`] on one without.
     use super::*;
+    use crate::error::Error;
+    use std::cell::RefCell;
 
-    fn no_device() -> bool {
-        crate::cuda::probe().is_err()
+    /// What a queue waited for.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub(super) enum Waited {
+        /// A stream's event.
+        Event,
+        /// Everything queued on the default stream.
+        DefaultStream,
+    }
+
+    thread_local! {
+        static WAITS: RefCell<Vec<(u64, Waited)>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub(super) fn note_wait(q: Queue, what: Waited) {
+        WAITS.with(|w| w.borrow_mut().push((q.id(), what)));
+    }
+
+    /// Runs `f`, checks its result, and returns the waits it asked for. With no wait the
+    /// result is `Ok`; after a wait it is `Ok` with a device and `NoDevice` without one.
+    fn waits(f: impl FnOnce() -> Result<()>) -> Vec<(u64, Waited)> {
+        WAITS.with(|w| w.borrow_mut().clear());
+        let r = f();
+        let waited = WAITS.with(|w| std::mem::take(&mut *w.borrow_mut()));
+        let has_device = crate::cuda::probe().is_ok();
+        match &r {
+            Ok(()) => assert!(
+                waited.is_empty() || has_device,
+                "waited {waited:?} with no device, yet Ok"
+            ),
+            Err(Error::NoDevice { .. }) => assert!(
+                !waited.is_empty() && !has_device,
+                "NoDevice after waits {waited:?}"
+            ),
+            Err(e) => panic!("unexpected error after waits {waited:?}: {e}"),
+        }
+        waited
     }
 
     const STREAM: Queue = Queue::Stream {
         id: 5,
         raw: std::ptr::null_mut(),
     };
+    const NONE: Vec<(u64, Waited)> = Vec::new();
+    const DEFAULT: u64 = DEFAULT_QUEUE;
+    const HOST: u64 = HOST_QUEUE;
 
     #[test]
     fn an_idle_copy_needs_no_wait() {
         let mut p = Pending::default();
         assert!(p.is_idle());
         for q in [Queue::Default, Queue::Host, STREAM] {
-            assert!(p.before_read(q).is_ok() && p.before_write(q).is_ok());
+            assert_eq!(waits(|| p.before_read(q)), NONE);
+            assert_eq!(waits(|| p.before_write(q)), NONE);
         }
     }
 
     #[test]
     fn default_stream_work_is_waited_for_by_other_queues_only() {
-        if !no_device() {
-            return;
-        }
         let mut p = Pending::default();
         p.after_write(&Mark::DEFAULT);
         assert!(!p.is_idle() && !p.has_stream_work());
         // Its own queue: ordered already.
-        assert!(p.before_read(Queue::Default).is_ok());
-        assert!(p.before_write(Queue::Default).is_ok());
-        // The host and a stream must wait for it.
-        assert!(p.before_read(Queue::Host).is_err());
-        assert!(p.before_read(STREAM).is_err());
-        assert!(p.before_write(STREAM).is_err());
+        assert_eq!(waits(|| p.before_read(Queue::Default)), NONE);
+        assert_eq!(waits(|| p.before_write(Queue::Default)), NONE);
+        // A stream waits on the device for the default stream's work.
+        assert_eq!(
+            waits(|| p.before_read(STREAM)),
+            [(5, Waited::DefaultStream)]
+        );
+        assert_eq!(
+            waits(|| p.before_write(STREAM)),
+            [(5, Waited::DefaultStream)]
+        );
+        // The host waits too.
+        assert_eq!(
+            waits(|| p.before_read(Queue::Host)),
+            [(HOST, Waited::DefaultStream)]
+        );
     }
 
     #[test]
     fn reads_do_not_wait_for_reads_but_writes_do() {
-        if !no_device() {
-            return;
-        }
         let mut p = Pending::default();
         p.after_read(&Mark::DEFAULT);
         p.after_read(&Mark::DEFAULT);
         assert_eq!(p.reads.len(), 1, "one mark per queue");
-        assert!(p.before_read(Queue::Host).is_ok(), "no write queued");
-        assert!(p.before_read(STREAM).is_ok());
-        assert!(p.before_write(Queue::Default).is_ok(), "its own queue");
-        assert!(
-            p.before_write(Queue::Host).is_err(),
+        assert_eq!(waits(|| p.before_read(Queue::Host)), NONE, "no write");
+        assert_eq!(waits(|| p.before_read(STREAM)), NONE);
+        assert_eq!(
+            waits(|| p.before_write(Queue::Default)),
+            NONE,
+            "its own queue"
+        );
+        assert_eq!(
+            waits(|| p.before_write(STREAM)),
+            [(5, Waited::DefaultStream)]
+        );
+        assert_eq!(
+            waits(|| p.before_write(Queue::Host)),
+            [(HOST, Waited::DefaultStream)],
             "the host waits for the read"
         );
-        assert!(p.before_write(STREAM).is_err());
     }
 
     #[test]
     fn a_queue_that_read_since_the_write_has_waited_already() {
-        if !no_device() {
-            return;
-        }
         let mut p = Pending {
             write: Some(Mark {
                 queue: 9,
@@ -276,12 +335,28 @@ mod tests {
             }),
             reads: Vec::new(),
         };
-        assert!(p.before_read(Queue::Default).is_err(), "waits for queue 9");
+        assert_eq!(
+            waits(|| p.before_read(Queue::Default)),
+            [(DEFAULT, Waited::DefaultStream)],
+            "waits for queue 9"
+        );
         p.after_read(&Mark::DEFAULT);
-        assert!(
-            p.before_read(Queue::Default).is_ok(),
+        assert_eq!(
+            waits(|| p.before_read(Queue::Default)),
+            NONE,
             "read since the write"
         );
+    }
+
+    #[test]
+    fn the_host_s_wait_clears_the_marks_only_when_it_succeeds() {
+        let mut p = Pending::default();
+        p.after_read(&Mark::DEFAULT);
+        let waited = waits(|| p.before_write(Queue::Host));
+        assert_eq!(waited, [(HOST, Waited::DefaultStream)]);
+        // With a device the host has waited, so nothing is pending; without one the wait
+        // failed, and the read is still pending.
+        assert_eq!(p.is_idle(), crate::cuda::probe().is_ok());
     }
 
     #[test]
