@@ -382,6 +382,32 @@ ONGPU_FN typename pick_real<typename real_of<T>::type, D>::type lit(float f, dou
   return lit_value<typename pick_real<typename real_of<T>::type, D>::type>::get(f, d);
 }
 
+// ---------------------------------------------------------------- unsuffixed integer literals
+// Rust gives `1` in `let t: u64 = 1 << 40;` the type u64. The translation passes the type T
+// of what the literal meets, and `lit_int<T>(1)` is the literal converted to T when T is an
+// integer type (unchanged otherwise: a method's receiver of another type, say).
+template <class T, class V> struct lit_int_t { typedef V type; };
+template <class T, class V> struct lit_int_t<const T, V> : lit_int_t<T, V> {};
+template <class T, class V> struct lit_int_t<T&, V> : lit_int_t<T, V> {};
+#define ONGPU_LIT_INT(T) \
+  template <class V> struct lit_int_t<T, V> { typedef T type; };
+ONGPU_LIT_INT(signed char)
+ONGPU_LIT_INT(short)
+ONGPU_LIT_INT(int)
+ONGPU_LIT_INT(long)
+ONGPU_LIT_INT(long long)
+ONGPU_LIT_INT(unsigned char)
+ONGPU_LIT_INT(unsigned short)
+ONGPU_LIT_INT(unsigned int)
+ONGPU_LIT_INT(unsigned long)
+ONGPU_LIT_INT(unsigned long long)
+#undef ONGPU_LIT_INT
+template <class T, class V> ONGPU_FN typename lit_int_t<T, V>::type lit_int(V v) {
+  return (typename lit_int_t<T, V>::type)v;
+}
+// The type of a local bound to an untyped integer whose first typed use has type T.
+template <class T> using int_type = typename lit_int_t<T, int>::type;
+
 // ---------------------------------------------------------------- layouts and site access
 // Component c of site s of a field with `stride` padded sites and C components per element.
 struct AoS {

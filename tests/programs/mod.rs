@@ -9,9 +9,11 @@
 
 mod color_ops;
 mod lattice;
+mod literals;
 
 pub use color_ops::{color_operators_f32, color_operators_f64};
 pub use lattice::{lattice_parity_arrays, lattice_plaquette, lattice_shifts, staggered_dslash};
+pub use literals::integer_literals;
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -788,6 +790,7 @@ macro_rules! with_program_names {
             vector_add,
             scalar_control_flow,
             integer_semantics,
+            integer_literals,
             casts,
             maths,
             complex,
