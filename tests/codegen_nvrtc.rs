@@ -6,7 +6,7 @@
 mod common;
 mod programs;
 
-use common::{check_no_local_memory, require_nvrtc};
+use common::{check_no_local_memory, check_no_warnings, require_nvrtc};
 use ongpu::codegen::{collect_kernel_sources, compile, KernelSource};
 use ongpu::{with_backend, Backend};
 
@@ -27,6 +27,7 @@ fn every_program_compiles_for_sm90_and_sm80_without_spills() {
         for s in &sources {
             for arch in ["sm_90", "sm_80"] {
                 let log = compile(s, arch).unwrap_or_else(|e| panic!("{name} ({arch}): {e}"));
+                check_no_warnings(&format!("{name} ({arch})"), &log);
                 reported += usize::from(check_no_local_memory(&format!("{name} ({arch})"), &log));
             }
             kernels += 1;
@@ -37,6 +38,28 @@ fn every_program_compiles_for_sm90_and_sm80_without_spills() {
         reported >= kernels,
         "ptxas reported on only {reported} of {} compiles",
         2 * kernels
+    );
+}
+
+#[test]
+fn nvrtc_warnings_reach_the_log() {
+    if !require_nvrtc() {
+        return;
+    }
+    let overflow = KernelSource {
+        location: ongpu::Location {
+            file: "overflow.rs",
+            line: 1,
+            column: 1,
+        },
+        source: "extern \"C\" __global__ void ongpu_kernel(int* o) { o[0] = 100000 * 100000; }"
+            .to_string(),
+    };
+    let log = compile(&overflow, "sm_90").unwrap();
+    let w = ongpu::codegen::warnings(&log).expect("NVRTC warns about the overflow");
+    assert!(
+        w.contains("integer operation result is out of range"),
+        "{w}"
     );
 }
 

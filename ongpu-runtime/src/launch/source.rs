@@ -145,7 +145,10 @@ pub struct SiteParts {
 pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
     let mut p = SiteParts::default();
     if let Some(i) = site.site_index {
-        let _ = writeln!(p.loads, "const unsigned long long {i} = ongpu_site;");
+        let _ = writeln!(
+            p.loads,
+            "[[maybe_unused]] const unsigned long long {i} = ongpu_site;"
+        );
     }
     for (kind, name) in kinds.iter().zip(site.cuda_names) {
         match kind {
@@ -305,7 +308,7 @@ mod tests {
         assert!(src.contains("const float* __restrict__ ongpu_p_y"));
         assert!(src.contains("float* __restrict__ ongpu_p_x"));
         assert!(src.contains("const float a"));
-        assert!(src.contains("const unsigned long long i = ongpu_site;"));
+        assert!(src.contains("[[maybe_unused]] const unsigned long long i = ongpu_site;"));
         assert!(src.contains("ongpu::store<ongpu::AoS >(ongpu_p_x"));
         assert!(!src.contains("ongpu::store<ongpu::SoA >(ongpu_p_y"));
     }
