@@ -48,8 +48,8 @@ mod layout;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::capture::{
-        read, write, CaptureArg, CaptureKind, CaptureRef, Captures, FieldRead, FieldWrite,
-        ReadCapture, Uniform, Value, WriteCapture,
+        read, read_constant, write, CaptureArg, CaptureKind, CaptureRef, Captures, Constant,
+        FieldRead, FieldWrite, ReadCapture, Uniform, Value, WriteCapture,
     };
     pub use crate::element::Element;
     pub use crate::elementwise::{run as run_elementwise, sites, threads_per_block, SiteCount};

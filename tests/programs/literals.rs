@@ -70,3 +70,36 @@ pub fn integer_literals() -> Vec<Output> {
         },
     ]
 }
+
+const K: i32 = 4;
+const HALF: f32 = 0.5;
+
+/// `const` items named in a body: passed by value to the kernel, read directly on the CPU.
+pub fn constants() -> Vec<Output> {
+    let n = 515;
+    let a: Field<i32> = Field::from_fn(n, |i| i as i32 - 200);
+    let f: Field<f32> = Field::from_fn(n, |i| i as f32);
+    let mut x: Field<i32> = Field::filled(n, i32::MIN);
+    let mut y: Field<f32> = Field::filled(n, f32::NAN);
+    on_gpu!({
+        x = a * K + 1;
+        y = f * HALF + (K as f32);
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    vec![
+        Output {
+            name: "x",
+            got: x.to_vec().unwrap().into_iter().map(f64::from).collect(),
+            want: (0..n).map(|i| ((i as i32 - 200) * K + 1) as f64).collect(),
+            kind: Kind::Exact,
+        },
+        Output {
+            name: "y",
+            got: y.to_vec().unwrap().into_iter().map(f64::from).collect(),
+            want: (0..n)
+                .map(|i| (i as f32 * HALF + K as f32) as f64)
+                .collect(),
+            kind: Kind::Exact,
+        },
+    ]
+}

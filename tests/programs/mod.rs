@@ -13,7 +13,7 @@ mod literals;
 
 pub use color_ops::{color_operators_f32, color_operators_f64};
 pub use lattice::{lattice_parity_arrays, lattice_plaquette, lattice_shifts, staggered_dslash};
-pub use literals::integer_literals;
+pub use literals::{constants, integer_literals};
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -791,6 +791,7 @@ macro_rules! with_program_names {
             scalar_control_flow,
             integer_semantics,
             integer_literals,
+            constants,
             casts,
             maths,
             complex,
