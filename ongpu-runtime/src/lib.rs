@@ -33,9 +33,9 @@ pub use backend::{cuda_available, current as backend, synchronize, with_backend,
 pub use element::{Element, RealKind, Scalar};
 pub use error::{number_lines, Error, Location, Result};
 pub use field::{Field, HostMut, Residency, Storage, Transfers};
-pub use kernel::bounds::{bounds_checks, with_bounds_checks};
 pub use kernel::shape::{Dim3, LaunchShape};
 pub use lattice::{Lattice, Subset};
+pub use launch::bounds::{bounds_checks, with_bounds_checks};
 pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
 pub use reduce::{InnerProduct, MinMax, Summable};
