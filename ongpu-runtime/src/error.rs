@@ -268,20 +268,21 @@ pub enum Error {
         message: String,
     },
 
-    /// An `on_gpu!` body on the GPU indexed a colour vector or matrix or an element array
-    /// outside its length (found when bounds checks are on: `ONGPU_CHECK_BOUNDS=1`, the
-    /// default in debug builds; the CPU backend reports it as [`Error::BodyPanicked`]). The
-    /// launch ran to its end with such accesses sent to entry 0, so what it wrote is
-    /// unreliable.
+    /// A body on the GPU (of `on_gpu!`, or an explicit kernel) indexed a colour vector or
+    /// matrix or an element array outside its length (found when bounds checks are on:
+    /// `ONGPU_CHECK_BOUNDS=1`, the default in debug builds; the CPU backend reports it as
+    /// [`Error::BodyPanicked`]). The launch ran to its end with such accesses sent to entry
+    /// 0, so what it wrote is unreliable.
     #[error(
-        "{site}: the body of on_gpu! at site {} indexed a colour type or element array at \
-         {index}, out of range for its length {len}",
-        .index_site.map_or("(unknown)".to_string(), |s| s.to_string())
+        "{site}: {}a colour type or element array was indexed at {index}, out of range for \
+         its length {len}",
+        .index_site.map_or(String::new(), |s| format!("at site {s}, "))
     )]
     BodyIndexOutOfRange {
         /// Where the call is.
         site: Location,
-        /// The site whose body went out of range (the body's `i`), where known.
+        /// The site whose body went out of range (the body's `i`; `None` in explicit
+        /// kernels).
         index_site: Option<u64>,
         /// The index (negative if a signed index was negative).
         index: i64,
