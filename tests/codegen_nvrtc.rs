@@ -6,12 +6,14 @@
 mod common;
 mod programs;
 
-use common::{check_no_local_memory, require_nvrtc};
+use common::{check_no_local_memory, check_no_warnings, require_nvrtc};
 use ongpu::codegen::{collect_kernel_sources, compile, KernelSource};
-use ongpu::{with_backend, Backend};
+use ongpu::{with_backend, with_bounds_checks, Backend};
 
-fn sources_of(program: fn() -> Vec<programs::Output>) -> Vec<KernelSource> {
-    let (_, sources) = collect_kernel_sources(|| with_backend(Backend::Cpu, program));
+fn sources_of(program: fn() -> Vec<programs::Output>, checked: bool) -> Vec<KernelSource> {
+    let (_, sources) = collect_kernel_sources(|| {
+        with_bounds_checks(checked, || with_backend(Backend::Cpu, program))
+    });
     sources
 }
 
@@ -22,14 +24,24 @@ fn every_program_compiles_for_sm90_and_sm80_without_spills() {
     }
     let (mut kernels, mut reported) = (0, 0);
     for (name, program) in programs::all() {
-        let sources = sources_of(program);
-        assert!(!sources.is_empty(), "{name} generated no kernel");
-        for s in &sources {
-            for arch in ["sm_90", "sm_80"] {
-                let log = compile(s, arch).unwrap_or_else(|e| panic!("{name} ({arch}): {e}"));
-                reported += usize::from(check_no_local_memory(&format!("{name} ({arch})"), &log));
+        for checked in [false, true] {
+            let sources = sources_of(program, checked);
+            assert!(!sources.is_empty(), "{name} generated no kernel");
+            for s in &sources {
+                assert!(s
+                    .source
+                    .starts_with(&format!("#define ONGPU_CHECK_BOUNDS {}", u8::from(checked))));
+                for arch in ["sm_90", "sm_80"] {
+                    let what = format!("{name} (checked: {checked}, {arch})");
+                    let log = compile(s, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
+                    check_no_warnings(&what, &log);
+                    // The unchecked kernels are the fast path.
+                    if !checked {
+                        reported += usize::from(check_no_local_memory(&what, &log));
+                    }
+                }
+                kernels += usize::from(!checked);
             }
-            kernels += 1;
         }
     }
     assert!(kernels >= 11, "only {kernels} kernels compiled");
@@ -37,6 +49,28 @@ fn every_program_compiles_for_sm90_and_sm80_without_spills() {
         reported >= kernels,
         "ptxas reported on only {reported} of {} compiles",
         2 * kernels
+    );
+}
+
+#[test]
+fn nvrtc_warnings_reach_the_log() {
+    if !require_nvrtc() {
+        return;
+    }
+    let overflow = KernelSource {
+        location: ongpu::Location {
+            file: "overflow.rs",
+            line: 1,
+            column: 1,
+        },
+        source: "extern \"C\" __global__ void ongpu_kernel(int* o) { o[0] = 100000 * 100000; }"
+            .to_string(),
+    };
+    let log = compile(&overflow, "sm_90").unwrap();
+    let w = ongpu::codegen::warnings(&log).expect("NVRTC warns about the overflow");
+    assert!(
+        w.contains("integer operation result is out of range"),
+        "{w}"
     );
 }
 
@@ -61,7 +95,7 @@ fn a_compile_error_returns_the_log_and_numbered_source() {
 
 #[test]
 fn the_kernel_is_a_grid_stride_loop_with_restrict_pointers() {
-    let sources = sources_of(programs::vector_add);
+    let sources = sources_of(programs::vector_add, false);
     let s = &sources[0].source;
     assert!(s.contains("const float* __restrict__ ongpu_p_a"), "{s}");
     assert!(s.contains("float* __restrict__ ongpu_p_c"), "{s}");

@@ -8,7 +8,7 @@ mod common;
 mod kernel_programs;
 mod programs;
 
-use common::{check_no_local_memory, require_nvrtc};
+use common::{check_no_local_memory, check_no_warnings, require_nvrtc};
 use ongpu::codegen::{collect_kernel_sources, compile, KernelSource};
 use ongpu::{with_backend, with_bounds_checks, Backend};
 
@@ -45,6 +45,7 @@ fn every_kernel_compiles_checked_and_unchecked() {
             for arch in ["sm_90", "sm_80"] {
                 let log =
                     compile(&s, arch).unwrap_or_else(|e| panic!("{name} ({mode}, {arch}): {e}"));
+                check_no_warnings(&format!("{name} ({mode}, {arch})"), &log);
                 if !checked {
                     unchecked += 1;
                     reported +=

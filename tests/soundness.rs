@@ -542,3 +542,23 @@ mod kernel_cache {
         assert_eq!(std::fs::read(&file).unwrap(), b"a file");
     }
 }
+
+#[test]
+fn abs_of_the_minimum_wraps_in_bodies_and_device_functions() {
+    #[ongpu::device]
+    fn magnitude(v: i32) -> i32 {
+        v.abs()
+    }
+    cpu(|| {
+        let a: Field<i32> = Field::filled(40, i32::MIN);
+        let mut x: Field<i32> = Field::zeros(40);
+        let mut y: Field<i32> = Field::zeros(40);
+        on_gpu!({
+            x = a.abs();
+            y = magnitude(a);
+        })
+        .unwrap();
+        assert_eq!(x.to_vec().unwrap(), vec![i32::MIN; 40]);
+        assert_eq!(y.to_vec().unwrap(), vec![i32::MIN; 40]);
+    });
+}

@@ -26,6 +26,19 @@ impl Capture {
     pub fn is_written(&self) -> bool {
         self.written_at.is_some()
     }
+
+    /// True for a read-only capture named in UPPERCASE (`K`, `N_COLORS`): Rust's naming of
+    /// constants. A `const` cannot be rebound by the body's closure (the binding would be a
+    /// pattern that matches the constant), so it is passed by value and read directly.
+    pub fn is_constant(&self) -> bool {
+        let name = self.ident.to_string();
+        !self.is_written()
+            && self.shifted_at.is_none()
+            && name.chars().any(|c| c.is_ascii_uppercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    }
 }
 
 /// The captures of `body`, whose outermost scope already binds `params` (the site index of

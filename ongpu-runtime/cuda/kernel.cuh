@@ -83,9 +83,9 @@ template <class A, class... I> ONGPU_FN auto& shared_at(A& a, BoundsReport* r, u
 }  // namespace ongpu
 
 #if ONGPU_CHECK_BOUNDS
-#define ONGPU_AT(P, I, ARRAY) (ongpu::at(P, ongpu_len_##P, I, ongpu_bounds, ARRAY))
+#define ONGPU_ELEM(P, I, ARRAY) (ongpu::at(P, ongpu_len_##P, I, ongpu_bounds, ARRAY))
 #define ONGPU_SHARED(PLAIN, CHECKED) (CHECKED)
 #else
-#define ONGPU_AT(P, I, ARRAY) (P[I])
+#define ONGPU_ELEM(P, I, ARRAY) (P[I])
 #define ONGPU_SHARED(PLAIN, CHECKED) (PLAIN)
 #endif

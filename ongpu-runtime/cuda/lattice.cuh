@@ -54,8 +54,8 @@ struct Lattice {
 // `[T; N]`: N elements in a row (a gauge field's four links, a Wilson spinor's four spins).
 template <class T, int N> struct array {
   T v[N];
-  template <class I> ONGPU_FN T& operator[](I i) { return v[i]; }
-  template <class I> ONGPU_FN const T& operator[](I i) const { return v[i]; }
+  template <class I> ONGPU_FN T& operator[](I i) { return v[ONGPU_INDEX(i, N)]; }
+  template <class I> ONGPU_FN const T& operator[](I i) const { return v[ONGPU_INDEX(i, N)]; }
 };
 template <class T, int N> struct element<array<T, N> > {
   typedef typename element<T>::scalar scalar;
@@ -70,6 +70,7 @@ template <class L, class T, int N> struct entry_loader<L, array<T, N> > {
     enum { CT = element<T>::C, CA = N * element<T>::C };
     T v;
     S* c = reinterpret_cast<S*>(&v);
+    e = ONGPU_INDEX(e, N);
 #pragma unroll
     for (int k = 0; k < CT; k++) c[k] = p[L::template index<CA>(s, (int)(e * CT + k), stride)];
     return v;

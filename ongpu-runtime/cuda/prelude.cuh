@@ -2,10 +2,69 @@
 // and matrices, with the same operators and the same order of operations), the field layouts,
 // and the helpers that give translated Rust its Rust semantics (casts, %, shifts, !).
 #define ONGPU_FN __device__ __forceinline__
+#ifndef ONGPU_CHECK_BOUNDS
+#define ONGPU_CHECK_BOUNDS 0
+#endif
 
 namespace ongpu {
 
 typedef unsigned long long u64;
+
+// ---------------------------------------------------------------- checked indices
+// With ONGPU_CHECK_BOUNDS, an index of a colour vector or matrix or of an element array
+// that is out of range is recorded in `ongpu_index_report` (the first of a launch: index,
+// length, thread and, in kernels over sites, the site) and the access goes to entry 0
+// instead; the host reads the record after the launch and returns an error. Without it an
+// index is used as it is: the unchecked mode's fast path.
+struct IndexReport {
+  unsigned int hit, len;  // hit: 0 none, 1 being written, 2 written
+  u64 index, thread, site;
+};
+}  // namespace ongpu
+
+#if ONGPU_CHECK_BOUNDS
+extern "C" {
+__device__ ongpu::IndexReport ongpu_index_report;
+}
+namespace ongpu {
+ONGPU_FN u64 global_thread() { return (u64)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ __noinline__ void index_out_of_range(u64 index, unsigned int len) {
+  IndexReport* r = &ongpu_index_report;
+  if (atomicCAS(&r->hit, 0u, 1u) == 0u) {
+    r->index = index;
+    r->len = len;
+    r->thread = global_thread();
+    r->site = ~0ull;
+    __threadfence();
+    atomicExch(&r->hit, 2u);
+  }
+}
+// An index of any integer type as u64 (a negative one becomes huge, so out of range).
+template <class I> ONGPU_FN u64 checked_index(I i, unsigned int len) {
+  const u64 k = (u64)(long long)i;
+  if (k < len) return k;
+  index_out_of_range(k, len);
+  return 0;
+}
+ONGPU_FN u64 checked_index(u64 i, unsigned int len) {
+  if (i < len) return i;
+  index_out_of_range(i, len);
+  return 0;
+}
+// After a site's body: if this thread's index was the one recorded, the site it ran.
+ONGPU_FN void leave_site(u64 site) {
+  volatile IndexReport* r = &ongpu_index_report;
+  if (r->hit == 2u && r->site == ~0ull && r->thread == global_thread()) r->site = site;
+}
+}  // namespace ongpu
+#define ONGPU_INDEX(I, N) ongpu::checked_index((I), (N))
+#define ONGPU_LEAVE_SITE(S) ongpu::leave_site(S)
+#else
+#define ONGPU_INDEX(I, N) (I)
+#define ONGPU_LEAVE_SITE(S) ((void)0)
+#endif
+
+namespace ongpu {
 
 // ---------------------------------------------------------------- integers and casts
 // Rust's `as` from float to integer saturates and maps NaN to 0. The rz conversion
@@ -158,8 +217,8 @@ template <class T> ONGPU_FN complex<T> unscale(complex<T> a, T k) { return {a.re
 // ---------------------------------------------------------------- colour vectors
 template <class T> struct ColorVector {
   complex<T> v[3];
-  ONGPU_FN complex<T>& operator[](u64 i) { return v[i]; }
-  ONGPU_FN const complex<T>& operator[](u64 i) const { return v[i]; }
+  ONGPU_FN complex<T>& operator[](u64 i) { return v[ONGPU_INDEX(i, 3)]; }
+  ONGPU_FN const complex<T>& operator[](u64 i) const { return v[ONGPU_INDEX(i, 3)]; }
   static ONGPU_FN ColorVector zero() {
     ColorVector r;
 #pragma unroll
@@ -227,8 +286,18 @@ template <class T> ONGPU_FN complex<T> dot(ColorVector<T> a, ColorVector<T> b) {
 // ---------------------------------------------------------------- colour matrices
 template <class T> struct ColorMatrix {
   complex<T> m[3][3];
+#if ONGPU_CHECK_BOUNDS
+  // A row whose entries are checked too.
+  template <class C> struct Row {
+    C* p;
+    ONGPU_FN C& operator[](u64 j) const { return p[ONGPU_INDEX(j, 3)]; }
+  };
+  ONGPU_FN Row<complex<T> > operator[](u64 i) { return {m[ONGPU_INDEX(i, 3)]}; }
+  ONGPU_FN Row<const complex<T> > operator[](u64 i) const { return {m[ONGPU_INDEX(i, 3)]}; }
+#else
   ONGPU_FN complex<T>* operator[](u64 i) { return m[i]; }
   ONGPU_FN const complex<T>* operator[](u64 i) const { return m[i]; }
+#endif
   static ONGPU_FN ColorMatrix zero() {
     ColorMatrix r;
 #pragma unroll
@@ -381,6 +450,32 @@ template <class T, class D>
 ONGPU_FN typename pick_real<typename real_of<T>::type, D>::type lit(float f, double d) {
   return lit_value<typename pick_real<typename real_of<T>::type, D>::type>::get(f, d);
 }
+
+// ---------------------------------------------------------------- unsuffixed integer literals
+// Rust gives `1` in `let t: u64 = 1 << 40;` the type u64. The translation passes the type T
+// of what the literal meets, and `lit_int<T>(1)` is the literal converted to T when T is an
+// integer type (unchanged otherwise: a method's receiver of another type, say).
+template <class T, class V> struct lit_int_t { typedef V type; };
+template <class T, class V> struct lit_int_t<const T, V> : lit_int_t<T, V> {};
+template <class T, class V> struct lit_int_t<T&, V> : lit_int_t<T, V> {};
+#define ONGPU_LIT_INT(T) \
+  template <class V> struct lit_int_t<T, V> { typedef T type; };
+ONGPU_LIT_INT(signed char)
+ONGPU_LIT_INT(short)
+ONGPU_LIT_INT(int)
+ONGPU_LIT_INT(long)
+ONGPU_LIT_INT(long long)
+ONGPU_LIT_INT(unsigned char)
+ONGPU_LIT_INT(unsigned short)
+ONGPU_LIT_INT(unsigned int)
+ONGPU_LIT_INT(unsigned long)
+ONGPU_LIT_INT(unsigned long long)
+#undef ONGPU_LIT_INT
+template <class T, class V> ONGPU_FN typename lit_int_t<T, V>::type lit_int(V v) {
+  return (typename lit_int_t<T, V>::type)v;
+}
+// The type of a local bound to an untyped integer whose first typed use has type T.
+template <class T> using int_type = typename lit_int_t<T, int>::type;
 
 // ---------------------------------------------------------------- layouts and site access
 // Component c of site s of a field with `stride` padded sites and C components per element.

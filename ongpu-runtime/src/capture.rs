@@ -588,6 +588,24 @@ pub fn read<C: ReadCapture + ?Sized>(c: &C) -> C::Arg<'_> {
     c.read_arg()
 }
 
+/// A value captured under an UPPERCASE name: a body treats such a name as a constant (a
+/// `const` item cannot be rebound in the body's closure, so the body reads it directly).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is captured under an UPPERCASE name, which an on_gpu! body treats as a constant",
+    label = "an UPPERCASE name is passed by value",
+    note = "constants and values can be f32, f64, i32, u32, i64, u64, usize, isize, bool, \
+            Complex<f32|f64>, ColorVector<f32|f64>, ColorMatrix<f32|f64> or Lattice; name \
+            fields in lowercase"
+)]
+pub trait Constant: Uniform {}
+impl<V: Uniform> Constant for V {}
+
+/// Wraps a capture whose name is UPPERCASE (a constant, the macro calls this).
+#[inline(always)]
+pub fn read_constant<V: Constant>(c: &V) -> Value<'_, V> {
+    Value { value: c }
+}
+
 /// Wraps a written capture (the macro calls this); `LOAD` tells whether the body reads the
 /// old value.
 #[inline(always)]

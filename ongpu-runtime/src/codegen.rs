@@ -55,6 +55,9 @@ pub(crate) fn observe_at(location: Location, make: impl FnOnce() -> String) {
     });
 }
 
+#[cfg(feature = "cuda")]
+pub use crate::cuda::nvrtc_warnings::warnings;
+
 /// Compiles `source` with NVRTC for `arch` (`sm_90`, `compute_90`, ...) and returns NVRTC's
 /// log, including ptxas' resource report (registers, spills). Needs NVRTC, not a GPU.
 #[cfg(feature = "cuda")]

@@ -268,6 +268,28 @@ pub enum Error {
         message: String,
     },
 
+    /// A body on the GPU (of `on_gpu!`, or an explicit kernel) indexed a colour vector or
+    /// matrix or an element array outside its length (found when bounds checks are on:
+    /// `ONGPU_CHECK_BOUNDS=1`, the default in debug builds; the CPU backend reports it as
+    /// [`Error::BodyPanicked`]). The launch ran to its end with such accesses sent to entry
+    /// 0, so what it wrote is unreliable.
+    #[error(
+        "{site}: {}a colour type or element array was indexed at {index}, out of range for \
+         its length {len}",
+        .index_site.map_or(String::new(), |s| format!("at site {s}, "))
+    )]
+    BodyIndexOutOfRange {
+        /// Where the call is.
+        site: Location,
+        /// The site whose body went out of range (the body's `i`; `None` in explicit
+        /// kernels).
+        index_site: Option<u64>,
+        /// The index (negative if a signed index was negative).
+        index: i64,
+        /// The length.
+        len: u64,
+    },
+
     /// A kernel indexed an array outside its length (found on the GPU when bounds checks are
     /// on: `ONGPU_CHECK_BOUNDS=1`, the default in debug builds). The launch ran to its end;
     /// out-of-range writes went to scratch space, so what the kernel wrote is unreliable.

@@ -33,9 +33,9 @@ pub use backend::{cuda_available, current as backend, synchronize, with_backend,
 pub use element::{Element, RealKind, Scalar};
 pub use error::{number_lines, Error, Location, Result};
 pub use field::{Field, HostMut, Residency, Storage, Transfers};
-pub use kernel::bounds::{bounds_checks, with_bounds_checks};
 pub use kernel::shape::{Dim3, LaunchShape};
 pub use lattice::{Lattice, Subset};
+pub use launch::bounds::{bounds_checks, with_bounds_checks};
 pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
 pub use reduce::{InnerProduct, MinMax, Summable};
@@ -48,8 +48,8 @@ mod layout;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::capture::{
-        read, write, CaptureArg, CaptureKind, CaptureRef, Captures, FieldRead, FieldWrite,
-        ReadCapture, Uniform, Value, WriteCapture,
+        read, read_constant, write, CaptureArg, CaptureKind, CaptureRef, Captures, Constant,
+        FieldRead, FieldWrite, ReadCapture, Uniform, Value, WriteCapture,
     };
     pub use crate::element::Element;
     pub use crate::elementwise::{run as run_elementwise, sites, threads_per_block, SiteCount};

@@ -80,7 +80,11 @@ macro_rules! numeric_int {
     )*};
 }
 numeric_float!(f32, f64);
-numeric_int!(i32 => i32::wrapping_abs, i64 => i64::wrapping_abs, u32 => |x| x, u64 => |x| x, usize => |x| x);
+numeric_int!(
+    i8 => i8::wrapping_abs, i16 => i16::wrapping_abs, i32 => i32::wrapping_abs,
+    i64 => i64::wrapping_abs, isize => isize::wrapping_abs,
+    u8 => |x| x, u16 => |x| x, u32 => |x| x, u64 => |x| x, usize => |x| x
+);
 
 /// `|x|` (integers wrap at the minimum, as on the GPU).
 #[inline(always)]

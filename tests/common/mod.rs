@@ -38,6 +38,15 @@ pub fn is_child() -> bool {
     std::env::var_os("ONGPU_TEST_CHILD").is_some()
 }
 
+/// Panics if NVRTC warned about the kernel `what` (its log is `log`): a warning points at
+/// a translation that differs from the Rust it came from.
+#[cfg(feature = "cuda")]
+pub fn check_no_warnings(what: &str, log: &str) {
+    if let Some(w) = ongpu::codegen::warnings(log) {
+        panic!("NVRTC warned about {what}:\n{w}");
+    }
+}
+
 /// Checks ptxas' resource report in an NVRTC log: no register spills, no stack frame.
 /// Returns whether there was a report. The CUDA 13.0 toolkit's NVRTC has been seen to print
 /// none for a kernel that the `nvidia-cuda-nvrtc` wheel reports in full (with no spills);

@@ -10,6 +10,7 @@
 mod check;
 mod color_ops;
 mod lattice;
+mod literals;
 
 #[allow(unused_imports)] // not every test file uses every helper
 pub use check::{assert_backends_agree, assert_close, rms, Kind, Output};
@@ -19,6 +20,7 @@ pub use lattice::{
     hopping_gauge_covariance, lattice_parity_arrays, lattice_plaquette, lattice_shifts,
     staggered_dslash, wilson_spinor_arrays,
 };
+pub use literals::{constants, integer_literals};
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -762,6 +764,8 @@ macro_rules! with_program_names {
             vector_add,
             scalar_control_flow,
             integer_semantics,
+            integer_literals,
+            constants,
             casts,
             maths,
             complex,

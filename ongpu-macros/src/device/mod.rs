@@ -37,12 +37,36 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let f: ItemFn = syn::parse2(item)?;
     let sig = signature::parse(&f.sig)?;
     let body = lower(&f.block, Context::Function)?;
+    free_names(&sig, &body)?;
     let translation = source::translate(&sig, &body);
     let cuda = expand::Cuda {
         source: source::source(&f.sig.ident, &sig, &translation.code),
         calls: &translation.device_calls,
     };
     Ok(expand::items(&f, &sig, Plain.block(&body.block), cuda))
+}
+
+/// Every name of a device function is a parameter or a local: the C++ function sees
+/// nothing else (a `const` or `static` of the module is not there).
+fn free_names(sig: &signature::Signature, body: &crate::ir::Body) -> syn::Result<()> {
+    let params: Vec<syn::Ident> = sig.params.iter().map(|p| p.ident.clone()).collect();
+    let mut errors: Option<syn::Error> = None;
+    for c in crate::captures::analyse(body, &params) {
+        let e = syn::Error::new(
+            c.ident.span(),
+            format!(
+                "`{}` is not a parameter or local of this device function, and the GPU's copy of \
+                 the function cannot see anything else (constants and statics included): pass \
+                 it as a parameter; an on_gpu! body that calls the function can capture it",
+                c.ident
+            ),
+        );
+        match &mut errors {
+            Some(all) => all.combine(e),
+            None => errors = Some(e),
+        }
+    }
+    errors.map_or(Ok(()), Err)
 }
 
 /// What stands for a function with errors: with a valid signature, the usual items around

@@ -2,7 +2,7 @@
 //! over whatever C++'s is.
 
 use super::lit::{self, Partner};
-use super::{Tail, Translator};
+use super::{ints, Tail, Translator};
 use crate::ir::{Block, Call, Callee, Else, Expr, If, Shift, Stmt};
 use crate::supported;
 use crate::types as ty;
@@ -79,7 +79,7 @@ impl Translator {
                 }
             }
             Expr::Assign(l, _, r) => {
-                let (l, r) = self.operands(l, r, true);
+                let (l, r) = self.operands(l, r, true, false);
                 format!("({l} = {r})")
             }
             Expr::Cast(x, _, _, t) => format!("ongpu::cast<{t}>({})", self.expr(x)),
@@ -99,14 +99,15 @@ impl Translator {
             }
             Expr::Method(m) => {
                 let recv = self.expr(&m.receiver);
+                let partner = self.partner_of(&m.receiver, &recv);
                 let mut args = vec![recv.clone()];
                 for a in &m.args {
-                    args.push(self.expr_like(a, &Partner::Expr(recv.clone())));
+                    args.push(self.expr_like(a, &partner));
                 }
                 format!("ongpu::{}({})", m.name, args.join(", "))
             }
             Expr::Call(c) => self.call(c),
-            Expr::If(i) => self.if_value(i),
+            Expr::If(i) => self.if_value(i, &Partner::None),
             Expr::Block(b) => self.lambda(b),
             Expr::Array(..)
             | Expr::For(_)
@@ -137,7 +138,12 @@ impl Translator {
     }
 
     fn binary(&mut self, l: &Expr, op: &BinOp, r: &Expr) -> String {
-        let (l, r) = self.operands(l, r, supported::is_compound_assign(op));
+        let (l, r) = self.operands(l, r, supported::is_compound_assign(op), ints::is_shift(op));
+        self.operator(op, l, r)
+    }
+
+    /// `l op r` in C++, given the operands' C++.
+    pub(super) fn operator(&self, op: &BinOp, l: String, r: String) -> String {
         if let Some((f, assign)) = helper_op(op) {
             if assign {
                 format!("({l} = {f}({l}, {r}))")
@@ -200,8 +206,8 @@ impl Translator {
         }
     }
 
-    /// The C++ of an expression whose unsuffixed float literal (if it is one) is typed by
-    /// `partner`.
+    /// The C++ of an expression whose type Rust infers from where it is used (an unsuffixed
+    /// float literal, an untyped integer expression), typed by `partner`.
     pub(super) fn expr_like(&mut self, e: &Expr, partner: &Partner) -> String {
         match e {
             Expr::Lit(l) if e.is_unsuffixed_float() => self.literal(l, partner),
@@ -212,26 +218,40 @@ impl Translator {
                 format!("({})", self.expr_like(x, partner))
             }
             Expr::Group(_, x) => self.expr_like(x, partner),
+            _ if self.untyped_int(e) => self.int_like(e, partner),
+            Expr::If(i) => self.if_value(i, partner),
+            Expr::Paren(_, x) if matches!(**x, Expr::If(_)) => {
+                format!("({})", self.expr_like(x, partner))
+            }
             _ => self.expr(e),
         }
     }
 
-    /// Two operands of one operation: an unsuffixed float literal on one side takes the
-    /// other side's type (`assign`: the left side is a place, and always decides).
-    fn operands(&mut self, l: &Expr, r: &Expr, assign: bool) -> (String, String) {
-        if !assign && l.is_unsuffixed_float() && !r.is_unsuffixed_float() {
-            let r = self.expr(r);
-            let l = self.expr_like(l, &Partner::Expr(r.clone()));
-            (l, r)
+    /// Two operands of one operation: an untyped one (an unsuffixed literal) takes the
+    /// other's type (`assign`: the left side is a place, and always decides; `shift`: the
+    /// amount has its own type, and neither decides).
+    fn operands(&mut self, l: &Expr, r: &Expr, assign: bool, shift: bool) -> (String, String) {
+        if shift {
+            return (self.expr(l), self.expr(r));
+        }
+        if !assign && self.untyped(l) && !self.untyped(r) {
+            let rs = self.expr(r);
+            let partner = self.partner_of(r, &rs);
+            let l = self.expr_like(l, &partner);
+            (l, rs)
         } else {
-            let l = self.expr(l);
-            let r = self.expr_like(r, &Partner::Expr(l.clone()));
-            (l, r)
+            if assign {
+                self.assigned(l, r);
+            }
+            let ls = self.expr(l);
+            let partner = self.partner_of(l, &ls);
+            let r = self.expr_like(r, &partner);
+            (ls, r)
         }
     }
 
-    /// Arguments of a maths call: unsuffixed float literals take the type of the first
-    /// argument that is not one.
+    /// Arguments of a maths call: untyped ones take the type of the first argument that is
+    /// not.
     pub(super) fn args_sharing_a_partner<'e>(
         &mut self,
         args: impl Iterator<Item = &'e Expr>,
@@ -240,15 +260,15 @@ impl Translator {
         let mut out = vec![String::new(); args.len()];
         let mut partner = Partner::None;
         for (k, a) in args.iter().enumerate() {
-            if !a.is_unsuffixed_float() {
+            if !self.untyped(a) {
                 out[k] = self.expr(a);
                 if matches!(partner, Partner::None) {
-                    partner = Partner::Expr(out[k].clone());
+                    partner = self.partner_of(a, &out[k]);
                 }
             }
         }
         for (k, a) in args.iter().enumerate() {
-            if a.is_unsuffixed_float() {
+            if self.untyped(a) {
                 out[k] = self.expr_like(a, &partner);
             }
         }
@@ -257,7 +277,7 @@ impl Translator {
 
     /// `if` in value position: a conditional expression when both branches are plain values,
     /// else an immediately invoked lambda.
-    fn if_value(&mut self, i: &If) -> String {
+    fn if_value(&mut self, i: &If, partner: &Partner) -> String {
         let else_value = match i.else_branch.as_ref().map(|(_, e)| &**e) {
             Some(Else::Block(b)) => b.simple_value().map(Value::Expr),
             Some(Else::If(i)) => Some(Value::If(i)),
@@ -265,13 +285,14 @@ impl Translator {
         };
         if let (Some(t), Some(f)) = (i.then_branch.simple_value(), else_value) {
             let cond = self.expr(&i.cond);
-            let (t, f) = match f {
-                Value::Expr(f) => self.operands(t, f, false),
-                Value::If(f) => {
-                    // An `else if` chain: its value never starts with an unsuffixed float.
-                    let f = Expr::If(f.clone());
-                    self.operands(t, &f, false)
-                }
+            let f = match f {
+                Value::Expr(f) => f.clone(),
+                Value::If(f) => Expr::If(f.clone()),
+            };
+            let (t, f) = if matches!(partner, Partner::None) {
+                self.operands(t, &f, false, false)
+            } else {
+                (self.expr_like(t, partner), self.expr_like(&f, partner))
             };
             return format!("({cond} ? {t} : {f})");
         }

@@ -1,4 +1,4 @@
-//! The translator's kernel extension: array accesses (through `ONGPU_AT`/`ONGPU_SHARED`, which
+//! The translator's kernel extension: array accesses (through `ONGPU_ELEM`/`ONGPU_SHARED`, which
 //! the kernel source defines with or without bounds checks), `shared!` declarations,
 //! `.len()`, thread indices, barriers and atomics.
 
@@ -97,7 +97,7 @@ impl Translator {
         let mut out = match a.storage {
             Storage::Param => {
                 let i = self.expr(indices[0]);
-                format!("ONGPU_AT({}, ({i}), {})", a.cpp, a.id)
+                format!("ONGPU_ELEM({}, ({i}), {})", a.cpp, a.id)
             }
             Storage::Shared { .. } => {
                 // Both forms: the plain one, and the checked one that sends an out-of-range
@@ -201,11 +201,11 @@ mod tests {
             kernel("{ let i = thread_idx().x; c[i] = a[i + 1u32] * 2.0; c[0] += a.len() as f32; }");
         assert!(c.contains("auto i = threadIdx.x;"), "{c}");
         assert!(
-            c.contains("ONGPU_AT(c, (i), 1) = (ONGPU_AT(a, ((i + 1u)), 0) * ongpu::lit<decltype(ONGPU_AT(a, ((i + 1u)), 0)), ongpu_real>(2.0f, 2.0));"),
+            c.contains("ONGPU_ELEM(c, (i), 1) = (ONGPU_ELEM(a, ((i + 1u)), 0) * ongpu::lit<decltype(ONGPU_ELEM(a, ((i + 1u)), 0)), ongpu_real>(2.0f, 2.0));"),
             "{c}"
         );
         assert!(
-            c.contains("ONGPU_AT(c, (0), 1) += ongpu::cast<float>(ongpu_len_a);"),
+            c.contains("ONGPU_ELEM(c, (0), 1) += ongpu::cast<float>(ongpu_len_a);"),
             "{c}"
         );
     }
@@ -234,7 +234,7 @@ mod tests {
             "{c}"
         );
         assert!(
-            c.contains("ongpu::atomic_cas(&ONGPU_AT(c, (n), 1), "),
+            c.contains("ongpu::atomic_cas(&ONGPU_ELEM(c, (n), 1), "),
             "{c}"
         );
     }

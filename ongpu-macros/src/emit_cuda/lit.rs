@@ -44,6 +44,37 @@ pub fn unsuffixed_float(digits: &str, partner: &Partner, default_real: &str) -> 
     }
 }
 
+/// The C++ spelling of an unsuffixed integer literal of decimal digits `digits`, typed by
+/// `partner` (without one, `int` as in Rust, or wider where C++ needs it to hold the value).
+pub fn int_literal(digits: &str, partner: &Partner) -> String {
+    let wide = digits
+        .parse::<u128>()
+        .map_or(true, |v| v > i64::MAX as u128);
+    let plain = if wide {
+        format!("{digits}ull")
+    } else {
+        digits.to_string()
+    };
+    match partner {
+        Partner::Type(t) => match super::ints::int_suffix(t) {
+            Some(s) if !wide => format!("{digits}{s}"),
+            _ => int_value(&plain, partner),
+        },
+        _ => int_value(&plain, partner),
+    }
+}
+
+/// `value` (the C++ of an untyped integer) converted to the type `partner` gives it.
+pub fn int_value(value: &str, partner: &Partner) -> String {
+    match partner {
+        Partner::None => value.to_string(),
+        Partner::Type(t) if super::ints::is_int_name(t) => format!("(({t}){value})"),
+        Partner::Type(t) => format!("ongpu::lit_int<{t}>({value})"),
+        Partner::Expr(e) if e.contains("[&]") => value.to_string(),
+        Partner::Expr(e) => format!("ongpu::lit_int<decltype({e})>({value})"),
+    }
+}
+
 /// The C++ spelling of a numeric or bool literal.
 pub fn literal(l: &Lit, partner: &Partner, default_real: &str) -> Option<String> {
     Some(match l {
@@ -51,7 +82,8 @@ pub fn literal(l: &Lit, partner: &Partner, default_real: &str) -> Option<String>
         Lit::Int(i) => {
             let digits = i.base10_digits();
             match i.suffix() {
-                "" | "i8" | "i16" | "i32" => digits.to_string(),
+                "" => int_literal(digits, partner),
+                "i8" | "i16" | "i32" => digits.to_string(),
                 "u8" | "u16" | "u32" => format!("{digits}u"),
                 "i64" | "isize" => format!("{digits}ll"),
                 "u64" | "usize" => format!("{digits}ull"),

@@ -4,6 +4,7 @@
 //! (`%` on floats, shifts, `!`, `as`) their Rust meaning.
 
 pub mod expr;
+mod ints;
 pub mod kernel;
 mod lit;
 mod stmt;
@@ -40,6 +41,12 @@ pub struct Translator {
     returns: lit::Partner,
     /// The arrays and intrinsics of an `#[ongpu::kernel]` body (`None` elsewhere).
     kernel: Option<kernel::KernelArrays>,
+    /// C++ name → placeholder type, of the locals bound to untyped integers.
+    int_locals: HashMap<String, usize>,
+    /// C++ name → C++ type, of the other locals whose type the syntax shows.
+    local_types: HashMap<String, String>,
+    /// The placeholder types.
+    int_types: ints::IntTypes,
 }
 
 /// The result of translating a body.
@@ -72,6 +79,9 @@ impl Translator {
             device_calls: Vec::new(),
             returns: lit::Partner::None,
             kernel: None,
+            int_locals: HashMap::new(),
+            local_types: HashMap::new(),
+            int_types: ints::IntTypes::default(),
         }
     }
 
@@ -85,7 +95,7 @@ impl Translator {
     pub fn translate(mut self, block: &Block, tail: Tail) -> Translation {
         self.stmts(block, tail);
         Translation {
-            code: self.out,
+            code: self.int_types.finish(self.out),
             device_calls: self.device_calls,
         }
     }
@@ -163,8 +173,8 @@ mod tests {
     #[test]
     fn shadowing_in_one_scope_renames() {
         let c = body("{ let a = 1; let a = a + 1; x = a as f32; }");
-        assert!(c.contains("auto a = 1;"), "{c}");
-        assert!(c.contains("auto a_1 = (a + 1);"), "{c}");
+        assert!(c.contains("int a = 1;"), "{c}");
+        assert!(c.contains("int a_1 = ((int)(a) + 1);"), "{c}");
         assert!(c.contains("x = ongpu::cast<float>(a_1);"), "{c}");
     }
 
@@ -182,7 +192,7 @@ mod tests {
     fn loops_and_branches() {
         let c = body("{ for k in 0..3 { if k == 1 { x += y; } else { x -= y; } } }");
         assert!(
-            c.contains("for (decltype((0) + (3)) k = 0, ongpu_end = 3; k < ongpu_end; ++k) {"),
+            c.contains("for (int k = 0, ongpu_end = 3; k < ongpu_end; ++k) {"),
             "{c}"
         );
         assert!(c.contains("if ((k == 1)) {"), "{c}");
@@ -211,6 +221,51 @@ mod tests {
             c.contains("x = ongpu::make_color_matrix<float>(a, b, c, b, c, a, c, a, b);"),
             "{c}"
         );
+    }
+
+    #[test]
+    fn unsuffixed_integers_take_the_type_rust_infers() {
+        let c = body("{ let t: u64 = 1 << 40; let big: u64 = 100000 * 100000; }");
+        assert!(
+            c.contains("unsigned long long t = ongpu::shl(1ull, 40);"),
+            "{c}"
+        );
+        assert!(
+            c.contains("unsigned long long big = (100000ull * 100000ull);"),
+            "{c}"
+        );
+        // The other operand decides; a shift's amount keeps its own type.
+        let c = body("{ x = y * (100000 * 100000); let s = 1 << y; }");
+        assert!(
+            c.contains(
+                "(ongpu::lit_int<decltype(y)>(100000) * ongpu::lit_int<decltype(y)>(100000))"
+            ),
+            "{c}"
+        );
+        assert!(c.contains("int s = ongpu::shl(1, y);"), "{c}");
+    }
+
+    #[test]
+    fn untyped_locals_take_the_type_of_their_first_typed_use() {
+        let c = body("{ let a = 1; let b = a << 40; let t: u64 = b; }");
+        assert!(c.contains("unsigned long long a = 1ull;"), "{c}");
+        assert!(
+            c.contains("unsigned long long b = ongpu::shl((unsigned long long)(a), 40);"),
+            "{c}"
+        );
+        let c = body("{ let mut acc = 0; for k in 0..4 { acc += y; x = k << 40; } }");
+        assert!(
+            c.contains("ongpu::int_type<decltype(y)> acc = ongpu::lit_int<ongpu::int_type<decltype(y)>>(0);"),
+            "{c}"
+        );
+        assert!(
+            c.contains("for (ongpu::int_type<decltype(x)> k = ongpu::lit_int<ongpu::int_type<decltype(x)>>(0)"),
+            "{c}"
+        );
+        // Nothing typed: Rust's default, i32.
+        let c = body("{ for k in 0..4 { let j = k + 1; } }");
+        assert!(c.contains("for (int k = 0, ongpu_end = 4;"), "{c}");
+        assert!(c.contains("int j = ((int)(k) + 1);"), "{c}");
     }
 
     #[test]

@@ -30,17 +30,41 @@ impl Translator {
         match s {
             Stmt::Let(l) if self.kernel_local(l) => {}
             Stmt::Let(l) => {
-                let cty = match &l.ty {
-                    Some((_, t)) => ty::cuda_type(t, &self.real).expect("the type was checked"),
-                    None => "auto".to_string(),
+                let init = l.init.as_ref().map(|(_, e)| e);
+                let untyped_int = l.ty.is_none() && init.is_some_and(|e| self.untyped_int(e));
+                let (cty, placeholder) = match &l.ty {
+                    Some((_, t)) => (
+                        ty::cuda_type(t, &self.real).expect("the type was checked"),
+                        None,
+                    ),
+                    // Declared with the type of its first typed use (Rust infers it so).
+                    None if untyped_int => {
+                        let (k, t) = self.int_placeholder();
+                        (t, Some(k))
+                    }
+                    None => ("auto".to_string(), None),
                 };
                 let partner = if cty == "auto" {
                     Partner::None
                 } else {
                     Partner::Type(cty.clone())
                 };
-                let init = l.init.as_ref().map(|(_, e)| self.expr_like(e, &partner));
+                let init_ty = init.and_then(|e| self.static_type(e));
+                let init = init.map(|e| self.expr_like(e, &partner));
                 let name = self.bind(&l.binding.ident);
+                match (placeholder, cty.as_str()) {
+                    (Some(k), _) => {
+                        self.int_locals.insert(name.clone(), k);
+                    }
+                    (None, "auto") => {
+                        if let Some(t) = init_ty {
+                            self.local_types.insert(name.clone(), t);
+                        }
+                    }
+                    (None, t) => {
+                        self.local_types.insert(name.clone(), t.to_string());
+                    }
+                }
                 match init {
                     Some(v) => self.line(&format!("{cty} {name} = {v};")),
                     None => self.line(&format!("{cty} {name};")),
@@ -104,9 +128,11 @@ impl Translator {
                 None => self.line("return;"),
             },
             Expr::Assign(l, _, r) => {
-                let l = self.expr(l);
-                let r = self.expr_like(r, &Partner::Expr(l.clone()));
-                self.line(&format!("{l} = {r};"));
+                self.assigned(l, r);
+                let ls = self.expr(l);
+                let partner = self.partner_of(l, &ls);
+                let r = self.expr_like(r, &partner);
+                self.line(&format!("{ls} = {r};"));
             }
             other => match tail {
                 Tail::Return => {
@@ -122,15 +148,29 @@ impl Translator {
     }
 
     fn for_loop(&mut self, f: &For) {
-        let (a, b) = (self.expr(&f.start), self.expr(&f.end));
+        // Untyped bounds: the counter's type is that of its first typed use, as in Rust.
+        let counter = (self.untyped_int(&f.start) && self.untyped_int(&f.end))
+            .then(|| self.int_placeholder());
+        let (a, b, ty) = match &counter {
+            Some((_, t)) => {
+                let p = Partner::Type(t.clone());
+                let (a, b) = (self.int_like(&f.start, &p), self.int_like(&f.end, &p));
+                (a, b, t.clone())
+            }
+            None => {
+                let (a, b) = self.operands_of_range(&f.start, &f.end);
+                let ty = format!("decltype(({a}) + ({b}))");
+                (a, b, ty)
+            }
+        };
         let id = &f.binding.ident;
         let mutable = f.binding.mutability.is_some();
-        let ty = format!("decltype(({a}) + ({b}))");
         self.push_scope();
         match f.limits {
             RangeLimits::HalfOpen(_) if !mutable => {
                 let end = self.temp("ongpu_end");
                 let k = self.bind(id);
+                self.counter(&k, &counter);
                 // Fully unrolled when the bounds are constants (after the loops around it are
                 // unrolled): then `u[mu]` of a local element array stays in registers.
                 self.line("#pragma unroll");
@@ -158,6 +198,7 @@ impl Translator {
                     "for (bool {go} = {it} {cmp} {end}; {go}; {go} = {step}) {{"
                 ));
                 let k = self.bind(id);
+                self.counter(&k, &counter);
                 self.indent += 1;
                 let constness = if mutable { "" } else { "const " };
                 self.line(&format!("{constness}{ty} {k} = {it};"));
@@ -172,6 +213,28 @@ impl Translator {
         if !matches!(f.limits, RangeLimits::HalfOpen(_)) || mutable {
             self.indent -= 1;
             self.line("}");
+        }
+    }
+}
+
+impl Translator {
+    /// Marks a loop counter over untyped bounds as an untyped local.
+    fn counter(&mut self, name: &str, counter: &Option<(usize, String)>) {
+        if let Some((k, _)) = counter {
+            self.int_locals.insert(name.to_string(), *k);
+        }
+    }
+
+    /// The bounds of a range: an untyped one takes the other's type.
+    fn operands_of_range(&mut self, a: &Expr, b: &Expr) -> (String, String) {
+        if self.untyped_int(a) {
+            let bs = self.expr(b);
+            let p = self.partner_of(b, &bs);
+            (self.int_like(a, &p), bs)
+        } else {
+            let as_ = self.expr(a);
+            let p = self.partner_of(a, &as_);
+            (as_, self.expr_like(b, &p))
         }
     }
 }

@@ -129,6 +129,13 @@ pub fn expr<E: EmitRust + ?Sized>(em: &mut E, e: &Expr) -> TokenStream {
             bracket.surround(&mut t, |t| t.extend(i));
             t
         }
+        // `x.abs()` wraps at the minimum, as on the GPU (the inherent method panics in
+        // debug builds).
+        Expr::Method(m) if m.name == "abs" && m.args.is_empty() => {
+            let recv = em.expr(&m.receiver);
+            let name = &m.name;
+            quote_spanned!(name.span()=> ::ongpu::__private::math::abs(#recv))
+        }
         Expr::Method(m) => {
             let recv = em.expr(&m.receiver);
             let (dot, name) = (&m.dot, &m.name);

@@ -82,6 +82,9 @@ fn capture_args(captures: &[Capture]) -> TokenStream {
             None if c.shifted_at.is_some() => {
                 quote_spanned!(id.span()=> ::ongpu::__private::read_shifted(#id.__ongpu_ref()))
             }
+            None if c.is_constant() => {
+                quote_spanned!(id.span()=> ::ongpu::__private::read_constant(&#id))
+            }
             None => quote_spanned!(id.span()=> ::ongpu::__private::read(#id.__ongpu_ref())),
         }
     });
@@ -93,6 +96,10 @@ fn capture_args(captures: &[Capture]) -> TokenStream {
 fn closure_tuple(captures: &[Capture]) -> (TokenStream, TokenStream) {
     let name = |c: &Capture| match c.shifted_at {
         Some(_) => body::shift_view(&c.ident),
+        // The body reads the constant itself; its value is carried under a hidden name.
+        None if c.is_constant() => {
+            syn::Ident::new(&format!("__ongpu_const_{}", c.ident), Span::mixed_site())
+        }
         None => c.ident.clone(),
     };
     let pats = captures.iter().map(|c| {

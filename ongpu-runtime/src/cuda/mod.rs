@@ -12,6 +12,7 @@ mod host_buffer;
 pub(crate) mod launch;
 mod module;
 pub mod nvrtc;
+pub mod nvrtc_warnings;
 pub(crate) mod stream;
 pub(crate) mod sync_event;
 

@@ -13,6 +13,9 @@ use std::ffi::CString;
 #[derive(Debug, Clone, Copy)]
 pub struct Function {
     pub(crate) raw: CUfunction,
+    /// The device address of the module's `ongpu_index_report` (a kernel compiled with
+    /// bounds checks), else 0.
+    pub(crate) index_report: u64,
 }
 
 // SAFETY: a CUfunction handle is valid in every thread that has its context current, and
@@ -39,5 +42,8 @@ pub fn load_function(device: &Device, compiled: &Compiled, name: &str) -> Result
     // SAFETY: the module was just loaded and is never unloaded.
     let raw = unsafe { result::module::get_function(module, cname) }
         .during("finding the kernel in its module")?;
-    Ok(Function { raw })
+    let report = CString::new("ongpu_index_report").expect("no NUL");
+    // SAFETY: as above; a module without the variable answers an error, taken as "none".
+    let index_report = unsafe { result::module::get_global(module, report) }.map_or(0, |(p, _)| p);
+    Ok(Function { raw, index_report })
 }

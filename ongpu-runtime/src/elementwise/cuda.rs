@@ -7,23 +7,35 @@
 use crate::capture::Captures;
 use crate::cuda::{self, Device, ParamList, Shape};
 use crate::error::Result;
+use crate::launch::bounds::bounds_checks;
 use crate::launch::compile::{compile_and_load, LoadedKernel};
+use crate::launch::index_report;
 use crate::launch::limits::{check_threads_per_block, DEFAULT_THREADS_PER_BLOCK};
 use crate::launch::site::{CallSite, KernelSlots, SiteInfo};
 use crate::launch::sites::Sites;
 use crate::launch::source as kernel_source;
 use std::any::TypeId;
 
-/// The kernel of `site` for the capture tuple `C`, compiled on first use.
+/// Marks the key of a kernel compiled with bounds checks.
+struct Checked;
+
+/// The kernel of `site` for the capture tuple `C`, compiled on first use (once per
+/// bounds-check mode).
 #[inline]
 fn kernel_for<'s, C: Captures>(
     info: &SiteInfo,
     slots: &'s KernelSlots,
     dev: &'static Device,
+    checked: bool,
 ) -> Result<&'s LoadedKernel> {
-    slots.get_or_compile(TypeId::of::<C::Key>(), || {
+    let key = if checked {
+        TypeId::of::<(C::Key, Checked)>()
+    } else {
+        TypeId::of::<C::Key>()
+    };
+    slots.get_or_compile(key, || {
         let kinds = C::kinds();
-        let source = kernel_source::elementwise(info, &kinds);
+        let source = kernel_source::elementwise(info, &kinds, checked);
         Ok(compile_and_load(
             &source,
             &format!("the kernel of on_gpu! at {}", info.location),
@@ -46,8 +58,9 @@ pub(crate) fn run<C: Captures>(
     if sites.is_empty() {
         return Ok(());
     }
+    let checked = bounds_checks()?;
     // Compile before touching the fields, so that a compile error leaves them as they were.
-    let kernel = kernel_for::<C>(&site.info, &site.kernels, dev)?;
+    let kernel = kernel_for::<C>(&site.info, &site.kernels, dev, checked)?;
     let mut blocks = sites.len().div_ceil(tpb as usize);
     let wave = kernel.one_wave(dev, tpb)?;
     if wave > 0 {
@@ -69,6 +82,7 @@ pub(crate) fn run<C: Captures>(
         // borrowed by this call, and freed only after the work queued on them has finished
         // (see `field::pending`). `cuda::device()` above bound the context to this thread,
         // and `stream` is the default stream or a live stream of it.
+        index_report::clear(&kernel.function, stream)?;
         crate::trace::step(
             || {
                 format!(
@@ -81,6 +95,7 @@ pub(crate) fn run<C: Captures>(
                     format!("the kernel of on_gpu! at {}", site.location())
                 })
             },
-        )
+        )?;
+        index_report::check(&kernel.function, stream, site.location())
     })
 }

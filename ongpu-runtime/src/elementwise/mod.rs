@@ -29,7 +29,11 @@ where
     let sites = resolve_sites(site, count, &caps)?;
     let tpb = threads_per_block.transpose()?;
     crate::codegen::observe(site, || {
-        crate::launch::source::elementwise(&site.info, &C::kinds())
+        crate::launch::source::elementwise(
+            &site.info,
+            &C::kinds(),
+            crate::launch::bounds::bounds_checks().unwrap_or(false),
+        )
     });
     match backend::current()? {
         Backend::Cpu => {

@@ -129,14 +129,16 @@ pub(crate) fn launch<A: KernelParams>(
         block: shape.block,
         shared_bytes: 0,
     };
+    // Colour-type and element-array indices have their own record (see the prelude).
+    crate::launch::index_report::clear(&entry.function, std::ptr::null_mut())?;
     // SAFETY: the parameters follow the kernel's signature (built by `source::assemble` from
     // the same argument types in the same order, then the report pointer), and the fields
     // they point into are borrowed by this call and freed only after the device is done.
     unsafe { cuda::launch(dev, entry.function, launch_shape, &mut params, what)? };
-    match report {
-        Some(r) => read_report(site, &r),
-        None => Ok(()),
+    if let Some(r) = report {
+        read_report(site, &r)?;
     }
+    crate::launch::index_report::check(&entry.function, std::ptr::null_mut(), info.location)
 }
 
 /// The first out-of-range index the kernel recorded, as an error (this waits for it).

@@ -8,7 +8,6 @@
 
 pub(crate) mod args;
 pub(crate) mod atomics;
-pub(crate) mod bounds;
 pub(crate) mod cpu;
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda;
@@ -94,7 +93,7 @@ where
             ),
         });
     }
-    let checked = bounds::bounds_checks()?;
+    let checked = crate::launch::bounds::bounds_checks()?;
     crate::codegen::observe_at(info.location, || {
         source::assemble(info, &A::kinds(), checked)
     });

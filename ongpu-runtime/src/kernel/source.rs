@@ -32,8 +32,8 @@ pub fn kernel_real(kinds: &[ParamKind]) -> RealKind {
 pub fn assemble(info: &KernelInfo, kinds: &[ParamKind], checked: bool) -> String {
     let mut s = String::with_capacity(PRELUDE.len() + KERNEL_HEADER.len() + 4096);
     let _ = writeln!(s, "// ongpu: kernel `{}` at {}", info.name, info.location);
+    let _ = writeln!(s, "#define ONGPU_CHECK_BOUNDS {}", u8::from(checked));
     s.push_str(PRELUDE);
-    let _ = writeln!(s, "\n#define ONGPU_CHECK_BOUNDS {}", u8::from(checked));
     s.push_str(KERNEL_HEADER);
     let _ = writeln!(
         s,

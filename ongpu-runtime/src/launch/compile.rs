@@ -96,8 +96,11 @@ pub(crate) fn compile_and_load(
             crate::error::number_lines(source)
         );
     }
-    let load =
-        |image: &nvrtc::Compiled| cuda::load_function(dev, image, kernel_source::KERNEL_NAME);
+    let load = |image: &nvrtc::Compiled| {
+        // Images from the disk cache have no log: their warnings were shown when compiled.
+        cuda::nvrtc_warnings::report(what, &image.log);
+        cuda::load_function(dev, image, kernel_source::KERNEL_NAME)
+    };
     let Some(cache) = disk_cache() else {
         let (arch, _) = target(dev);
         return Ok(LoadedKernel::new(load(&nvrtc::compile(

@@ -2,8 +2,10 @@
 //! of them (`site`), how many sites a call runs (`sites`), the assembly of a kernel's CUDA
 //! C++ source (`source`), and on the CUDA backend compiling and loading (`compile`), the
 //! lock-free kernel list of a call site (`kernel_list`) and where a launch is queued
-//! (`queue`).
+//! (`queue`); the bounds-check mode (`bounds`) and the out-of-range report of checked
+//! kernels over sites (`index_report`).
 
+pub(crate) mod bounds;
 pub(crate) mod limits;
 pub(crate) mod site;
 pub(crate) mod sites;
@@ -11,6 +13,8 @@ pub(crate) mod source;
 
 #[cfg(feature = "cuda")]
 pub(crate) mod compile;
+#[cfg(feature = "cuda")]
+pub(crate) mod index_report;
 #[cfg(feature = "cuda")]
 pub(crate) mod kernel_list;
 #[cfg(feature = "cuda")]

@@ -111,12 +111,14 @@ pub fn sites_per_iteration(kinds: &[CaptureKind]) -> usize {
     })
 }
 
-/// The start of every kernel over sites: the prelude (and `extra` device code), the kernel's
-/// real type, and the device functions the body calls. The call site is not written into
+/// The start of every kernel over sites: the bounds-check mode (`checked`: colour and
+/// element-array indices are checked, see the prelude), the prelude (and `extra` device
+/// code), the kernel's real type, and the device functions the body calls. The call site is not written into
 /// the source: identical kernels of different call sites are one source, and so one entry
 /// of the disk cache.
-pub fn header(site: &SiteInfo, kinds: &[CaptureKind], extra: &str) -> String {
+pub fn header(site: &SiteInfo, kinds: &[CaptureKind], extra: &str, checked: bool) -> String {
     let mut s = String::with_capacity(PRELUDE.len() + extra.len() + 4096);
+    let _ = writeln!(s, "#define ONGPU_CHECK_BOUNDS {}", u8::from(checked));
     s.push_str(PRELUDE);
     s.push_str(extra);
     let _ = writeln!(
@@ -137,7 +139,8 @@ pub struct SiteParts {
     /// Opens a site: the site index (if named) and each field's element, loaded unless the
     /// body overwrites it first.
     pub loads: String,
-    /// Closes a site: the written fields stored back.
+    /// Closes a site: the written fields stored back (and, in checked kernels, the site
+    /// noted if its body went out of range).
     pub stores: String,
 }
 
@@ -145,7 +148,10 @@ pub struct SiteParts {
 pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
     let mut p = SiteParts::default();
     if let Some(i) = site.site_index {
-        let _ = writeln!(p.loads, "const unsigned long long {i} = ongpu_site;");
+        let _ = writeln!(
+            p.loads,
+            "[[maybe_unused]] const unsigned long long {i} = ongpu_site;"
+        );
     }
     for (kind, name) in kinds.iter().zip(site.cuda_names) {
         match kind {
@@ -183,6 +189,7 @@ pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
             CaptureKind::Value { cuda_type } => p.params.push(format!("const {cuda_type} {name}")),
         }
     }
+    p.stores.push_str("ONGPU_LEAVE_SITE(ongpu_site);\n");
     p
 }
 
@@ -233,9 +240,10 @@ pub fn site_loop(
     s
 }
 
-/// The source of the element-wise kernel of `site` for captures of the given kinds.
-pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind]) -> String {
-    let mut s = header(site, kinds, "");
+/// The source of the element-wise kernel of `site` for captures of the given kinds, with
+/// index checks if `checked`.
+pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind], checked: bool) -> String {
+    let mut s = header(site, kinds, "", checked);
     let SiteParts {
         mut params,
         loads,
@@ -300,12 +308,12 @@ mod tests {
                 cuda_type: "float".into(),
             },
         ];
-        let src = elementwise(&site(), &kinds);
+        let src = elementwise(&site(), &kinds, false);
         assert!(src.contains("typedef float ongpu_real;"));
         assert!(src.contains("const float* __restrict__ ongpu_p_y"));
         assert!(src.contains("float* __restrict__ ongpu_p_x"));
         assert!(src.contains("const float a"));
-        assert!(src.contains("const unsigned long long i = ongpu_site;"));
+        assert!(src.contains("[[maybe_unused]] const unsigned long long i = ongpu_site;"));
         assert!(src.contains("ongpu::store<ongpu::AoS >(ongpu_p_x"));
         assert!(!src.contains("ongpu::store<ongpu::SoA >(ongpu_p_y"));
     }

@@ -18,6 +18,9 @@ use crate::launch::site::SiteInfo;
 use crate::launch::sites::Sites;
 use bytemuck::Pod;
 use std::any::TypeId;
+
+/// Marks the key of a kernel compiled with bounds checks.
+struct Checked;
 use std::ptr;
 
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -41,9 +44,15 @@ fn kernel_for<'s, Op: Reduction<V>, C: Captures, V: 'static>(
     info: &SiteInfo,
     kernels: &'s ReduceKernels,
     dev: &'static Device,
+    checked: bool,
 ) -> Result<&'s LoadedKernel> {
-    kernels.get_or_compile(TypeId::of::<(Op, C::Key, V)>(), || {
-        let source = super::source::reduction(info, &C::kinds(), &super::kind::<Op, V>());
+    let key = if checked {
+        TypeId::of::<(Op, C::Key, V, Checked)>()
+    } else {
+        TypeId::of::<(Op, C::Key, V)>()
+    };
+    kernels.get_or_compile(key, || {
+        let source = super::source::reduction(info, &C::kinds(), &super::kind::<Op, V>(), checked);
         compile_and_load(
             &source,
             &format!(
@@ -141,8 +150,9 @@ where
     if sites.is_empty() {
         return Ok(Op::identity());
     }
+    let checked = crate::launch::bounds::bounds_checks()?;
     // Compile before touching the fields, so that a compile error leaves them as they were.
-    let kernel = kernel_for::<Op, C, V>(&site.site.info, &site.kernels, dev)?;
+    let kernel = kernel_for::<Op, C, V>(&site.site.info, &site.kernels, dev, checked)?;
     let scratch = scratch(dev)?;
     let scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
     let wave = kernel.one_wave(dev, tpb)?;
@@ -182,7 +192,9 @@ where
         // the result), the grid fits the partials buffer, and the fields they point into are
         // borrowed by this call, which waits for the kernel below. `cuda::device()` bound
         // the context; `stream` is the default stream or a live stream of it.
-        unsafe { cuda::launch_bound_on(stream, kernel.function, shape, &mut params, what) }
+        crate::launch::index_report::clear(&kernel.function, stream)?;
+        unsafe { cuda::launch_bound_on(stream, kernel.function, shape, &mut params, what) }?;
+        crate::launch::index_report::check(&kernel.function, stream, site.site.location())
     })?;
     // SAFETY: the stream the kernel went to; still live (the scope holds it).
     unsafe { cudarc::driver::result::stream::synchronize(done_on) }

@@ -76,7 +76,12 @@ where
     let sites = resolve_sites(&site.site, count, &caps)?;
     let tpb = threads_per_block.transpose()?;
     crate::codegen::observe(&site.site, || {
-        source::reduction(&site.site.info, &C::kinds(), &kind::<Op, V>())
+        source::reduction(
+            &site.site.info,
+            &C::kinds(),
+            &kind::<Op, V>(),
+            crate::launch::bounds::bounds_checks().unwrap_or(false),
+        )
     });
     match backend::current()? {
         Backend::Cpu => {

@@ -29,8 +29,13 @@ pub struct ReductionKind {
 /// The source of the reduction kernel of `site` for captures of the given kinds. Its
 /// parameters are the captures' (as in element-wise kernels), `n`, the partials buffer, the
 /// block counter and the result's address.
-pub fn reduction(site: &SiteInfo, kinds: &[CaptureKind], red: &ReductionKind) -> String {
-    let mut s = header(site, kinds, REDUCE_CUH);
+pub fn reduction(
+    site: &SiteInfo,
+    kinds: &[CaptureKind],
+    red: &ReductionKind,
+    checked: bool,
+) -> String {
+    let mut s = header(site, kinds, REDUCE_CUH, checked);
     let _ = writeln!(
         s,
         "typedef {} ongpu_value;\ntypedef {} ongpu_acc;",
@@ -108,7 +113,7 @@ mod tests {
             acc: "double",
             identity: "ongpu_acc{}",
         };
-        let src = reduction(&site, &[field(None), field(Some(false))], &red);
+        let src = reduction(&site, &[field(None), field(Some(false))], &red, false);
         assert!(src.contains("typedef float ongpu_value;\ntypedef double ongpu_acc;"));
         assert!(src.contains("const float* __restrict__ ongpu_p_x"));
         assert!(src.contains("float r{};"), "written whole: not loaded");

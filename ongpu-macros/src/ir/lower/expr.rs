@@ -210,7 +210,9 @@ impl Lowerer {
             m => {
                 self.error(
                     m.span(),
-                    "only the fields .re and .im (of Complex), .m and .v are supported",
+                    "this field is not supported in a GPU body: a Complex has the fields .re and .im; \
+                     reach the entries of a ColorMatrix as m[i][j], of a ColorVector as v[i] and of \
+                     an element array as u[mu]",
                 );
                 None
             }

@@ -1,0 +1,47 @@
+//! The record of the first out-of-range index (of a colour type or element array) in a
+//! launch of a kernel over sites compiled with bounds checks (`ongpu_index_report` in the
+//! prelude): cleared on the launch's queue before it, read back after it. Unchecked kernels
+//! have no record, and their launches skip both steps.
+
+use crate::cuda::{driver_error, Function};
+use crate::error::{Error, Location, Result};
+use cudarc::driver::result;
+use cudarc::driver::sys::CUstream;
+
+/// Bytes of `ongpu::IndexReport`.
+const BYTES: usize = 32;
+
+/// Clears `f`'s record on `stream`, before a launch of `f` there.
+pub(crate) fn clear(f: &Function, stream: CUstream) -> Result<()> {
+    if f.index_report == 0 {
+        return Ok(());
+    }
+    // SAFETY: the module's own variable of `BYTES` bytes; modules are never unloaded.
+    unsafe { result::memset_d8_async(f.index_report, 0, BYTES, stream) }
+        .map_err(|e| driver_error("clearing a kernel's index report", e))
+}
+
+/// Waits for the launch of `f` on `stream` and returns its first out-of-range index as an
+/// error of the call at `site`.
+pub(crate) fn check(f: &Function, stream: CUstream, site: Location) -> Result<()> {
+    if f.index_report == 0 {
+        return Ok(());
+    }
+    let mut words = [0u64; BYTES / 8];
+    // SAFETY: as in `clear`; the host buffer is `BYTES` long and waited for below.
+    unsafe {
+        result::memcpy_dtoh_async(&mut words[..], f.index_report, stream)
+            .and_then(|()| result::stream::synchronize(stream))
+    }
+    .map_err(|e| driver_error("reading a kernel's index report", e))?;
+    let (hit, len) = (words[0] & 0xffff_ffff, words[0] >> 32);
+    if hit == 0 {
+        return Ok(());
+    }
+    Err(Error::BodyIndexOutOfRange {
+        site,
+        index_site: (words[3] != u64::MAX).then_some(words[3]),
+        index: words[1] as i64,
+        len,
+    })
+}
