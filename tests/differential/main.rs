@@ -181,7 +181,11 @@ fn gpu_matches_cpu(group: usize) {
     for (g, c) in gpu.iter().zip(&cpu) {
         for (s, (x, y)) in g.got.iter().zip(&c.got).enumerate() {
             let ok = if g.float {
-                let tol = if g.body.contains("f64") || g.body.contains("od =") {
+                // The output's precision decides: an f32 output (`of`) may differ in its last
+                // bits (FMA contraction) even where the body passes through f64 casts.
+                let tol = if g.body.contains("of =") {
+                    1e-5
+                } else if g.body.contains("f64") || g.body.contains("od =") {
                     1e-12
                 } else {
                     1e-5
