@@ -18,18 +18,9 @@ __device__ __forceinline__ u64 component(u64 s, int c, u64 stride) {
   return (s / V) * 18 * V + (u64)c * V + s % V;
 }
 
-template <typename T, int L, int V>
-__device__ __forceinline__ void su3_madd(T* __restrict__ x, const T* __restrict__ y,
-                                         const T* __restrict__ z, u64 n, u64 stride) {
-  const u64 s = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-  if (s >= n) return;
-  T yr[18], zr[18], xr[18];
-#pragma unroll
-  for (int c = 0; c < 18; c++) {
-    yr[c] = y[component<L, V>(s, c, stride)];
-    zr[c] = z[component<L, V>(s, c, stride)];
-    xr[c] = x[component<L, V>(s, c, stride)];
-  }
+// x += y * z on one site's 18 reals (entry (i, j) at 2 * (3 * i + j), imaginary part + 1).
+template <typename T>
+__device__ __forceinline__ void madd(T xr[18], const T yr[18], const T zr[18]) {
 #pragma unroll
   for (int i = 0; i < 3; i++)
 #pragma unroll
@@ -45,6 +36,21 @@ __device__ __forceinline__ void su3_madd(T* __restrict__ x, const T* __restrict_
       xr[2 * (3 * i + j)] = re;
       xr[2 * (3 * i + j) + 1] = im;
     }
+}
+
+template <typename T, int L, int V>
+__device__ __forceinline__ void su3_madd(T* __restrict__ x, const T* __restrict__ y,
+                                         const T* __restrict__ z, u64 n, u64 stride) {
+  const u64 s = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  T yr[18], zr[18], xr[18];
+#pragma unroll
+  for (int c = 0; c < 18; c++) {
+    yr[c] = y[component<L, V>(s, c, stride)];
+    zr[c] = z[component<L, V>(s, c, stride)];
+    xr[c] = x[component<L, V>(s, c, stride)];
+  }
+  madd(xr, yr, zr);
 #pragma unroll
   for (int c = 0; c < 18; c++) x[component<L, V>(s, c, stride)] = xr[c];
 }
@@ -126,21 +132,7 @@ __device__ __forceinline__ void su3_madd_aos_staged(T* __restrict__ x, const T* 
   if (live) {
 #pragma unroll
     for (int c = 0; c < 18; c++) xr[c] = mine[c];
-#pragma unroll
-    for (int i = 0; i < 3; i++)
-#pragma unroll
-      for (int j = 0; j < 3; j++) {
-        T re = xr[2 * (3 * i + j)], im = xr[2 * (3 * i + j) + 1];
-#pragma unroll
-        for (int k = 0; k < 3; k++) {
-          const T ar = yr[2 * (3 * i + k)], ai = yr[2 * (3 * i + k) + 1];
-          const T br = zr[2 * (3 * k + j)], bi = zr[2 * (3 * k + j) + 1];
-          re += ar * br - ai * bi;
-          im += ar * bi + ai * br;
-        }
-        xr[2 * (3 * i + j)] = re;
-        xr[2 * (3 * i + j) + 1] = im;
-      }
+    madd(xr, yr, zr);
     // Each thread rewrites only its own row, which no other thread reads.
 #pragma unroll
     for (int c = 0; c < 18; c++) mine[c] = xr[c];
