@@ -174,6 +174,17 @@ pub const SCALAR_TYPES: &[(&str, &str)] = &[
     ("bool", "bool"),
 ];
 
+/// The types an `as` cast may name: the number types of [`SCALAR_TYPES`] (Rust has no cast
+/// to `bool`), for messages.
+pub fn cast_targets() -> String {
+    SCALAR_TYPES
+        .iter()
+        .map(|(t, _)| *t)
+        .filter(|&t| t != "bool")
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The CUDA C++ name of a Rust scalar type.
 pub fn scalar_type(name: &str) -> Option<&'static str> {
     SCALAR_TYPES

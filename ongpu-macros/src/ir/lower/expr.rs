@@ -155,12 +155,16 @@ impl Lowerer {
 
     fn cast(&mut self, c: &syn::ExprCast) -> Option<Expr> {
         let e = self.expr(&c.expr);
-        match crate::types::scalar_name(&c.ty) {
+        // `bool` is a type of the body language, but not a cast target (nor is it in Rust).
+        match crate::types::scalar_name(&c.ty).filter(|&t| t != "bool") {
             Some(t) => Some(Expr::Cast(boxed(e)?, c.as_token, (*c.ty).clone(), t)),
             None => {
                 self.error(
                     c.ty.span(),
-                    "`as` casts are supported to the number types and bool only",
+                    format!(
+                        "`as` casts are supported to the number types only ({})",
+                        supported::cast_targets()
+                    ),
                 );
                 None
             }
