@@ -141,6 +141,18 @@ mod gpu {
     // SAFETY: plain integers, passed by value as the kernel's `const ongpu::Lattice`.
     unsafe impl cudarc::driver::DeviceRepr for NoLattice {}
 
+    /// The integer arguments of a generated kernel over the first `fields` buffers: a
+    /// (pointer, stride) pair per field, then the first site (0) and n; the lattice follows.
+    fn scalar_args(buffers: &[DeviceBuffer], fields: usize) -> Vec<u64> {
+        let mut values: Vec<u64> = buffers
+            .iter()
+            .take(fields)
+            .flat_map(|buf| [buf.ptr(), N as u64])
+            .collect();
+        values.extend([0, N as u64]);
+        values
+    }
+
     /// One configuration to measure: a call that queues one kernel.
     type Call<'a> = Box<dyn FnMut() -> ongpu::Result<()> + 'a>;
 
@@ -224,15 +236,7 @@ mod gpu {
                 .load_function("ongpu_kernel")
                 .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))?;
             funcs.push(func.clone());
-            // (pointer, stride) per field, then the first site and n, then the lattice (none:
-            // zeros).
-            let mut values: Vec<u64> = Vec::new();
-            for buf in buffers.iter().take(fields) {
-                values.push(buf.ptr());
-                values.push(N as u64);
-            }
-            values.push(0);
-            values.push(N as u64);
+            let values = scalar_args(&buffers, fields);
             let no_lattice = NoLattice([0; 9]);
             let stream = stream.clone();
             let raw = move || -> ongpu::Result<()> {
@@ -262,13 +266,7 @@ mod gpu {
         ctx.bind_to_thread()
             .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))?;
         for (func, fields) in funcs.into_iter().zip([1usize, 3, 8]) {
-            let mut values: Vec<u64> = Vec::new();
-            for buf in buffers.iter().take(fields) {
-                values.push(buf.ptr());
-                values.push(N as u64);
-            }
-            values.push(0);
-            values.push(N as u64);
+            let mut values = scalar_args(&buffers, fields);
             let mut lattice = Box::new(NoLattice([0; 9]));
             // The pointers stay valid: `values`' heap storage and the box move into the
             // closure with them and are never resized.
