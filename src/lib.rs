@@ -187,10 +187,13 @@ pub use ongpu_macros::kernel;
 pub use ongpu_runtime::{
     backend, bounds_checks, codegen, cuda_available, in_stream_scope, math, synchronize,
     with_backend, with_bounds_checks, AoS, AoSoA, Backend, ColorMatrix, ColorVector, Complex, Dim3,
-    Element, Error, Event, Field, HostMut, Lattice, LaunchShape, Layout, Location, Norm2, Real,
-    RealKind, Residency, Result, Scalar, SoA, Storage, Stream, Subset, Transfers,
+    Element, Error, Event, Field, HostMut, Lattice, LaunchShape, Layout, Location, Norm2, Philox,
+    Real, RealKind, Residency, Result, Scalar, SoA, Storage, Stream, Subset, Transfers,
 };
 pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
+
+/// Counter-based random numbers: [`Philox`] and the portable functions its normal deviates use.
+pub use ongpu_runtime::random;
 
 /// The CUDA layer under the backend: the device, device buffers, NVRTC and launches, for
 /// benchmarks and for code that mixes hand-written kernels with `on_gpu!`.
@@ -201,7 +204,7 @@ pub use ongpu_runtime::cuda;
 pub mod prelude {
     pub use crate::{
         on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, Field, Lattice, LaunchShape, Norm2,
-        Result, SoA, Subset,
+        Philox, Result, SoA, Subset,
     };
 }
 

@@ -97,6 +97,11 @@ pub const METHODS: &[(&str, usize)] = &[
     ("coord", 2),
     ("parity", 1),
     ("dot", 1),
+    ("bits", 2),
+    ("uniform_f32", 2),
+    ("uniform_f64", 2),
+    ("normal_f32", 2),
+    ("normal_f64", 2),
 ];
 
 /// The functions of `#[ongpu::kernel]` bodies, with their argument counts (`x`, `y`, `z` of
@@ -201,6 +206,19 @@ pub fn generic_type(name: &str) -> Option<&'static str> {
         "ColorMatrix" => "ongpu::ColorMatrix",
         _ => return None,
     })
+}
+
+/// Value types that are not generic, with their prelude names: a device function may take
+/// them (a captured generator or lattice passed on).
+pub const VALUE_TYPES: &[(&str, &str)] =
+    &[("Philox", "ongpu::Philox"), ("Lattice", "ongpu::Lattice")];
+
+/// The prelude's name of a non-generic value type.
+pub fn value_type(name: &str) -> Option<&'static str> {
+    VALUE_TYPES
+        .iter()
+        .find(|(t, _)| *t == name)
+        .map(|&(_, c)| c)
 }
 
 /// Associated functions of the lattice types: `(type, function, argument count)`.

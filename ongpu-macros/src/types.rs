@@ -25,6 +25,12 @@ pub fn cuda_type(t: &Type, real: &str) -> Result<String, ()> {
         return Err(());
     }
     let last = p.path.segments.last().ok_or(())?;
+    if let (Some(v), PathArguments::None) = (
+        supported::value_type(&last.ident.to_string()),
+        &last.arguments,
+    ) {
+        return Ok(v.to_string());
+    }
     let base = supported::generic_type(&last.ident.to_string()).ok_or(())?;
     let param = match &last.arguments {
         PathArguments::None => real.to_string(),
@@ -73,6 +79,8 @@ mod tests {
         );
         assert_eq!(ty("ongpu::Complex<f32>").unwrap(), "ongpu::complex<float>");
         assert_eq!(ty("Complex").unwrap(), "ongpu::complex<ongpu_real>");
+        assert_eq!(ty("ongpu::Philox").unwrap(), "ongpu::Philox");
+        assert!(ty("Philox<f32>").is_err());
         assert!(ty("Vec<f32>").is_err());
         assert!(ty("Complex<i32>").is_err());
         assert!(ty("&f32").is_err());

@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::field::{site_io, Field};
 use crate::lattice::Lattice;
 use crate::layout::Layout;
+use crate::random::Philox;
 use crate::types::{ColorMatrix, ColorVector};
 use num_complex::Complex;
 use std::marker::PhantomData;
@@ -444,6 +445,7 @@ uniform! {
     ColorMatrix<f32> => <ColorMatrix<f32> as Element>::cuda_type();
     ColorMatrix<f64> => <ColorMatrix<f64> as Element>::cuda_type();
     Lattice => "ongpu::Lattice";
+    Philox => "ongpu::Philox";
 }
 
 const _: () = assert!(
@@ -533,8 +535,8 @@ impl<'a, V: Uniform> CaptureArg for Value<'a, V> {
     message = "`{Self}` cannot be captured by an on_gpu! body",
     label = "captured here",
     note = "a body can capture fields (Field<T, L>) and values of f32, f64, i32, u32, i64, u64, \
-            usize, isize, bool, Complex<f32|f64>, ColorVector<f32|f64>, ColorMatrix<f32|f64> or \
-            Lattice; copy anything else into one of these before the call"
+            usize, isize, bool, Complex<f32|f64>, ColorVector<f32|f64>, ColorMatrix<f32|f64>, \
+            Lattice or Philox; copy anything else into one of these before the call"
 )]
 pub trait ReadCapture {
     /// The argument that carries it to the backends.
@@ -594,7 +596,7 @@ pub fn read<C: ReadCapture + ?Sized>(c: &C) -> C::Arg<'_> {
     message = "`{Self}` is captured under an UPPERCASE name, which an on_gpu! body treats as a constant",
     label = "an UPPERCASE name is passed by value",
     note = "constants and values can be f32, f64, i32, u32, i64, u64, usize, isize, bool, \
-            Complex<f32|f64>, ColorVector<f32|f64>, ColorMatrix<f32|f64> or Lattice; name \
+            Complex<f32|f64>, ColorVector<f32|f64>, ColorMatrix<f32|f64>, Lattice or Philox; name \
             fields in lowercase"
 )]
 pub trait Constant: Uniform {}

@@ -11,6 +11,7 @@ mod check;
 mod color_ops;
 mod lattice;
 mod literals;
+mod random;
 
 #[allow(unused_imports)] // not every test file uses every helper
 pub use check::{assert_backends_agree, assert_close, rms, Kind, Output};
@@ -24,6 +25,7 @@ pub use literals::{constants, integer_literals};
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+pub use random::random_draws;
 
 pub fn rng(seed: u64) -> SmallRng {
     SmallRng::seed_from_u64(seed)
@@ -781,7 +783,8 @@ macro_rules! with_program_names {
             lattice_plaquette,
             staggered_dslash,
             hopping_gauge_covariance,
-            wilson_spinor_arrays
+            wilson_spinor_arrays,
+            random_draws
         }
     };
 }

@@ -11,7 +11,8 @@ pub fn param_type(t: &Type) -> syn::Result<String> {
         syn::Error::new(
             t.span(),
             "unsupported parameter type; device functions take f32 f64 i32 u32 i64 u64 usize \
-             bool, Complex<f32|f64>, ColorVector<f32|f64> or ColorMatrix<f32|f64> by value",
+             bool, Complex<f32|f64>, ColorVector<f32|f64>, ColorMatrix<f32|f64>, Philox or \
+             Lattice by value",
         )
     })
 }

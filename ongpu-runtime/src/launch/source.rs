@@ -11,7 +11,8 @@ use std::fmt::Write;
 /// lattice and element arrays).
 pub const PRELUDE: &str = concat!(
     include_str!("../../cuda/prelude.cuh"),
-    include_str!("../../cuda/lattice.cuh")
+    include_str!("../../cuda/lattice.cuh"),
+    include_str!("../../cuda/random.cuh")
 );
 
 /// The parameters after the captures' that say which sites a kernel runs: the first site,
