@@ -1,0 +1,94 @@
+//! SU(2) subgroup moves of the Cabibbo–Marinari update, as device functions (run in CUDA
+//! kernels and on CPU threads alike).
+//!
+//! An SU(2) element is a unit quaternion `a0 + i a·σ`; as a 2x2 matrix
+//! `[[a0 + i a3, a2 + i a1], [−a2 + i a1, a0 − i a3]]`. The subgroup `sub` = 0, 1, 2 acts on
+//! the rows (p, q) = (0, 1), (0, 2), (1, 2) of a colour matrix.
+
+use ongpu::prelude::*;
+
+/// The first row index of subgroup `sub`.
+#[ongpu::device]
+pub fn sub_p(sub: u32) -> usize {
+    if sub == 2 {
+        1
+    } else {
+        0
+    }
+}
+
+/// The second row index of subgroup `sub`.
+#[ongpu::device]
+pub fn sub_q(sub: u32) -> usize {
+    if sub == 0 {
+        1
+    } else {
+        2
+    }
+}
+
+/// Component `c` of the quaternion proportional to the SU(2) projection of the (p, q) block
+/// of `w`: the part of the block that `Re tr(r w)` sees for r in SU(2).
+#[ongpu::device]
+pub fn project(w: ColorMatrix<f64>, p: usize, q: usize, c: u32) -> f64 {
+    let wpp = w[p][p];
+    let wpq = w[p][q];
+    let wqp = w[q][p];
+    let wqq = w[q][q];
+    if c == 0 {
+        0.5 * (wpp.re + wqq.re)
+    } else if c == 1 {
+        0.5 * (wpq.im + wqp.im)
+    } else if c == 2 {
+        0.5 * (wpq.re - wqp.re)
+    } else {
+        0.5 * (wpp.im - wqq.im)
+    }
+}
+
+/// Left-multiplies the rows (p, q) of `m` by the SU(2) element `(r0, r1, r2, r3)`.
+#[ongpu::device]
+pub fn rotate_rows(
+    m: ColorMatrix<f64>,
+    p: usize,
+    q: usize,
+    r0: f64,
+    r1: f64,
+    r2: f64,
+    r3: f64,
+) -> ColorMatrix<f64> {
+    let r00 = Complex::new(r0, r3);
+    let r01 = Complex::new(r2, r1);
+    let r10 = Complex::new(-r2, r1);
+    let r11 = Complex::new(r0, -r3);
+    let mut out = m;
+    for j in 0..3 {
+        out[p][j] = r00 * m[p][j] + r01 * m[q][j];
+        out[q][j] = r10 * m[p][j] + r11 * m[q][j];
+    }
+    out
+}
+
+/// Back onto SU(3): Gram–Schmidt on the first two rows, the third their conjugate cross
+/// product. Rounding drifts links off the group over many updates; this removes the drift.
+#[ongpu::device]
+pub fn reunitarise(m: ColorMatrix<f64>) -> ColorMatrix<f64> {
+    let mut u = m;
+    let n0 = (u[0][0].norm_sqr() + u[0][1].norm_sqr() + u[0][2].norm_sqr()).sqrt();
+    for j in 0..3 {
+        u[0][j] /= n0;
+    }
+    let c = u[0][0].conj() * u[1][0] + u[0][1].conj() * u[1][1] + u[0][2].conj() * u[1][2];
+    for j in 0..3 {
+        let along = c * u[0][j];
+        u[1][j] -= along;
+    }
+    let n1 = (u[1][0].norm_sqr() + u[1][1].norm_sqr() + u[1][2].norm_sqr()).sqrt();
+    for j in 0..3 {
+        u[1][j] /= n1;
+    }
+    u[2][0] = (u[0][1] * u[1][2] - u[0][2] * u[1][1]).conj();
+    u[2][1] = (u[0][2] * u[1][0] - u[0][0] * u[1][2]).conj();
+    u[2][2] = (u[0][0] * u[1][1] - u[0][1] * u[1][0]).conj();
+    u
+}

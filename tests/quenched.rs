@@ -1,0 +1,241 @@
+//! The quenched example's physics, checked against physics: exact special cases (the cold
+//! start, overrelaxation conserving the action exactly), the group (links stay in SU(3)),
+//! and the strong-coupling limit, where the plaquette is the one-plaquette integral
+//! `u(β) = ⟨Re tr U / 3⟩` with weight `exp((β/3) Re tr U)` up to O(u⁵) (the first closed
+//! surface, a cube), computed here from the Weyl integration formula.
+
+#[cfg(feature = "cuda")]
+mod common;
+
+#[path = "../examples/quenched/analysis.rs"]
+#[allow(dead_code)]
+mod analysis;
+#[path = "../examples/quenched/heatbath.rs"]
+#[allow(dead_code)]
+mod heatbath;
+#[path = "../examples/quenched/su2.rs"]
+#[allow(dead_code)]
+mod su2;
+#[path = "../examples/quenched/update.rs"]
+#[allow(dead_code)]
+mod update;
+
+use ongpu::prelude::*;
+use ongpu::{with_backend, Backend};
+use update::Ensemble;
+
+fn lattice() -> Lattice {
+    Lattice::new([4, 4, 4, 4]).unwrap()
+}
+
+/// The largest deviation of the links from SU(3): `|U†U − 1|` entries and `|det U − 1|`.
+fn distance_from_su3(u: &[[ColorMatrix<f64>; 4]]) -> f64 {
+    let mut worst: f64 = 0.0;
+    for links in u {
+        for m in links {
+            let p = m.adj() * *m;
+            for i in 0..3 {
+                for j in 0..3 {
+                    let want = if i == j { 1.0 } else { 0.0 };
+                    worst = worst.max((p[i][j] - Complex::new(want, 0.0)).norm());
+                }
+            }
+            let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+                - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+                + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+            worst = worst.max((det - Complex::new(1.0, 0.0)).norm());
+        }
+    }
+    worst
+}
+
+fn cold_start_is_ordered() {
+    let e = Ensemble::new(lattice(), false, 1).unwrap();
+    assert_eq!(e.plaquette().unwrap(), 1.0);
+    assert_eq!(e.link_trace().unwrap(), 1.0);
+}
+
+fn updates_stay_in_su3() {
+    let mut e = Ensemble::new(lattice(), true, 2).unwrap();
+    assert!(distance_from_su3(&e.u.to_vec().unwrap()) < 1e-13);
+    e.heatbath(5.7).unwrap();
+    e.overrelax().unwrap();
+    let d = distance_from_su3(&e.u.to_vec().unwrap());
+    assert!(d < 1e-13, "links are {d:e} from SU(3)");
+}
+
+/// Each overrelaxation step keeps its link's local action, so a whole sweep keeps the action:
+/// the plaquette is unchanged up to rounding, while the links move.
+fn overrelaxation_conserves_the_action() {
+    let mut e = Ensemble::new(lattice(), true, 3).unwrap();
+    for _ in 0..3 {
+        e.heatbath(6.0).unwrap();
+    }
+    let before = e.plaquette().unwrap();
+    let links_before = e.u.to_vec().unwrap();
+    e.overrelax().unwrap();
+    let after = e.plaquette().unwrap();
+    assert!(
+        (after - before).abs() < 1e-13,
+        "plaquette {before} → {after}"
+    );
+    let moved =
+        e.u.to_vec()
+            .unwrap()
+            .iter()
+            .zip(&links_before)
+            .map(|(a, b)| (a[0] - b[0]).norm2())
+            .fold(0.0, f64::max);
+    assert!(moved > 1e-2, "overrelaxation left the links in place");
+}
+
+/// `u(β) = ⟨Re tr U / 3⟩` under `exp((β/3) Re tr U)` on SU(3): eigenphases (a, b, −a−b),
+/// Haar density ∝ Π_{i<j} |e^{iθ_i} − e^{iθ_j}|², periodic trapezoid rule (exponentially
+/// accurate for smooth periodic integrands).
+fn one_plaquette(beta: f64) -> f64 {
+    let n = 256;
+    let h = std::f64::consts::TAU / n as f64;
+    let (mut num, mut den) = (0.0, 0.0);
+    for i in 0..n {
+        for j in 0..n {
+            let t = [i as f64 * h, j as f64 * h, -(i as f64 + j as f64) * h];
+            let mut vandermonde = 1.0;
+            for (p, q) in [(0, 1), (0, 2), (1, 2)] {
+                vandermonde *= 2.0 - 2.0 * (t[p] - t[q]).cos();
+            }
+            let re_tr = t.iter().map(|x| x.cos()).sum::<f64>();
+            let w = vandermonde * (beta / 3.0 * re_tr).exp();
+            num += w * re_tr / 3.0;
+            den += w;
+        }
+    }
+    num / den
+}
+
+fn strong_coupling_plaquette() {
+    // The series u = β/18 + β²/216 + O(β⁴) checks the integral itself.
+    let b = 0.1;
+    assert!((one_plaquette(b) - (b / 18.0 + b * b / 216.0)).abs() < 1e-6);
+    let beta = 1.5;
+    let u = one_plaquette(beta);
+    let mut e = Ensemble::new(lattice(), true, 4).unwrap();
+    for _ in 0..10 {
+        e.heatbath(beta).unwrap();
+    }
+    let history: Vec<f64> = (0..150)
+        .map(|_| {
+            e.heatbath(beta).unwrap();
+            e.plaquette().unwrap()
+        })
+        .collect();
+    let s = analysis::summarise(&history);
+    eprintln!(
+        "strong coupling: <P> = {} ± {}, u(β) = {u}, β/18 = {}",
+        s.mean,
+        s.error,
+        beta / 18.0
+    );
+    // Cube corrections: 4u⁵ ≈ 3e-5 here, far below the statistical error.
+    let bound = 5.0 * s.error + 4.0 * u.powi(5);
+    assert!(
+        (s.mean - u).abs() < bound,
+        "<P> = {} ± {} at β = {beta}, one-plaquette u = {u}",
+        s.mean,
+        s.error
+    );
+    // The leading term alone (β/18) is excluded: the heatbath sees the β² term.
+    assert!((s.mean - beta / 18.0).abs() > 5.0 * s.error);
+}
+
+#[test]
+fn cold_start() {
+    with_backend(Backend::Cpu, cold_start_is_ordered);
+}
+
+#[test]
+fn links_stay_in_su3() {
+    with_backend(Backend::Cpu, updates_stay_in_su3);
+}
+
+#[test]
+fn overrelaxation_keeps_the_action() {
+    with_backend(Backend::Cpu, overrelaxation_conserves_the_action);
+}
+
+#[test]
+fn strong_coupling() {
+    with_backend(Backend::Cpu, strong_coupling_plaquette);
+}
+
+/// Every kernel of a sweep (staples, heatbath, overrelaxation, plaquette, link trace)
+/// compiles with the real NVRTC for Hopper and Ampere, with no warning and no local memory.
+#[cfg(feature = "cuda")]
+#[test]
+fn sweep_kernels_compile_without_spills() {
+    use common::{check_no_local_memory, check_no_warnings, require_nvrtc};
+    use ongpu::codegen::{collect_kernel_sources, compile};
+    if !require_nvrtc() {
+        return;
+    }
+    let (_, sources) = collect_kernel_sources(|| {
+        with_backend(Backend::Cpu, || {
+            let lat = Lattice::new([2, 2, 2, 2]).unwrap();
+            let mut e = Ensemble::new(lat, true, 1).unwrap();
+            e.overrelax().unwrap();
+            e.plaquette().unwrap();
+            e.link_trace().unwrap();
+        })
+    });
+    let mut sources: Vec<_> = sources;
+    sources.sort_by(|a, b| a.source.cmp(&b.source));
+    sources.dedup_by(|a, b| a.source == b.source);
+    assert_eq!(sources.len(), 5, "staples, heatbath, overrelaxation, plaquette, link trace");
+    for s in &sources {
+        for arch in ["sm_90", "sm_80"] {
+            let what = format!("{} ({arch})", s.location);
+            let log = compile(s, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
+            check_no_warnings(&what, &log);
+            assert!(check_no_local_memory(&what, &log), "{what}: no ptxas report");
+        }
+    }
+}
+
+#[cfg(feature = "cuda")]
+mod gpu {
+    use super::*;
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn physics_on_the_gpu() {
+        with_backend(Backend::Cuda, || {
+            cold_start_is_ordered();
+            updates_stay_in_su3();
+            overrelaxation_conserves_the_action();
+            strong_coupling_plaquette();
+        });
+    }
+
+    /// The same sweeps on both backends: uniform draws are the same bits, and the updates
+    /// differ only by the rounding of the maths functions.
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn backends_agree_on_sweeps() {
+        let run = || {
+            let mut e = Ensemble::new(lattice(), true, 5).unwrap();
+            e.heatbath(5.7).unwrap();
+            e.overrelax().unwrap();
+            e.heatbath(5.7).unwrap();
+            e.u.to_vec().unwrap()
+        };
+        let (gpu, cpu) = (
+            with_backend(Backend::Cuda, run),
+            with_backend(Backend::Cpu, run),
+        );
+        let worst = gpu
+            .iter()
+            .zip(&cpu)
+            .flat_map(|(g, c)| (0..4).map(move |mu| (g[mu] - c[mu]).norm2().sqrt()))
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-10, "links differ by {worst:e}");
+    }
+}
