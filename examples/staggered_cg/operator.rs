@@ -45,7 +45,7 @@ pub const APPLY_AND_REDUCE_BYTES: f64 = HOP_BYTES + 48.0;
 pub const UPDATE_BYTES: f64 = 9.0 * 48.0;
 
 /// `out = D psi` at the sites of `sites` (one parity, or the whole lattice), reading `psi`
-/// at the other parity. `out` at the other sites is left as it was.
+/// at their neighbours (the other parity). `out` elsewhere is left as it was.
 pub fn hop(sites: Subset, u: &Links, psi: &Fermion, out: &mut Fermion) -> ongpu::Result<()> {
     on_gpu!(sites, {
         let mut h = ColorVector::zero();
