@@ -1,0 +1,75 @@
+//! The measurements: whole solves timed with the host clock between synchronisations, and
+//! each pass (and the Dslash alone) timed on its own in batches of back-to-back calls
+//! (CUDA events on the GPU, the host clock on the CPU; see `examples/common`).
+
+use crate::common;
+use crate::operator::{apply_and_reduce, dslash_eo_oe, hop, update, Fermion, Links};
+use crate::solver::{CgError, Solution, Solver};
+use ongpu::prelude::*;
+use ongpu::Backend;
+use std::time::Instant;
+
+/// Seconds per call of each pass, and of `D_oe` then `D_eo` alone.
+#[derive(Debug, Clone, Copy)]
+pub struct PassSeconds {
+    /// [`hop`] over the odd sites.
+    pub hop: f64,
+    /// [`apply_and_reduce`], its result on the host.
+    pub apply_and_reduce: f64,
+    /// [`update`].
+    pub update: f64,
+    /// [`dslash_eo_oe`]: the two hops of `D_eo D_oe` without linear algebra.
+    pub dslash: f64,
+}
+
+/// Solves once to warm up (kernels compile on first use), then `repeat` times, each between
+/// two synchronisations; returns the last solution and the seconds of each timed solve.
+pub fn time_solves(
+    solver: &mut Solver,
+    u: &Links,
+    b: &Fermion,
+    x: &mut Fermion,
+    repeat: usize,
+) -> Result<(Solution, Vec<f64>), CgError> {
+    let mut solution = solver.solve(u, b, x)?;
+    let mut seconds = Vec::with_capacity(repeat);
+    for _ in 0..repeat {
+        ongpu::synchronize()?;
+        let start = Instant::now();
+        solution = solver.solve(u, b, x)?;
+        ongpu::synchronize()?;
+        seconds.push(start.elapsed().as_secs_f64());
+    }
+    Ok((solution, seconds))
+}
+
+/// Times each pass on its own on fields like the solver's (the source as `r`; α and β keep
+/// the updated fields bounded), `reps` batches each.
+pub fn time_passes(
+    backend: Backend,
+    lat: Lattice,
+    mass: f64,
+    u: &Links,
+    b: &Fermion,
+    reps: usize,
+) -> ongpu::Result<PassSeconds> {
+    let v = lat.volume();
+    let r0 = b.to_vec()?;
+    let mut r = Fermion::from_vec(r0);
+    let (mut t, mut w) = (Fermion::zeros(v), Fermion::zeros(v));
+    let (mut p, mut s, mut x) = (Fermion::zeros(v), Fermion::zeros(v), Fermion::zeros(v));
+    let hop_s = common::time(backend, reps, || hop(lat.odd(), u, &r, &mut t))?;
+    let apply_s = common::time(backend, reps, || {
+        apply_and_reduce(lat, u, &t, &r, mass * mass, &mut w).map(|_| ())
+    })?;
+    let update_s = common::time(backend, reps, || {
+        update(lat, 1e-6, 0.5, &w, &mut p, &mut s, &mut x, &mut r)
+    })?;
+    let dslash_s = common::time(backend, reps, || dslash_eo_oe(lat, u, b, &mut t, &mut w))?;
+    Ok(PassSeconds {
+        hop: hop_s,
+        apply_and_reduce: apply_s,
+        update: update_s,
+        dslash: dslash_s,
+    })
+}

@@ -1,0 +1,86 @@
+//! The command line of the example.
+
+use crate::gauge::GaugeKind;
+use crate::BenchResult;
+
+/// What to solve and how to time it.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Lattice extents (`--size L` for L^4, or `--dims x,y,z,t`).
+    pub dims: [usize; 4],
+    /// The quark mass m of `A = m² − D_eo D_oe`.
+    pub mass: f64,
+    /// Stop when `|b − A x| ≤ tol |b|`.
+    pub tol: f64,
+    /// Give up (with an error) after this many iterations.
+    pub max_iter: usize,
+    /// Timed solves after the warm-up solve (the median is reported).
+    pub repeat: usize,
+    /// Timed batches of each pass for the per-pass times (the median is reported).
+    pub reps: usize,
+    /// The gauge field (`--smooth` for links near the identity).
+    pub gauge: GaugeKind,
+    /// Seed of the links and the source.
+    pub seed: u64,
+}
+
+/// The usage line.
+pub const USAGE: &str =
+    "cargo run --release --example staggered_cg -- [--size L | --dims X,Y,Z,T] \
+     [--mass M] [--tol T] [--max-iter N] [--repeat N] [--reps N] [--smooth] [--seed S]";
+
+impl Options {
+    /// Parses the process's arguments.
+    pub fn parse() -> BenchResult<Options> {
+        use lexopt::prelude::*;
+        let mut o = Options {
+            dims: [8; 4],
+            mass: 0.1,
+            tol: 1e-10,
+            max_iter: 10_000,
+            repeat: 5,
+            reps: 10,
+            gauge: GaugeKind::Random,
+            seed: 1,
+        };
+        let mut p = lexopt::Parser::from_env();
+        while let Some(arg) = p.next()? {
+            match arg {
+                Long("size") => o.dims = [p.value()?.parse()?; 4],
+                Long("dims") => {
+                    let v = p.value()?.string()?;
+                    let parts: Vec<usize> = v
+                        .split(',')
+                        .map(|x| x.trim().parse())
+                        .collect::<Result<_, _>>()?;
+                    o.dims = parts
+                        .try_into()
+                        .map_err(|_| format!("--dims {v}: want four extents X,Y,Z,T"))?;
+                }
+                Long("mass") => o.mass = p.value()?.parse()?,
+                Long("tol") => o.tol = p.value()?.parse()?,
+                Long("max-iter") => o.max_iter = p.value()?.parse()?,
+                Long("repeat") => o.repeat = p.value()?.parse::<usize>()?.max(1),
+                Long("reps") => o.reps = p.value()?.parse::<usize>()?.max(1),
+                Long("smooth") => o.gauge = GaugeKind::Smooth,
+                Long("seed") => o.seed = p.value()?.parse()?,
+                Long("help") | Short('h') => {
+                    println!("{USAGE}");
+                    std::process::exit(0);
+                }
+                _ => return Err(format!("{}\nusage: {USAGE}", arg.unexpected()).into()),
+            }
+        }
+        if o.mass.is_nan() || o.mass <= 0.0 {
+            return Err(format!(
+                "--mass {}: want m > 0 (A is then positive definite)",
+                o.mass
+            )
+            .into());
+        }
+        if o.tol.is_nan() || o.tol <= 0.0 {
+            return Err(format!("--tol {}: want a positive tolerance", o.tol).into());
+        }
+        Ok(o)
+    }
+}
