@@ -192,6 +192,10 @@ pub use ongpu_runtime::{
 };
 pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
 
+/// Gauge configurations on disk in the NERSC archive format (host-side): [`nersc::read`],
+/// [`nersc::write`].
+pub use ongpu_runtime::nersc;
+
 /// The CUDA layer under the backend: the device, device buffers, NVRTC and launches, for
 /// benchmarks and for code that mixes hand-written kernels with `on_gpu!`.
 #[cfg(feature = "cuda")]
