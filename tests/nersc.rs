@@ -232,8 +232,8 @@ fn phases(lex: usize, mu: usize) -> [f64; 3] {
 
 fn diagonal(p: [f64; 3]) -> ColorMatrix<f64> {
     let mut m = ColorMatrix::zero();
-    for k in 0..3 {
-        m.m[k][k] = Complex::from_polar(1.0, p[k]);
+    for (k, &phase) in p.iter().enumerate() {
+        m.m[k][k] = Complex::from_polar(1.0, phase);
     }
     m
 }
@@ -427,9 +427,8 @@ fn a_hand_built_file_reads_back_to_its_links() {
                 for y in 0..L {
                     for x in 0..L {
                         let c = [x, y, z, t];
-                        for mu in 0..4 {
+                        for (mu, &got) in u[lat.index(c)].iter().enumerate() {
                             let want = diagonal(phases(lex(c), mu));
-                            let got = u[lat.index(c)][mu];
                             if s.double && s.rows == 3 {
                                 assert_eq!(got, want, "{s:?} at {c:?}, mu {mu}");
                             } else {

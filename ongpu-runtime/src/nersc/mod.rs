@@ -49,7 +49,14 @@ pub use read::read;
 pub use write::{write, write_with};
 
 use crate::error::Error;
+use crate::field::Field;
+use crate::layout::AoSoA;
+use crate::types::ColorMatrix;
 use std::path::Path;
+
+/// A gauge field in double precision, as [`read`] returns it: per site the links in
+/// directions x, y, z, t. (`write` takes single precision too.)
+pub type GaugeField<L = AoSoA<32>> = Field<[ColorMatrix<f64>; 4], L>;
 
 /// The error of every failure with the file at `path`.
 fn file_error(path: &Path, reason: impl Into<String>) -> Error {

@@ -2,12 +2,12 @@
 //! plaquette and link trace before anything is returned.
 
 use super::checksum::word_sum;
-use super::file_error;
 use super::format::{ByteOrder, Format, Precision};
 use super::gauge_stats::{link_trace, plaquette};
 use super::header::{self, Header};
 use super::links::{decode, SiteLinks};
 use super::site_order::file_order;
+use super::{file_error, GaugeField};
 use crate::error::{Error, Result};
 use crate::field::Field;
 use crate::lattice::Lattice;
@@ -53,9 +53,7 @@ use std::path::Path;
 /// # Ok(())
 /// # }
 /// ```
-pub fn read<L: Layout>(
-    path: impl AsRef<Path>,
-) -> Result<(Lattice, Field<[ColorMatrix<f64>; 4], L>, Header)> {
+pub fn read<L: Layout>(path: impl AsRef<Path>) -> Result<(Lattice, GaugeField<L>, Header)> {
     let path = path.as_ref();
     let fail = |reason: String| file_error(path, format!("{reason}; nothing was read"));
     let file = File::open(path).map_err(|e| fail(format!("could not open it: {e}")))?;
