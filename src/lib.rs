@@ -192,6 +192,9 @@ pub use ongpu_runtime::{
 };
 pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
 
+/// Gauge configurations on disk in the NERSC archive format (host-side): [`nersc::read`],
+/// [`nersc::write`].
+pub use ongpu_runtime::nersc;
 /// Counter-based random numbers: [`Philox`] and the portable functions its normal deviates use.
 pub use ongpu_runtime::random;
 

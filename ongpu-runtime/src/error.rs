@@ -340,6 +340,19 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// A gauge configuration file ([`nersc`](crate::nersc)) that could not be read or
+    /// written: a missing or damaged file, a header that does not describe its data, a
+    /// checksum, plaquette or link trace that disagrees with the links, or a field that is
+    /// not on the lattice. A read that fails returns nothing; a write that fails leaves no
+    /// file behind (and an existing file of that name as it was).
+    #[error("gauge file {path}: {reason}")]
+    GaugeFile {
+        /// The file.
+        path: String,
+        /// What is wrong, and what to do.
+        reason: String,
+    },
+
     /// A value that does not fit what the operation accepts.
     #[error("{0}")]
     InvalidArgument(String),

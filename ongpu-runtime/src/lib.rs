@@ -22,6 +22,7 @@ mod kernel;
 mod lattice;
 mod launch;
 pub mod math;
+pub mod nersc;
 pub mod random;
 mod reduce;
 mod shift;

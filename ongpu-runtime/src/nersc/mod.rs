@@ -1,0 +1,67 @@
+//! Gauge configurations on disk in the NERSC archive format, the plain format that MILC,
+//! Grid, Chroma/QDP++ and most lattice codes read and write.
+//!
+//! ```
+//! # fn main() -> ongpu_runtime::Result<()> {
+//! use ongpu_runtime::nersc::{self, Format, Precision};
+//! use ongpu_runtime::{ColorMatrix, Field, Lattice};
+//!
+//! let lat = Lattice::new([4, 4, 4, 8])?;
+//! let u: Field<[ColorMatrix<f64>; 4]> =
+//!     Field::filled(lat.volume(), [ColorMatrix::identity(); 4]);
+//! let path = std::env::temp_dir().join(format!("nersc-doc-{}.cfg", std::process::id()));
+//! nersc::write(&path, &lat, &u, Format::default())?;               // 3x3, IEEE64BIG
+//! let (lat2, u2, header): (Lattice, Field<_>, _) = nersc::read(&path)?;
+//! assert_eq!((lat2, header.plaquette), (lat, 1.0));
+//! # std::fs::remove_file(&path).ok();
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A file is a text header, `BEGIN_HEADER`, lines `KEY = value`, `END_HEADER`, followed by
+//! the links: sites in lexicographic order (x fastest, then y, z, t), per site the links in
+//! directions x, y, z, t, per link its rows row-major (all three for `4D_SU3_GAUGE_3x3`, the
+//! first two for `4D_SU3_GAUGE`), each entry as (re, im), in the precision and byte order
+//! `FLOATING_POINT` names. The header's `CHECKSUM` (the 32-bit word sum of the stored
+//! values), `PLAQUETTE` and `LINK_TRACE` let a reader check the links; [`read`] checks all
+//! three. Fields on a [`Lattice`](crate::Lattice) hold sites in even-odd order, so both
+//! directions reorder through [`Lattice::index`](crate::Lattice::index).
+//!
+//! The format details were checked against the readers and writers of Grid
+//! (`Grid/parallelIO/NerscIO.h`, `BinaryIO.h`, `MetaData.h`), QDP++
+//! (`lib/qdp_iogauge.cc`, `lib/qdp_scalar_specific.cc`), MILC (`generic/io_lat4.c`,
+//! `generic/io_lat_utils.c`, `generic/nersc_cksum.c`) and PyQUDA (`pyquda_io/nersc.py`);
+//! each file of this module names what it follows.
+
+mod checksum;
+mod date;
+mod format;
+mod gauge_stats;
+mod header;
+mod links;
+mod read;
+mod site_order;
+mod write;
+
+pub use format::{ByteOrder, Format, Precision, Rows};
+pub use header::{Ensemble, Header};
+pub use read::read;
+pub use write::{write, write_with};
+
+use crate::error::Error;
+use crate::field::Field;
+use crate::layout::AoSoA;
+use crate::types::ColorMatrix;
+use std::path::Path;
+
+/// A gauge field in double precision, as [`read`] returns it: per site the links in
+/// directions x, y, z, t. (`write` takes single precision too.)
+pub type GaugeField<L = AoSoA<32>> = Field<[ColorMatrix<f64>; 4], L>;
+
+/// The error of every failure with the file at `path`.
+fn file_error(path: &Path, reason: impl Into<String>) -> Error {
+    Error::GaugeFile {
+        path: path.display().to_string(),
+        reason: reason.into(),
+    }
+}
