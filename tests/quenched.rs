@@ -147,6 +147,36 @@ fn strong_coupling_plaquette() {
     assert!((s.mean - beta / 18.0).abs() > 5.0 * s.error);
 }
 
+/// A chain saved to a NERSC file and continued from it goes on exactly as the chain kept in
+/// memory: the file holds the links to the bit, and its sequence number moves the random
+/// streams past those used.
+fn saved_chains_continue_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.nersc");
+    let mut e = Ensemble::new(lattice(), true, 6).unwrap();
+    e.heatbath(5.7).unwrap();
+    let ensemble = ongpu::nersc::Ensemble {
+        sequence_number: e.sweeps_done(),
+        ..Default::default()
+    };
+    let header =
+        ongpu::nersc::write_with(&path, &e.lat, &e.u, Default::default(), &ensemble).unwrap();
+    assert!((header.plaquette - e.plaquette().unwrap()).abs() < 1e-12);
+    let (lat, u, header) = ongpu::nersc::read(&path).unwrap();
+    assert_eq!(lat, e.lat);
+    assert_eq!(u.to_vec().unwrap(), e.u.to_vec().unwrap());
+    let done = header.get("SEQUENCE_NUMBER").unwrap().parse().unwrap();
+    let mut resumed = Ensemble::from_links(lat, u, 6, done);
+    e.heatbath(5.7).unwrap();
+    resumed.heatbath(5.7).unwrap();
+    assert_eq!(resumed.u.to_vec().unwrap(), e.u.to_vec().unwrap());
+}
+
+#[test]
+fn saved_chain_continues() {
+    with_backend(Backend::Cpu, saved_chains_continue_exactly);
+}
+
 #[test]
 fn cold_start() {
     with_backend(Backend::Cpu, cold_start_is_ordered);
@@ -222,6 +252,7 @@ mod gpu {
             updates_stay_in_su3();
             overrelaxation_conserves_the_action();
             strong_coupling_plaquette();
+            saved_chains_continue_exactly();
         });
     }
 

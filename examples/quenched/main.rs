@@ -7,8 +7,12 @@
 //! ```text
 //! cargo run --release --example quenched -- [--size 8 | --dims 8,8,8,16] [--beta 6.0]
 //!     [--sweeps 200] [--therm 100] [--or 4] [--start hot|cold] [--seed 1]
-//!     [--csv FILE] [--svg FILE] [--timing]
+//!     [--csv FILE] [--svg FILE] [--load FILE] [--save FILE] [--timing]
 //! ```
+//!
+//! `--save` writes the last configuration as a NERSC archive file (double precision, 3x3
+//! links); `--load` continues from one (its lattice replaces `--size`, and its sequence
+//! number, the sweeps behind it, moves the random streams past those already used).
 
 mod analysis;
 mod heatbath;
@@ -25,7 +29,7 @@ type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 const USAGE: &str = "usage: quenched [--size L | --dims X,Y,Z,T] [--beta B] [--sweeps N] \
                      [--therm N] [--or K] [--start hot|cold] [--seed S] [--csv FILE] \
-                     [--svg FILE] [--timing]";
+                     [--svg FILE] [--load FILE] [--save FILE] [--timing]";
 
 /// The command line.
 struct Options {
@@ -38,6 +42,8 @@ struct Options {
     seed: u64,
     csv: Option<String>,
     svg: Option<String>,
+    load: Option<String>,
+    save: Option<String>,
     timing: bool,
 }
 
@@ -54,6 +60,8 @@ impl Options {
             seed: 1,
             csv: None,
             svg: None,
+            load: None,
+            save: None,
             timing: false,
         };
         let mut p = lexopt::Parser::from_env();
@@ -84,6 +92,8 @@ impl Options {
                 Long("seed") => o.seed = p.value()?.parse()?,
                 Long("csv") => o.csv = Some(p.value()?.string()?),
                 Long("svg") => o.svg = Some(p.value()?.string()?),
+                Long("load") => o.load = Some(p.value()?.string()?),
+                Long("save") => o.save = Some(p.value()?.string()?),
                 Long("timing") => o.timing = true,
                 Short('h') | Long("help") => {
                     println!("{USAGE}");
@@ -98,19 +108,41 @@ impl Options {
 
 fn main() -> AnyResult<()> {
     let o = Options::parse()?;
-    let lat = Lattice::new(o.dims)?;
+    let (lat, mut e) = match &o.load {
+        Some(path) => {
+            let (lat, u, header) = ongpu::nersc::read(path)?;
+            let done = header
+                .get("SEQUENCE_NUMBER")
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
+            println!(
+                "loaded {path}: {lat}, plaquette {:.6} (checksum, plaquette and link trace verified), {done} heatbath sweeps behind it",
+                header.plaquette
+            );
+            (lat, Ensemble::from_links(lat, u, o.seed, done))
+        }
+        None => {
+            let lat = Lattice::new(o.dims)?;
+            (lat, Ensemble::new(lat, o.hot, o.seed)?)
+        }
+    };
     println!(
         "quenched SU(3), Wilson action: lattice {lat}, β = {}, {} start, seed {}, \
          {} thermalisation + {} measured sweeps (1 heatbath + {} overrelaxation each), backend {:?}",
         o.beta,
-        if o.hot { "hot" } else { "cold" },
+        if o.load.is_some() {
+            "loaded"
+        } else if o.hot {
+            "hot"
+        } else {
+            "cold"
+        },
         o.seed,
         o.therm,
         o.sweeps,
         o.or_steps,
         ongpu::backend()
     );
-    let mut e = Ensemble::new(lat, o.hot, o.seed)?;
     println!(
         "start: plaquette {:.6}, link trace {:.6}",
         e.plaquette()?,
@@ -158,6 +190,18 @@ fn main() -> AnyResult<()> {
         links / seconds,
         links * (1 + o.or_steps) as f64 / seconds
     );
+    if let Some(path) = &o.save {
+        let ensemble = ongpu::nersc::Ensemble {
+            label: format!("quenched SU(3) Wilson action, beta = {}", o.beta),
+            sequence_number: e.sweeps_done(),
+            ..Default::default()
+        };
+        let header = ongpu::nersc::write_with(path, &lat, &e.u, Default::default(), &ensemble)?;
+        println!(
+            "saved {path}: plaquette {:.12} in its header",
+            header.plaquette
+        );
+    }
     if o.timing {
         timing(&mut e, o.beta)?;
     }

@@ -8,6 +8,9 @@ use ongpu::prelude::*;
 /// The gauge field: four links per site.
 pub type Gauge = Field<[ColorMatrix<f64>; 4]>;
 
+/// Heatbath passes per sweep: one per direction and parity, each with a stream of its own.
+pub const PASSES_PER_SWEEP: u32 = 8;
+
 /// The state of a run: the lattice, the links, scratch space for staples, the generator and
 /// the number of heatbath passes so far (each draws from a stream of its own).
 pub struct Ensemble {
@@ -36,6 +39,25 @@ impl Ensemble {
             e.heatbath(0.0)?;
         }
         Ok(e)
+    }
+
+    /// Continues a chain from links read from a file: `sweeps_done` sweeps (the file's
+    /// sequence number) have drawn from streams already, so this run draws from later ones.
+    pub fn from_links(lat: Lattice, u: Gauge, seed: u64, sweeps_done: u64) -> Ensemble {
+        let v = lat.volume();
+        Ensemble {
+            lat,
+            u,
+            staple: Field::zeros(v),
+            rng: Philox::new(seed),
+            passes: (sweeps_done as u32).wrapping_mul(PASSES_PER_SWEEP),
+        }
+    }
+
+    /// Heatbath sweeps behind the links (a hot start counts as one: a sweep at β = 0): what
+    /// a saved configuration records, so that a chain continued from it draws new streams.
+    pub fn sweeps_done(&self) -> u64 {
+        (self.passes / PASSES_PER_SWEEP) as u64
     }
 
     /// The sum of the six staples of `U_mu(x)` at the sites of `sites`, so that the
