@@ -229,6 +229,15 @@ fn sweep_kernels_compile_without_spills() {
         for arch in ["sm_90", "sm_80"] {
             let what = format!("{} ({arch})", s.location);
             let log = compile(s, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
+            if std::env::var_os("ONGPU_PRINT_PTXAS").is_some() {
+                eprintln!(
+                    "{what}: {}",
+                    log.lines()
+                        .filter(|l| l.contains("Used"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                );
+            }
             check_no_warnings(&what, &log);
             reported += usize::from(check_no_local_memory(&what, &log));
         }

@@ -7,7 +7,7 @@
 //! projection `k v` of `w` (v in SU(2), k ≥ 0) matters. With `X = r v`, the heatbath draws
 //! `X` with weight `exp((2βk/3) x0)` under the Haar measure, then `r = X v†`.
 
-use crate::su2::{project, reunitarise, rotate_rows, sub_p, sub_q};
+use crate::su2::{project, reunitarise, rotate_rows};
 use ongpu::prelude::*;
 
 /// `x0` with density `∝ √(1 − x0²) exp(α x0)` on `[−1, 1]`, from draws `base..base + 1024`.
@@ -61,13 +61,11 @@ pub fn heatbath_link(
     let two_pi = 2.0 * std::f64::consts::PI;
     let mut u = link;
     for sub in 0..3u32 {
-        let p = sub_p(sub);
-        let q = sub_q(sub);
         let w = u * staple;
-        let a0 = project(w, p, q, 0);
-        let a1 = project(w, p, q, 1);
-        let a2 = project(w, p, q, 2);
-        let a3 = project(w, p, q, 3);
+        let a0 = project(w, sub, 0);
+        let a1 = project(w, sub, 1);
+        let a2 = project(w, sub, 2);
+        let a3 = project(w, sub, 3);
         let k = (a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3).sqrt();
         if k > 1e-14 {
             let base = sub * 2048;
@@ -89,7 +87,7 @@ pub fn heatbath_link(
             let r1 = x0 * b1 + b0 * x1 - (x2 * b3 - x3 * b2);
             let r2 = x0 * b2 + b0 * x2 - (x3 * b1 - x1 * b3);
             let r3 = x0 * b3 + b0 * x3 - (x1 * b2 - x2 * b1);
-            u = rotate_rows(u, p, q, r0, r1, r2, r3);
+            u = rotate_rows(u, sub, r0, r1, r2, r3);
         }
     }
     reunitarise(u)
@@ -101,20 +99,18 @@ pub fn heatbath_link(
 pub fn overrelax_link(link: ColorMatrix<f64>, staple: ColorMatrix<f64>) -> ColorMatrix<f64> {
     let mut u = link;
     for sub in 0..3u32 {
-        let p = sub_p(sub);
-        let q = sub_q(sub);
         let w = u * staple;
-        let a0 = project(w, p, q, 0);
-        let a1 = project(w, p, q, 1);
-        let a2 = project(w, p, q, 2);
-        let a3 = project(w, p, q, 3);
+        let a0 = project(w, sub, 0);
+        let a1 = project(w, sub, 1);
+        let a2 = project(w, sub, 2);
+        let a3 = project(w, sub, 3);
         let k = (a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3).sqrt();
         if k > 1e-14 {
             // v† = (a0, −a) / k, squared: ((a0² − a²) / k², −2 a0 a / k²).
             let kk = k * k;
             let r0 = (a0 * a0 - (a1 * a1 + a2 * a2 + a3 * a3)) / kk;
             let s = -2.0 * a0 / kk;
-            u = rotate_rows(u, p, q, r0, s * a1, s * a2, s * a3);
+            u = rotate_rows(u, sub, r0, s * a1, s * a2, s * a3);
         }
     }
     reunitarise(u)
