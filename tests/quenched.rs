@@ -177,6 +177,45 @@ fn saved_chain_continues() {
     with_backend(Backend::Cpu, saved_chains_continue_exactly);
 }
 
+/// The SU(2) heatbath's `x0` follows `√(1 − x0²) exp(α x0)` on both sides of the switch
+/// between its two samplers: mean and second moment against numerical integrals of that
+/// density, within five standard errors.
+#[test]
+fn su2_heatbath_distribution() {
+    let rng = Philox::new(11).stream(3);
+    for alpha in [0.3, 0.99, 1.0, 4.0, 20.0] {
+        let n = 100_000;
+        let draws: Vec<f64> = (0..n).map(|i| heatbath::su2_x0(alpha, rng, i, 0)).collect();
+        let moment = |k: i32| {
+            // Σ over a fine midpoint grid of x^k √(1 − x²) e^{α x}, normalised.
+            let m = 200_000;
+            let (mut num, mut den) = (0.0, 0.0);
+            for j in 0..m {
+                let x = -1.0 + (j as f64 + 0.5) * 2.0 / m as f64;
+                let w = (1.0 - x * x).sqrt() * (alpha * (x - 1.0)).exp();
+                num += w * x.powi(k);
+                den += w;
+            }
+            num / den
+        };
+        let (m1, m2) = (moment(1), moment(2));
+        let sigma = ((m2 - m1 * m1) / n as f64).sqrt();
+        let mean = draws.iter().sum::<f64>() / n as f64;
+        assert!(
+            (mean - m1).abs() < 5.0 * sigma,
+            "α = {alpha}: <x0> = {mean}, want {m1} ± {sigma}"
+        );
+        let second = draws.iter().map(|x| x * x).sum::<f64>() / n as f64;
+        let m4 = moment(4);
+        let sigma2 = ((m4 - m2 * m2) / n as f64).sqrt();
+        assert!(
+            (second - m2).abs() < 5.0 * sigma2,
+            "α = {alpha}: <x0²> = {second}, want {m2} ± {sigma2}"
+        );
+        assert!(draws.iter().all(|x| (-1.0..=1.0).contains(x)));
+    }
+}
+
 #[test]
 fn cold_start() {
     with_backend(Backend::Cpu, cold_start_is_ordered);

@@ -12,33 +12,34 @@ use ongpu::prelude::*;
 
 /// `x0` with density `∝ √(1 − x0²) exp(α x0)` on `[−1, 1]`, from draws `base..base + 1024`.
 ///
-/// For α ≥ 1, Kennedy–Pendleton (Phys. Lett. B 156 (1985) 393): `λ² = −(ln r1 + cos²(2π r2)
-/// ln r3) / (2α)`, accepted with probability `√(1 − λ²)`, `x0 = 1 − 2λ²`. For α < 1, where
-/// KP mostly rejects, a point of the unit disk gives `x0` with density `√(1 − x0²)`, accepted
-/// with probability `exp(α (x0 − 1))`. Both are exact; 256 attempts fail with probability
-/// below 0.6^256 (then the link keeps `x0 = 1`, the identity move).
+/// For α ≥ 1, Kennedy–Pendleton (Phys. Lett. B 156 (1985) 393): `λ² = −(ln r1 +
+/// cos²(2π r2) ln r3) / (2α)`, accepted with probability `√(1 − λ²)`, `x0 = 1 − 2λ²`. Its
+/// `−cos²(2π r2) ln r3` is `z²/2` for a standard normal `z` (Box–Muller), which is how it is
+/// drawn here. For α < 1, where KP mostly rejects, the first coordinate of a uniform point of
+/// the unit disk (`√r1` times a uniform direction, from two normals) has density `√(1 − x0²)`
+/// and is accepted with probability `exp(α (x0 − 1))`. Both are exact; 256 attempts fail
+/// with probability below 0.6^256 (then the link keeps `x0 = 1`, the identity move). No
+/// trigonometric function is called: the GPU's would bring a stack frame for its slow path.
 #[ongpu::device]
 pub fn su2_x0(alpha: f64, rng: Philox, site: usize, base: u32) -> f64 {
-    let two_pi = 2.0 * std::f64::consts::PI;
     let mut x0 = 1.0;
     let mut attempt = 0u32;
     let mut done = false;
     while !done && attempt < 256 {
         let d = base + 4 * attempt;
         let r1 = rng.uniform_f64(site, d);
-        let r2 = rng.uniform_f64(site, d + 1);
-        let r3 = rng.uniform_f64(site, d + 2);
+        let z1 = rng.normal_f64(site, d + 1);
+        let z2 = rng.normal_f64(site, d + 2);
         let r4 = rng.uniform_f64(site, d + 3);
         if alpha >= 1.0 {
-            let c = (two_pi * r2).cos();
-            let lambda2 = -(r1.ln() + c * c * r3.ln()) / (2.0 * alpha);
+            let lambda2 = (0.5 * z1 * z1 - r1.ln()) / (2.0 * alpha);
             if r4 * r4 <= 1.0 - lambda2 {
                 x0 = 1.0 - 2.0 * lambda2;
                 done = true;
             }
         } else {
-            let candidate = r1.sqrt() * (two_pi * r2).cos();
-            if r3 <= (alpha * (candidate - 1.0)).exp() {
+            let candidate = r1.sqrt() * z1 / (z1 * z1 + z2 * z2).sqrt();
+            if r4 <= (alpha * (candidate - 1.0)).exp() {
                 x0 = candidate;
                 done = true;
             }
@@ -49,7 +50,7 @@ pub fn su2_x0(alpha: f64, rng: Philox, site: usize, base: u32) -> f64 {
 }
 
 /// One heatbath update of a link with staple sum `staple`: the three subgroups in turn, then
-/// back onto SU(3). Draws `sub * 2048 + 0..1026` of `site` in the generator's stream.
+/// back onto SU(3). Draws `sub * 2048 + 0..1027` of `site` in the generator's stream.
 #[ongpu::device]
 pub fn heatbath_link(
     link: ColorMatrix<f64>,
@@ -58,7 +59,6 @@ pub fn heatbath_link(
     rng: Philox,
     site: usize,
 ) -> ColorMatrix<f64> {
-    let two_pi = 2.0 * std::f64::consts::PI;
     let mut u = link;
     for sub in 0..3u32 {
         let w = u * staple;
@@ -70,14 +70,16 @@ pub fn heatbath_link(
         if k > 1e-14 {
             let base = sub * 2048;
             let x0 = su2_x0(2.0 * beta * k / 3.0, rng, site, base);
-            // A uniform direction for the rest of the unit quaternion.
+            // A uniform direction for the rest of the unit quaternion: three normals,
+            // normalised.
             let xr = (1.0 - x0 * x0).max(0.0).sqrt();
-            let ct = 2.0 * rng.uniform_f64(site, base + 1024) - 1.0;
-            let st = (1.0 - ct * ct).max(0.0).sqrt();
-            let phi = two_pi * rng.uniform_f64(site, base + 1025);
-            let x1 = xr * st * phi.cos();
-            let x2 = xr * st * phi.sin();
-            let x3 = xr * ct;
+            let n1 = rng.normal_f64(site, base + 1024);
+            let n2 = rng.normal_f64(site, base + 1025);
+            let n3 = rng.normal_f64(site, base + 1026);
+            let scale = xr / (n1 * n1 + n2 * n2 + n3 * n3).sqrt();
+            let x1 = scale * n1;
+            let x2 = scale * n2;
+            let x3 = scale * n3;
             // r = X v†, v† = (a0, −a) / k; (p0, p)(q0, q) = (p0 q0 − p·q, p0 q + q0 p − p × q).
             let b0 = a0 / k;
             let b1 = -a1 / k;

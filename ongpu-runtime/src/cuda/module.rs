@@ -42,8 +42,16 @@ pub fn load_function(device: &Device, compiled: &Compiled, name: &str) -> Result
     // SAFETY: the module was just loaded and is never unloaded.
     let raw = unsafe { result::module::get_function(module, cname) }
         .during("finding the kernel in its module")?;
-    let report = CString::new("ongpu_index_report").expect("no NUL");
-    // SAFETY: as above; a module without the variable answers an error, taken as "none".
-    let index_report = unsafe { result::module::get_global(module, report) }.map_or(0, |(p, _)| p);
+    // Only a module compiled with bounds checks defines the report; its name is then in the
+    // image's symbol table. Asking a module without it would be a failed driver call, which
+    // compute-sanitizer reports as an API error on every load.
+    const REPORT: &[u8] = b"ongpu_index_report";
+    let index_report = if image.windows(REPORT.len()).any(|w| w == REPORT) {
+        let report = CString::new(REPORT).expect("no NUL");
+        // SAFETY: as above; a module without the variable answers an error, taken as "none".
+        unsafe { result::module::get_global(module, report) }.map_or(0, |(p, _)| p)
+    } else {
+        0
+    };
     Ok(Function { raw, index_report })
 }
