@@ -90,3 +90,31 @@ fn the_tiled_kernel_declares_its_tiles_and_barriers() {
     assert!(s.contains("const float* __restrict__ a,"), "{s}");
     assert!(s.contains("float* __restrict__ c,"), "{s}");
 }
+
+#[test]
+fn the_register_tile_stays_in_registers() {
+    if !require_nvrtc() {
+        return;
+    }
+    let (_, sources) = collect_kernel_sources(|| {
+        with_bounds_checks(false, || {
+            with_backend(Backend::Cpu, kernel_programs::local_arrays)
+        })
+    });
+    let tile = sources
+        .iter()
+        .find(|s| s.source.contains("kernel `register_tile`"))
+        .expect("the register tile ran");
+    assert!(
+        tile.source.contains("auto acc = ongpu::fill<(ongpu_c_TM)>"),
+        "{}",
+        tile.source
+    );
+    for arch in ["sm_90", "sm_80"] {
+        let log = compile(tile, arch).unwrap();
+        assert!(
+            check_no_local_memory(&format!("register_tile ({arch})"), &log),
+            "ptxas printed no report for register_tile ({arch}):\n{log}"
+        );
+    }
+}

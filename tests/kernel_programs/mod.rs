@@ -8,9 +8,11 @@
 #![allow(dead_code)]
 
 use crate::programs::{rng, Kind, Output};
+pub use arrays::local_arrays;
 use ongpu::prelude::*;
 use rand::Rng;
 
+pub mod arrays;
 #[path = "../../examples/dot_lock/kernels.rs"]
 pub mod dot;
 #[path = "../../examples/histogram/kernels.rs"]
@@ -641,5 +643,6 @@ pub fn all() -> Vec<(&'static str, Program)> {
         ("matmul_examples", matmul_examples),
         ("histogram_examples", histogram_examples),
         ("dot_examples", dot_examples),
+        ("local_arrays", arrays::local_arrays),
     ]
 }

@@ -238,4 +238,27 @@ mod tests {
             "{c}"
         );
     }
+
+    #[test]
+    fn local_arrays_are_ongpu_arrays() {
+        let c = kernel(
+            "{ let mut acc = [[0.0f32; TM]; 2 * TN]; let b: [f32; 2] = [1.0, a[0]]; \
+             for i in 0..2 { acc[i][1] += b[i]; } let z = [0.5; 4]; }",
+        );
+        assert!(
+            c.contains(
+                "auto acc = ongpu::fill<((ongpu::lit_int<decltype(TN)>(2) * TN))>(ongpu::fill<(TM)>(0.0f));"
+            ),
+            "{c}"
+        );
+        assert!(
+            c.contains("auto b = ongpu::array_of(1.0f, ONGPU_ELEM(a, (0), 0));"),
+            "{c}"
+        );
+        assert!(c.contains("acc[i][1] += b[i];"), "{c}");
+        assert!(
+            c.contains("auto z = ongpu::fill<(4ull)>(ongpu::lit<ongpu_real, ongpu_real>"),
+            "{c}"
+        );
+    }
 }

@@ -108,8 +108,12 @@ pub enum Expr {
     Shift(Shift),
     /// `f(args)`.
     Call(Call),
-    /// `[a, b, c]`: only as (part of) the argument of `ColorVector::new`/`ColorMatrix::new`.
+    /// `[a, b, c]`: the argument of `ColorVector::new`/`ColorMatrix::new`, or a local array
+    /// (device functions and kernels).
     Array(token::Bracket, Punctuated<Expr, Token![,]>),
+    /// `[value; len]`: a local array (device functions and kernels); `len` is a constant
+    /// expression (the checks of the kernel and device-function passes say which).
+    Repeat(token::Bracket, Box<Expr>, Token![;], Box<Expr>),
     /// `if`.
     If(If),
     /// `for k in a..b` or `a..=b`.
@@ -236,6 +240,31 @@ pub struct For {
     pub end: Box<Expr>,
     /// The body.
     pub body: Block,
+}
+
+impl Body {
+    /// The names in the sizes of its local arrays (`N` of `[0.0; N]`, `M` of `[[x; N]; M]`),
+    /// in source order: the passes check that they are constants.
+    pub fn array_len_names(&self) -> Vec<Ident> {
+        struct Lens(Vec<Ident>, bool);
+        impl visit::Visit for Lens {
+            fn visit_expr(&mut self, e: &Expr) {
+                match e {
+                    Expr::Repeat(_, value, _, len) => {
+                        self.visit_expr(value);
+                        let outer = std::mem::replace(&mut self.1, true);
+                        self.visit_expr(len);
+                        self.1 = outer;
+                    }
+                    Expr::Var(id) if self.1 => self.0.push(id.clone()),
+                    _ => visit::walk_expr(self, e),
+                }
+            }
+        }
+        let mut lens = Lens(Vec::new(), false);
+        visit::Visit::visit_block(&mut lens, &self.block);
+        lens.0
+    }
 }
 
 impl Expr {

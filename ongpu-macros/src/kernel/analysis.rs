@@ -138,6 +138,18 @@ pub fn analyse(body: &Body, params: &[Param]) -> syn::Result<Analysis> {
             None => constants.push(c.ident),
         }
     }
+    for name in body.array_len_names() {
+        if !constants.contains(&name) {
+            v.error(
+                name.span(),
+                format!(
+                    "the size of a local array must be a constant (a literal or a `const` item): \
+                     `{name}` is a variable of the kernel; a local array lives in registers, \
+                     whose number is fixed when the kernel is compiled"
+                ),
+            );
+        }
+    }
     match v.errors {
         Some(e) => Err(e),
         None => Ok(Analysis {
@@ -470,5 +482,18 @@ mod tests {
         assert!(e("{ let t: f32 = shared!([f32; 4]); }").contains("plain name"));
         assert!(e("{ let x = a(1.0); }").contains("is an array"));
         assert!(e("{ let x = &mut c[0]; }").contains("only for the target"));
+        assert!(e("{ let t = [0.0f32; n]; }").contains("local array must be a constant"));
+        assert!(e("{ let k = 4; let t = [[0u32; 2]; k]; }").contains("`k` is a variable"));
+    }
+
+    #[test]
+    fn local_array_sizes_are_constants() {
+        let an = analyse_src(
+            SIG,
+            "{ let mut t = [[0.0f32; TM]; 2 * TN]; t[0][1] = a[n]; }",
+        )
+        .unwrap();
+        let names: Vec<String> = an.constants.iter().map(|c| c.to_string()).collect();
+        assert_eq!(names, vec!["TM", "TN"]);
     }
 }

@@ -171,7 +171,7 @@ impl Lowerer {
     }
 
     /// Lowers every entry of a list (all of them, for their errors), keeping the commas.
-    fn each(
+    pub(super) fn each(
         &mut self,
         list: &Punctuated<syn::Expr, Token![,]>,
         mut f: impl FnMut(&mut Self, &syn::Expr) -> Option<Expr>,
