@@ -174,6 +174,26 @@ pub struct Hop {
     pub k: Box<Expr>,
 }
 
+/// `root.load4(q)`, `root[row].load4(q)`, `root.store4(q, v)`, `root[row].store4(q, v)`.
+#[derive(Debug, Clone)]
+pub struct VectorAccess<'a> {
+    /// `load4` or `store4`.
+    pub name: &'a Ident,
+    /// The array.
+    pub root: &'a Ident,
+    /// The row of a 2-D array.
+    pub row: Option<&'a Expr>,
+    /// `q`, and the value stored.
+    pub args: Vec<&'a Expr>,
+}
+
+impl VectorAccess<'_> {
+    /// True for `store4`.
+    pub fn is_store(&self) -> bool {
+        self.name == "store4"
+    }
+}
+
 /// A call.
 #[derive(Debug, Clone)]
 pub struct Call {
@@ -294,6 +314,25 @@ impl Expr {
                 _ => return None,
             }
         }
+    }
+
+    /// A vector access of a kernel's array (`a.load4(q)`, `s[i].store4(q, v)`), if this is
+    /// one: the method, the array's name, its row index (2-D shared arrays) and the
+    /// arguments.
+    pub fn vector_access(&self) -> Option<VectorAccess<'_>> {
+        let Expr::Method(m) = self else { return None };
+        crate::supported::vector_method(&m.name.to_string())?;
+        let (root, row) = match &*m.receiver {
+            Expr::Var(id) => (id, None),
+            Expr::Index(base, _, row) => (base.var()?, Some(&**row)),
+            _ => return None,
+        };
+        Some(VectorAccess {
+            name: &m.name,
+            root,
+            row,
+            args: m.args.iter().collect(),
+        })
     }
 
     /// The intrinsic this calls, if it calls one (`sync_threads()`).
