@@ -39,7 +39,8 @@ gpu_kernel_tests!(
     lattice_types,
     matmul_examples,
     histogram_examples,
-    dot_examples
+    dot_examples,
+    local_arrays
 );
 
 fn gpu<R>(f: impl FnOnce() -> R) -> R {

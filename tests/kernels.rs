@@ -31,14 +31,15 @@ kernel_tests!(
     lattice_types,
     matmul_examples,
     histogram_examples,
-    dot_examples
+    dot_examples,
+    local_arrays
 );
 
 #[test]
 fn the_list_of_programs_is_complete() {
     assert_eq!(
         kernel_programs::all().len(),
-        8,
+        9,
         "add new programs to kernel_tests! above too"
     );
 }

@@ -75,7 +75,9 @@ fn the_tiled_kernel_declares_its_tiles_and_barriers() {
         .expect("the tiled kernel ran");
     let s = &tiled.source;
     assert!(
-        s.contains("__shared__ ongpu_shared_t_0 ta[ongpu_shared_0_0][ongpu_shared_0_1];"),
+        s.contains(
+            "__shared__ __align__(16) ongpu_shared_t_0 ta[ongpu_shared_0_0][ongpu_shared_0_1];"
+        ),
         "{s}"
     );
     assert!(
@@ -89,4 +91,80 @@ fn the_tiled_kernel_declares_its_tiles_and_barriers() {
     assert_eq!(s.matches("__syncthreads();").count(), 2, "{s}");
     assert!(s.contains("const float* __restrict__ a,"), "{s}");
     assert!(s.contains("float* __restrict__ c,"), "{s}");
+}
+
+#[test]
+fn the_register_tile_stays_in_registers() {
+    if !require_nvrtc() {
+        return;
+    }
+    let (_, sources) = collect_kernel_sources(|| {
+        with_bounds_checks(false, || {
+            with_backend(Backend::Cpu, kernel_programs::local_arrays)
+        })
+    });
+    let tile = sources
+        .iter()
+        .find(|s| s.source.contains("kernel `register_tile`"))
+        .expect("the register tile ran");
+    assert!(
+        tile.source.contains("auto acc = ongpu::fill<(ongpu_c_TM)>"),
+        "{}",
+        tile.source
+    );
+    for arch in ["sm_90", "sm_80"] {
+        let log = compile(tile, arch).unwrap();
+        assert!(
+            check_no_local_memory(&format!("register_tile ({arch})"), &log),
+            "ptxas printed no report for register_tile ({arch}):\n{log}"
+        );
+    }
+}
+
+/// The SGEMMs keep their 8×8 tiles, fragments and prefetched vectors in registers; the
+/// default one (BK = 8) within 128 of them, so that two blocks of 256 threads share an SM.
+#[test]
+fn the_sgemms_stay_in_registers() {
+    if !require_nvrtc() {
+        return;
+    }
+    let (_, sources) = collect_kernel_sources(|| {
+        with_bounds_checks(false, || {
+            with_backend(Backend::Cpu, kernel_programs::matmul_examples)
+        })
+    });
+    let mut seen = std::collections::HashSet::new();
+    let sgemms: Vec<&KernelSource> = sources
+        .iter()
+        .filter(|s| s.source.contains("kernel `sgemm`") && seen.insert(s.source.clone()))
+        .collect();
+    assert_eq!(sgemms.len(), 2, "both SGEMM variants ran");
+    for s in sgemms {
+        assert!(
+            s.source.contains("ongpu::load4(ONGPU_VEC4(a, "),
+            "{}",
+            s.source
+        );
+        for arch in ["sm_90", "sm_80"] {
+            let what = format!("sgemm at {} ({arch})", s.location);
+            let log = compile(s, arch).unwrap();
+            assert!(
+                check_no_local_memory(&what, &log),
+                "no ptxas report for {what}:\n{log}"
+            );
+            let registers: u32 = log
+                .split("Used ")
+                .nth(1)
+                .and_then(|r| r.split(' ').next())
+                .and_then(|r| r.parse().ok())
+                .unwrap_or_else(|| panic!("{what}: no register count in\n{log}"));
+            let bk8 = s
+                .source
+                .contains("constexpr unsigned long long ongpu_c_BK = (unsigned long long)8ull;");
+            assert!(
+                registers <= if bk8 { 128 } else { 255 },
+                "{what} uses {registers} registers"
+            );
+        }
+    }
 }

@@ -279,6 +279,10 @@ impl Analysis {
             Expr::Call(c) => c.args.iter().for_each(|a| self.expr(a)),
             // The array literal of `ColorVector::new([..])` / `ColorMatrix::new([[..]])`.
             Expr::Array(_, elems) => elems.iter().for_each(|a| self.expr(a)),
+            Expr::Repeat(_, value, _, len) => {
+                self.expr(value);
+                self.expr(len);
+            }
             // Constant paths and called functions are not captures.
             Expr::Lit(_)
             | Expr::Const(..)

@@ -158,6 +158,19 @@ pub fn math_function(name: &str) -> Option<usize> {
 }
 
 /// Argument count of a method (receiver excluded).
+/// The vector accesses of a kernel's arrays (`a.load4(q)`, `c.store4(q, v)`: elements
+/// 4q..4q+3) and their argument counts.
+pub const VECTOR_METHODS: &[(&str, usize)] = &[("load4", 1), ("store4", 2)];
+
+/// The argument count of a vector access of a kernel's array, if `name` is one.
+pub fn vector_method(name: &str) -> Option<usize> {
+    VECTOR_METHODS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, a)| a)
+}
+
+/// The argument count of a supported method, if `name` is one.
 pub fn method(name: &str) -> Option<usize> {
     METHODS.iter().find(|(n, _)| *n == name).map(|&(_, a)| a)
 }

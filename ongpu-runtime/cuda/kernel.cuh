@@ -80,12 +80,49 @@ template <class A, class... I> ONGPU_FN auto& shared_at(A& a, BoundsReport* r, u
   return p ? *p : *reinterpret_cast<decltype(p)>(r->scratch);
 }
 
+// The scratch space as 4 elements of T, aligned for a vector access.
+template <class T> ONGPU_FN T* scratch4(BoundsReport* r) {
+  return reinterpret_cast<T*>((reinterpret_cast<unsigned long long>(r->scratch) + 31) & ~31ull);
+}
+
+// Elements 4q..4q+3 of an array parameter (the address of the first), or the scratch space
+// (and a report of index 4q+3) if they are not all in range.
+template <class T, class Q> ONGPU_FN T* at4(T* p, u64 len, Q q, BoundsReport* r, unsigned int array) {
+  const u64 k = index_u64(q);
+  if (k < len / 4) return p + 4 * k;
+  report_out_of_range(r, array, 0, k > (~0ull - 3) / 4 ? ~0ull : 4 * k + 3, len);
+  return scratch4<T>(r);
+}
+
+// The same for a 1-D shared array, and for row i of a 2-D one.
+template <class T, unsigned long long N, class Q>
+ONGPU_FN T* shared_at4(T (&a)[N], BoundsReport* r, unsigned int array, Q q) {
+  const u64 k = index_u64(q);
+  if (k < N / 4) return &a[4 * k];
+  report_out_of_range(r, array, 0, k > (~0ull - 3) / 4 ? ~0ull : 4 * k + 3, N);
+  return scratch4<T>(r);
+}
+template <class T, unsigned long long M, unsigned long long N, class I, class Q>
+ONGPU_FN T* shared_at4(T (&a)[M][N], BoundsReport* r, unsigned int array, I i, Q q) {
+  const u64 row = index_u64(i);
+  if (row >= M) {
+    report_out_of_range(r, array, 0, row, M);
+    return scratch4<T>(r);
+  }
+  const u64 k = index_u64(q);
+  if (k < N / 4) return &a[row][4 * k];
+  report_out_of_range(r, array, 1, k > (~0ull - 3) / 4 ? ~0ull : 4 * k + 3, N);
+  return scratch4<T>(r);
+}
+
 }  // namespace ongpu
 
 #if ONGPU_CHECK_BOUNDS
 #define ONGPU_ELEM(P, I, ARRAY) (ongpu::at(P, ongpu_len_##P, I, ongpu_bounds, ARRAY))
+#define ONGPU_VEC4(P, Q, ARRAY) (ongpu::at4(P, ongpu_len_##P, Q, ongpu_bounds, ARRAY))
 #define ONGPU_SHARED(PLAIN, CHECKED) (CHECKED)
 #else
 #define ONGPU_ELEM(P, I, ARRAY) (P[I])
+#define ONGPU_VEC4(P, Q, ARRAY) (P + 4 * (ongpu::u64)(Q))
 #define ONGPU_SHARED(PLAIN, CHECKED) (PLAIN)
 #endif

@@ -1,5 +1,5 @@
 
-// ---------------------------------------------------------------- lattices and element arrays
+// ---------------------------------------------------------------- lattices and entries of element arrays
 namespace ongpu {
 
 // The twin of the runtime's `Lattice` (same fields, same order): a periodic 4-D lattice in
@@ -49,17 +49,6 @@ struct Lattice {
     const unsigned np = (p + (unsigned)(k & 1)) & 1u;
     return (u64)np * half + nlex / 2;
   }
-};
-
-// `[T; N]`: N elements in a row (a gauge field's four links, a Wilson spinor's four spins).
-template <class T, int N> struct array {
-  T v[N];
-  template <class I> ONGPU_FN T& operator[](I i) { return v[ONGPU_INDEX(i, N)]; }
-  template <class I> ONGPU_FN const T& operator[](I i) const { return v[ONGPU_INDEX(i, N)]; }
-};
-template <class T, int N> struct element<array<T, N> > {
-  typedef typename element<T>::scalar scalar;
-  enum { C = N * element<T>::C };
 };
 
 // Entry e of the element array at site s: only that entry's components are read.

@@ -71,7 +71,7 @@ namespace ongpu {
 // intrinsics saturate (a C++ cast would be undefined out of range); the 64-bit ones turn
 // NaN into the minimum, so NaN is tested first.
 template <class To, class From> struct caster {
-  static ONGPU_FN To run(From x) { return (To)x; }
+  static constexpr ONGPU_FN To run(From x) { return (To)x; }
 };
 #define ONGPU_SAT_CAST(TO, FROM, FN) \
   template <> struct caster<TO, FROM> { static ONGPU_FN TO run(FROM x) { return x != x ? (TO)0 : FN(x); } };
@@ -98,7 +98,8 @@ template <> struct caster<short, float> : narrow_caster<short, float, -32768, 32
 template <> struct caster<short, double> : narrow_caster<short, double, -32768, 32767> {};
 template <> struct caster<unsigned short, float> : narrow_caster<unsigned short, float, 0, 65535> {};
 template <> struct caster<unsigned short, double> : narrow_caster<unsigned short, double, 0, 65535> {};
-template <class To, class From> ONGPU_FN To cast(From x) { return caster<To, From>::run(x); }
+// constexpr where the conversion is (integers): casts spell constants too (`[x; N as usize]`).
+template <class To, class From> constexpr ONGPU_FN To cast(From x) { return caster<To, From>::run(x); }
 
 // `%`: truncated remainder for integers (as C++), fmod for floats (C++ has no float %).
 template <class A, class B> ONGPU_FN A rem(A a, B b) { return a % b; }
@@ -471,7 +472,8 @@ ONGPU_LIT_INT(unsigned int)
 ONGPU_LIT_INT(unsigned long)
 ONGPU_LIT_INT(unsigned long long)
 #undef ONGPU_LIT_INT
-template <class T, class V> ONGPU_FN typename lit_int_t<T, V>::type lit_int(V v) {
+// constexpr: it spells constants too (a local array's size).
+template <class T, class V> constexpr ONGPU_FN typename lit_int_t<T, V>::type lit_int(V v) {
   return (typename lit_int_t<T, V>::type)v;
 }
 // The type of a local bound to an untyped integer whose first typed use has type T.

@@ -8,15 +8,19 @@
 #![allow(dead_code)]
 
 use crate::programs::{rng, Kind, Output};
+pub use arrays::local_arrays;
 use ongpu::prelude::*;
 use rand::Rng;
 
+pub mod arrays;
 #[path = "../../examples/dot_lock/kernels.rs"]
 pub mod dot;
 #[path = "../../examples/histogram/kernels.rs"]
 pub mod histogram;
 #[path = "../../examples/matmul/kernels.rs"]
 pub mod matmul;
+#[path = "../../examples/matmul/sgemm.rs"]
+pub mod sgemm;
 
 pub type Program = fn() -> Vec<Output>;
 
@@ -478,27 +482,55 @@ pub fn lattice_types() -> Vec<Output> {
 
 // ---------------------------------------------------------------- the examples' kernels
 
-/// A random m×k times k×n product with the naive, the tiled and the register-blocked kernel
-/// (sizes that are not multiples of 16, and more than one 64×64 tile), against an f64
+/// Random m×k times k×n products with the naive, the tiled, the register-blocked kernel and
+/// the SGEMMs (sizes that are not multiples of 16, and more than one 64×64 tile; for the
+/// SGEMMs also multiples of 4 that are not multiples of their tiles), against an f64
 /// reference: each element within the rounding bound (k + 2)·2⁻²⁴·Σ|a b|.
 pub fn matmul_examples() -> Vec<Output> {
-    let mut r = rng(51);
-    let (m, n, k) = (70, 83, 37);
+    let mut out = Vec::new();
+    for ((m, n, k), names, seed) in [
+        (
+            (70, 83, 37),
+            &["naive", "tiled", "blocked", "sgemm bk8", "sgemm bk16"][..],
+            51,
+        ),
+        (
+            (136, 260, 44),
+            &["sgemm bk8 (vectors)", "sgemm bk16 (vectors)"][..],
+            52,
+        ),
+    ] {
+        out.extend(matmul_checked(m, n, k, names, seed));
+    }
+    out
+}
+
+/// The product of random m×k and k×n matrices with each kernel of `names`, checked.
+fn matmul_checked(m: usize, n: usize, k: usize, names: &[&'static str], seed: u64) -> Vec<Output> {
+    let mut r = rng(seed);
     let av: Vec<f32> = (0..m * k).map(|_| r.random_range(-1.0..1.0)).collect();
     let bv: Vec<f32> = (0..k * n).map(|_| r.random_range(-1.0..1.0)).collect();
     let a: Field<f32, AoS> = Field::from_vec(av.clone());
     let b: Field<f32, AoS> = Field::from_vec(bv.clone());
     let mut out = Vec::new();
-    for kernel in ["naive", "tiled", "blocked"] {
+    for &kernel in names {
         let mut c: Field<f32, AoS> = Field::filled(m * n, f32::NAN);
         let shape = matmul::shape(m, n);
         let (mu, nu, ku) = (m as u32, n as u32, k as u32);
         match kernel {
             "naive" => matmul::matmul_naive::launch(shape, &a, &b, &mut c, mu, nu, ku),
             "tiled" => matmul::matmul_tiled::launch(shape, &a, &b, &mut c, mu, nu, ku),
-            _ => {
+            "blocked" => {
                 let shape = matmul::blocked_shape(m, n);
                 matmul::matmul_blocked::launch(shape, &a, &b, &mut c, mu, nu, ku)
+            }
+            name if name.starts_with("sgemm bk8") => {
+                let shape = sgemm::bk8::shape(m, n);
+                sgemm::bk8::sgemm::launch(shape, &a, &b, &mut c, mu, nu, ku)
+            }
+            _ => {
+                let shape = sgemm::bk16::shape(m, n);
+                sgemm::bk16::sgemm::launch(shape, &a, &b, &mut c, mu, nu, ku)
             }
         }
         .unwrap();
@@ -641,5 +673,6 @@ pub fn all() -> Vec<(&'static str, Program)> {
         ("matmul_examples", matmul_examples),
         ("histogram_examples", histogram_examples),
         ("dot_examples", dot_examples),
+        ("local_arrays", arrays::local_arrays),
     ]
 }

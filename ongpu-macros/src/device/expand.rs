@@ -43,7 +43,8 @@ pub fn items(f: &ItemFn, sig: &Signature, block: TokenStream, cuda: Cuda<'_>) ->
         #(#other_attrs)*
         #[doc(hidden)]
         #[inline(always)]
-        #[allow(non_snake_case)]
+        // `for i in 0..N` over a local array is the body language's only loop over it.
+        #[allow(non_snake_case, clippy::needless_range_loop)]
         #vis fn #impl_name(#inputs) -> #ret #block
 
         #(#docs)*

@@ -37,6 +37,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let f: ItemFn = syn::parse2(item)?;
     let sig = signature::parse(&f.sig)?;
     let body = lower(&f.block, Context::Function)?;
+    literal_array_lens(&body)?;
     free_names(&sig, &body)?;
     let translation = source::translate(&sig, &body);
     let cuda = expand::Cuda {
@@ -44,6 +45,27 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         calls: &translation.device_calls,
     };
     Ok(expand::items(&f, &sig, Plain.block(&body.block), cuda))
+}
+
+/// The sizes of a device function's local arrays are numbers: its C++ is built with the
+/// macro, before any constant's value is known.
+fn literal_array_lens(body: &crate::ir::Body) -> syn::Result<()> {
+    let mut errors: Option<syn::Error> = None;
+    for name in body.array_len_names() {
+        let e = syn::Error::new(
+            name.span(),
+            format!(
+                "the size of a local array in a device function is a number (`[0.0f32; 8]`), \
+                 not `{name}`: the function's GPU copy is built before constants have values \
+                 (kernels can size local arrays with `const` items)"
+            ),
+        );
+        match &mut errors {
+            Some(all) => all.combine(e),
+            None => errors = Some(e),
+        }
+    }
+    errors.map_or(Ok(()), Err)
 }
 
 /// Every name of a device function is a parameter or a local: the C++ function sees

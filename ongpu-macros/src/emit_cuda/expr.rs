@@ -109,8 +109,8 @@ impl Translator {
             Expr::Call(c) => self.call(c),
             Expr::If(i) => self.if_value(i, &Partner::None),
             Expr::Block(b) => self.lambda(b),
-            Expr::Array(..)
-            | Expr::For(_)
+            Expr::Array(..) | Expr::Repeat(..) => self.local_array(e, &Partner::None),
+            Expr::For(_)
             | Expr::While(..)
             | Expr::Loop(..)
             | Expr::Break(_)
@@ -220,6 +220,7 @@ impl Translator {
             Expr::Group(_, x) => self.expr_like(x, partner),
             _ if self.untyped_int(e) => self.int_like(e, partner),
             Expr::If(i) => self.if_value(i, partner),
+            Expr::Array(..) | Expr::Repeat(..) => self.local_array(e, partner),
             Expr::Paren(_, x) if matches!(**x, Expr::If(_)) => {
                 format!("({})", self.expr_like(x, partner))
             }
@@ -273,6 +274,27 @@ impl Translator {
             }
         }
         out
+    }
+
+    /// A local array: `[v; N]` is `ongpu::fill<N>(v)`, `[a, b]` is `ongpu::array_of(a, b)`
+    /// (both an `ongpu::array`); `partner` types the entries' unsuffixed literals, else the
+    /// first typed entry does. `N` is a constant expression (the passes checked its names).
+    fn local_array(&mut self, e: &Expr, partner: &Partner) -> String {
+        match e {
+            Expr::Repeat(_, value, _, len) => {
+                let n = self.expr_like(len, &Partner::Type("unsigned long long".into()));
+                let v = self.expr_like(value, partner);
+                format!("ongpu::fill<({n})>({v})")
+            }
+            Expr::Array(_, elems) => {
+                let entries = match partner {
+                    Partner::None => self.args_sharing_a_partner(elems.iter()),
+                    p => elems.iter().map(|x| self.expr_like(x, p)).collect(),
+                };
+                format!("ongpu::array_of({})", entries.join(", "))
+            }
+            _ => unreachable!("a local array"),
+        }
     }
 
     /// `if` in value position: a conditional expression when both branches are plain values,

@@ -4,7 +4,7 @@
 
 use super::lit::Partner;
 use super::Translator;
-use crate::ir::{Call, Expr, Let};
+use crate::ir::{Call, Expr, Let, VectorAccess};
 use std::collections::HashMap;
 
 /// Where an array lives.
@@ -71,6 +71,11 @@ impl Translator {
     /// The C++ of a kernel construct, or `None` if `e` is not one (or this is no kernel).
     pub(super) fn kernel_expr(&mut self, e: &Expr) -> Option<String> {
         self.kernel.as_ref()?;
+        if let Some(v) = e.vector_access() {
+            if let Some(a) = self.array(v.root) {
+                return Some(self.vector(&a, &v));
+            }
+        }
         if let Some((root, indices)) = e.index_chain() {
             if let Some(a) = self.array(root) {
                 return Some(self.access(&a, &indices));
@@ -121,6 +126,34 @@ impl Translator {
         out
     }
 
+    /// `a.load4(q)` or `a.store4(q, v)` (rows of 2-D shared arrays too): one vector access
+    /// at the address of element 4q, checked (elements 4q..4q+3 in range, else the scratch
+    /// space) or plain depending on the mode.
+    fn vector(&mut self, a: &Array, v: &VectorAccess<'_>) -> String {
+        let q = self.expr(v.args[0]);
+        let place = match a.storage {
+            Storage::Param => format!("ONGPU_VEC4({}, ({q}), {})", a.cpp, a.id),
+            Storage::Shared { .. } => {
+                let row = v.row.map(|r| format!("({})", self.expr(r)));
+                let (plain_row, checked_row) = match &row {
+                    Some(r) => (format!("[{r}]"), format!("{r}, ")),
+                    None => (String::new(), String::new()),
+                };
+                format!(
+                    "ONGPU_SHARED(&{0}{plain_row}[4 * (ongpu::u64)({q})], \
+                     ongpu::shared_at4({0}, ongpu_bounds, {1}, {checked_row}({q})))",
+                    a.cpp, a.id
+                )
+            }
+        };
+        if v.is_store() {
+            let value = self.expr_like(v.args[1], &Partner::Expr(format!("*{place}")));
+            format!("ongpu::store4({place}, {value})")
+        } else {
+            format!("ongpu::load4({place})")
+        }
+    }
+
     fn intrinsic(&mut self, name: &str, call: &Call) -> String {
         match name {
             "thread_idx" => "threadIdx".to_string(),
@@ -160,7 +193,10 @@ impl Translator {
         let dims: String = (0..rank)
             .map(|d| format!("[ongpu_shared_{index}_{d}]"))
             .collect();
-        self.line(&format!("__shared__ ongpu_shared_t_{index} {cpp}{dims};"));
+        // Aligned for the vector accesses of `load4`/`store4`.
+        self.line(&format!(
+            "__shared__ __align__(16) ongpu_shared_t_{index} {cpp}{dims};"
+        ));
         let kernel = self.kernel.as_mut().expect("checked above");
         kernel.shared += 1;
         kernel.arrays.insert(
@@ -217,7 +253,9 @@ mod tests {
              atomic_add(&mut t[0][1], 1.0); let old = atomic_cas(&mut c[n], 0.0, a[0]); }",
         );
         assert!(
-            c.contains("__shared__ ongpu_shared_t_0 t[ongpu_shared_0_0][ongpu_shared_0_1];"),
+            c.contains(
+                "__shared__ __align__(16) ongpu_shared_t_0 t[ongpu_shared_0_0][ongpu_shared_0_1];"
+            ),
             "{c}"
         );
         assert!(
@@ -235,6 +273,49 @@ mod tests {
         );
         assert!(
             c.contains("ongpu::atomic_cas(&ONGPU_ELEM(c, (n), 1), "),
+            "{c}"
+        );
+    }
+
+    #[test]
+    fn local_arrays_are_ongpu_arrays() {
+        let c = kernel(
+            "{ let mut acc = [[0.0f32; TM]; 2 * TN]; let b: [f32; 2] = [1.0, a[0]]; \
+             for i in 0..2 { acc[i][1] += b[i]; } let z = [0.5; 4]; }",
+        );
+        assert!(
+            c.contains(
+                "auto acc = ongpu::fill<((ongpu::lit_int<decltype(TN)>(2) * TN))>(ongpu::fill<(TM)>(0.0f));"
+            ),
+            "{c}"
+        );
+        assert!(
+            c.contains("auto b = ongpu::array_of(1.0f, ONGPU_ELEM(a, (0), 0));"),
+            "{c}"
+        );
+        assert!(c.contains("acc[i][1] += b[i];"), "{c}");
+        assert!(
+            c.contains("auto z = ongpu::fill<(4ull)>(ongpu::lit<ongpu_real, ongpu_real>"),
+            "{c}"
+        );
+    }
+
+    #[test]
+    fn vector_accesses_go_through_the_bounds_macros() {
+        let c = kernel(
+            "{ let t = shared!([[f32; 8]; 2]); t[n].store4(1, a.load4(n)); \
+             c.store4(0, [1.0, 2.0, 3.0, 4.0]); }",
+        );
+        assert!(
+            c.contains(
+                "ongpu::store4(ONGPU_SHARED(&t[(n)][4 * (ongpu::u64)(1)], \
+                 ongpu::shared_at4(t, ongpu_bounds, 3, (n), (1))), \
+                 ongpu::load4(ONGPU_VEC4(a, (n), 0)));"
+            ),
+            "{c}"
+        );
+        assert!(
+            c.contains("ongpu::store4(ONGPU_VEC4(c, (0), 1), ongpu::array_of(ongpu::lit<decltype(*ONGPU_VEC4(c, (0), 1)), ongpu_real>(1.0f, 1.0)"),
             "{c}"
         );
     }

@@ -33,6 +33,16 @@ impl Translator {
                 let init = l.init.as_ref().map(|(_, e)| e);
                 let untyped_int = l.ty.is_none() && init.is_some_and(|e| self.untyped_int(e));
                 let (cty, placeholder) = match &l.ty {
+                    // `ongpu::array` of the value; the entries' type types its literals.
+                    Some((_, syn::Type::Array(a))) => {
+                        let entry = ty::cuda_type(innermost(&a.elem), &self.real)
+                            .expect("the type was checked");
+                        let v = init.map(|e| self.expr_like(e, &Partner::Type(entry)));
+                        let name = self.bind(&l.binding.ident);
+                        let v = v.expect("the lowering requires a local array's value");
+                        self.line(&format!("auto {name} = {v};"));
+                        return;
+                    }
                     Some((_, t)) => (
                         ty::cuda_type(t, &self.real).expect("the type was checked"),
                         None,
@@ -236,6 +246,14 @@ impl Translator {
             let p = self.partner_of(a, &as_);
             (as_, self.expr_like(b, &p))
         }
+    }
+}
+
+/// The entry type of a (nested) array type.
+fn innermost(t: &syn::Type) -> &syn::Type {
+    match t {
+        syn::Type::Array(a) => innermost(&a.elem),
+        t => t,
     }
 }
 

@@ -152,6 +152,12 @@ pub fn expr<E: EmitRust + ?Sized>(em: &mut E, e: &Expr) -> TokenStream {
             bracket.surround(&mut t, |t| t.extend(elems));
             t
         }
+        Expr::Repeat(bracket, value, semi, len) => {
+            let (value, len) = (em.expr(value), em.expr(len));
+            let mut t = TokenStream::new();
+            bracket.surround(&mut t, |t| t.extend(quote!(#value #semi #len)));
+            t
+        }
         Expr::If(i) => if_expr(em, i),
         Expr::For(f) => {
             let (start, end, body) = (em.expr(&f.start), em.expr(&f.end), em.block(&f.body));

@@ -108,8 +108,12 @@ pub enum Expr {
     Shift(Shift),
     /// `f(args)`.
     Call(Call),
-    /// `[a, b, c]`: only as (part of) the argument of `ColorVector::new`/`ColorMatrix::new`.
+    /// `[a, b, c]`: the argument of `ColorVector::new`/`ColorMatrix::new`, or a local array
+    /// (device functions and kernels).
     Array(token::Bracket, Punctuated<Expr, Token![,]>),
+    /// `[value; len]`: a local array (device functions and kernels); `len` is a constant
+    /// expression (the checks of the kernel and device-function passes say which).
+    Repeat(token::Bracket, Box<Expr>, Token![;], Box<Expr>),
     /// `if`.
     If(If),
     /// `for k in a..b` or `a..=b`.
@@ -168,6 +172,26 @@ pub struct Hop {
     pub mu: Box<Expr>,
     /// The distance.
     pub k: Box<Expr>,
+}
+
+/// `root.load4(q)`, `root[row].load4(q)`, `root.store4(q, v)`, `root[row].store4(q, v)`.
+#[derive(Debug, Clone)]
+pub struct VectorAccess<'a> {
+    /// `load4` or `store4`.
+    pub name: &'a Ident,
+    /// The array.
+    pub root: &'a Ident,
+    /// The row of a 2-D array.
+    pub row: Option<&'a Expr>,
+    /// `q`, and the value stored.
+    pub args: Vec<&'a Expr>,
+}
+
+impl VectorAccess<'_> {
+    /// True for `store4`.
+    pub fn is_store(&self) -> bool {
+        self.name == "store4"
+    }
 }
 
 /// A call.
@@ -238,6 +262,31 @@ pub struct For {
     pub body: Block,
 }
 
+impl Body {
+    /// The names in the sizes of its local arrays (`N` of `[0.0; N]`, `M` of `[[x; N]; M]`),
+    /// in source order: the passes check that they are constants.
+    pub fn array_len_names(&self) -> Vec<Ident> {
+        struct Lens(Vec<Ident>, bool);
+        impl visit::Visit for Lens {
+            fn visit_expr(&mut self, e: &Expr) {
+                match e {
+                    Expr::Repeat(_, value, _, len) => {
+                        self.visit_expr(value);
+                        let outer = std::mem::replace(&mut self.1, true);
+                        self.visit_expr(len);
+                        self.1 = outer;
+                    }
+                    Expr::Var(id) if self.1 => self.0.push(id.clone()),
+                    _ => visit::walk_expr(self, e),
+                }
+            }
+        }
+        let mut lens = Lens(Vec::new(), false);
+        visit::Visit::visit_block(&mut lens, &self.block);
+        lens.0
+    }
+}
+
 impl Expr {
     /// The name of a plain variable expression (`a`).
     pub fn var(&self) -> Option<&Ident> {
@@ -265,6 +314,25 @@ impl Expr {
                 _ => return None,
             }
         }
+    }
+
+    /// A vector access of a kernel's array (`a.load4(q)`, `s[i].store4(q, v)`), if this is
+    /// one: the method, the array's name, its row index (2-D shared arrays) and the
+    /// arguments.
+    pub fn vector_access(&self) -> Option<VectorAccess<'_>> {
+        let Expr::Method(m) = self else { return None };
+        crate::supported::vector_method(&m.name.to_string())?;
+        let (root, row) = match &*m.receiver {
+            Expr::Var(id) => (id, None),
+            Expr::Index(base, _, row) => (base.var()?, Some(&**row)),
+            _ => return None,
+        };
+        Some(VectorAccess {
+            name: &m.name,
+            root,
+            row,
+            args: m.args.iter().collect(),
+        })
     }
 
     /// The intrinsic this calls, if it calls one (`sync_threads()`).

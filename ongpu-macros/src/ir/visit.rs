@@ -66,7 +66,10 @@ pub fn walk_expr<V: Visit + ?Sized>(v: &mut V, e: &Expr) {
         | Expr::Field(x, ..)
         | Expr::Len(x, ..)
         | Expr::RefMut(_, _, x) => v.visit_expr(x),
-        Expr::Binary(l, _, r) | Expr::Assign(l, _, r) | Expr::Index(l, _, r) => {
+        Expr::Binary(l, _, r)
+        | Expr::Assign(l, _, r)
+        | Expr::Index(l, _, r)
+        | Expr::Repeat(_, l, _, r) => {
             v.visit_expr(l);
             v.visit_expr(r);
         }

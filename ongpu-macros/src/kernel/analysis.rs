@@ -10,7 +10,7 @@ use crate::ir::visit::{self, Visit};
 use crate::ir::{Body, Call, Callee, Expr, Let, Stmt};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::quote;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
@@ -63,6 +63,9 @@ pub struct Analysis {
     pub shared: Vec<SharedArray>,
     /// Free names of the body: constants, in order of first use.
     pub constants: Vec<Ident>,
+    /// The 2-D `shared!` arrays (by index) whose rows `load4`/`store4` move: their rows must
+    /// hold a multiple of 4 elements, so that every row is aligned.
+    pub vector_rows: BTreeSet<usize>,
 }
 
 /// Element types of `shared!` arrays (as for `Field`s).
@@ -88,6 +91,7 @@ fn first_name_in(tokens: TokenStream, names: &HashSet<String>) -> Option<Ident> 
 pub fn analyse(body: &Body, params: &[Param]) -> syn::Result<Analysis> {
     let mut v = Validator {
         arrays: HashMap::new(),
+        vector_rows: BTreeSet::new(),
         errors: None,
     };
     for (index, p) in params.iter().enumerate() {
@@ -138,12 +142,25 @@ pub fn analyse(body: &Body, params: &[Param]) -> syn::Result<Analysis> {
             None => constants.push(c.ident),
         }
     }
+    for name in body.array_len_names() {
+        if !constants.contains(&name) {
+            v.error(
+                name.span(),
+                format!(
+                    "the size of a local array must be a constant (a literal or a `const` item): \
+                     `{name}` is a variable of the kernel; a local array lives in registers, \
+                     whose number is fixed when the kernel is compiled"
+                ),
+            );
+        }
+    }
     match v.errors {
         Some(e) => Err(e),
         None => Ok(Analysis {
             arrays: v.arrays,
             shared,
             constants,
+            vector_rows: v.vector_rows,
         }),
     }
 }
@@ -199,6 +216,7 @@ fn declare_shared(
 
 struct Validator {
     arrays: HashMap<String, ArrayKind>,
+    vector_rows: BTreeSet<usize>,
     errors: Option<syn::Error>,
 }
 
@@ -330,6 +348,39 @@ impl Validator {
     }
 }
 
+impl Validator {
+    /// `a.load4(q)`, `s[i].store4(q, v)` (`e` is the method call, named `name`).
+    fn vector(&mut self, name: &Ident, e: &Expr) {
+        let access = e.vector_access();
+        let array = access.as_ref().and_then(|v| Some((v, self.array(v.root)?)));
+        let Some((v, a)) = array.filter(|(v, a)| a.rank() == 1 + usize::from(v.row.is_some()))
+        else {
+            return self.error(
+                e.span(),
+                format!(
+                    "`.{name}()` moves 4 elements of an array parameter or shared! array: \
+                     `a.{name}(q)` (elements 4q..4q+3), for a 2-D shared array `s[i].{name}(q)`"
+                ),
+            );
+        };
+        if v.is_store() && !a.writable() {
+            self.error(
+                v.root.span(),
+                format!(
+                    "`{}` is a `&[T]` parameter and cannot be written; declare it `&mut [T]`",
+                    v.root
+                ),
+            );
+        }
+        if let (ArrayKind::Shared { index, rank: 2 }, Some(_)) = (a, v.row) {
+            self.vector_rows.insert(index);
+        }
+        for x in v.row.into_iter().chain(v.args.iter().copied()) {
+            self.visit_expr(x);
+        }
+    }
+}
+
 impl Visit for Validator {
     fn visit_stmt(&mut self, s: &Stmt) {
         if !matches!(s, Stmt::Expr(e, _) if is_barrier(e)) {
@@ -353,6 +404,11 @@ impl Visit for Validator {
     fn visit_expr(&mut self, e: &Expr) {
         if let Some((name, call)) = e.intrinsic_call() {
             return self.intrinsic(name, call, e);
+        }
+        if let Expr::Method(m) = e {
+            if crate::supported::vector_method(&m.name.to_string()).is_some() {
+                return self.vector(&m.name, e);
+            }
         }
         if let Some((root, indices)) = e.index_chain() {
             if let Some(a) = self.array(root) {
@@ -470,5 +526,36 @@ mod tests {
         assert!(e("{ let t: f32 = shared!([f32; 4]); }").contains("plain name"));
         assert!(e("{ let x = a(1.0); }").contains("is an array"));
         assert!(e("{ let x = &mut c[0]; }").contains("only for the target"));
+        assert!(e("{ let t = [0.0f32; n]; }").contains("local array must be a constant"));
+        assert!(e("{ let k = 4; let t = [[0u32; 2]; k]; }").contains("`k` is a variable"));
+    }
+
+    #[test]
+    fn vector_accesses() {
+        let an = analyse_src(
+            SIG,
+            "{ let t = shared!([[f32; 8]; 2]); let s = shared!([u32; 8]); \
+             t[1].store4(n, a.load4(0)); c.store4(1, s.load4(n)); }",
+        )
+        .unwrap();
+        assert_eq!(an.vector_rows.iter().copied().collect::<Vec<_>>(), vec![0]);
+        let e = |body: &str| analyse_src(SIG, body).unwrap_err();
+        assert!(e("{ a.store4(0, [1.0; 4]); }").contains("cannot be written"));
+        assert!(
+            e("{ let t = shared!([[f32; 8]; 2]); let x = t.load4(0); }").contains("s[i].load4(q)")
+        );
+        assert!(e("{ let x = [0.0f32; 8]; let y = x.load4(0); }").contains("moves 4 elements"));
+        assert!(e("{ let y = c[0].load4(0); }").contains("moves 4 elements"));
+    }
+
+    #[test]
+    fn local_array_sizes_are_constants() {
+        let an = analyse_src(
+            SIG,
+            "{ let mut t = [[0.0f32; TM]; 2 * TN]; t[0][1] = a[n]; }",
+        )
+        .unwrap();
+        let names: Vec<String> = an.constants.iter().map(|c| c.to_string()).collect();
+        assert_eq!(names, vec!["TM", "TN"]);
     }
 }

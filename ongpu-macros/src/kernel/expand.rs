@@ -55,13 +55,17 @@ fn static_info(k: &Kernel<'_>) -> TokenStream {
         .map(|(c, cname)| {
             quote_spanned!(c.span()=> ::ongpu::__private::ConstRef { cuda_name: #cname, value: &#c })
         });
-    let shared = k.analysis.shared.iter().map(|s| {
+    let shared = k.analysis.shared.iter().enumerate().map(|(index, s)| {
         let n = s.ident.to_string();
         let elem = &s.element;
-        let dims = s
-            .dims
-            .iter()
-            .map(|d| quote_spanned!(d.span()=> ::ongpu::__private::shared_dim(#d)));
+        let vector_rows = k.analysis.vector_rows.contains(&index);
+        let dims = s.dims.iter().enumerate().map(|(d, len)| {
+            if vector_rows && d == 1 {
+                quote_spanned!(len.span()=> ::ongpu::__private::vector_row_dim(#len))
+            } else {
+                quote_spanned!(len.span()=> ::ongpu::__private::shared_dim(#len))
+            }
+        });
         quote! {
             ::ongpu::__private::SharedDecl {
                 name: #n,

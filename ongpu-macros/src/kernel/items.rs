@@ -54,7 +54,13 @@ pub fn items(f: &ItemFn, params: &[Param], body: TokenStream) -> TokenStream {
         #(#others)*
         impl #name {
             #[doc = #launch_doc]
-            #[allow(clippy::too_many_arguments, clippy::needless_return, unused_mut)]
+            // `for i in 0..N` over a local array is the body language's only loop over it.
+            #[allow(
+                clippy::too_many_arguments,
+                clippy::needless_return,
+                clippy::needless_range_loop,
+                unused_mut
+            )]
             #vis fn launch(
                 #shape: ::ongpu::__private::LaunchShape,
                 #(#launch_params),*

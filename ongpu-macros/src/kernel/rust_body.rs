@@ -8,7 +8,7 @@
 
 use super::analysis::{Analysis, ArrayKind};
 use crate::emit_rust::body::{self, EmitRust};
-use crate::ir::{Body, Call, Expr};
+use crate::ir::{Body, Call, Expr, VectorAccess};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -204,6 +204,15 @@ impl KernelRust<'_> {
         }
     }
 
+    /// `a.load4(q)` → `a.load4(q)`, `s[i].store4(q, v)` → `s.store4(i, q, v)`.
+    fn vector(&mut self, v: &VectorAccess<'_>, span: Span) -> TokenStream {
+        let (root, name) = (v.root, v.name);
+        let row = v.row.map(|r| self.expr(r));
+        let args: Vec<TokenStream> = v.args.iter().map(|a| self.expr(a)).collect();
+        let row = row.map(|r| quote!(#r,));
+        quote_spanned!(span=> #root.#name(#row #(#args),*))
+    }
+
     /// The `k`-th `shared!` declaration's value: the block's `k`-th shared view.
     fn shared_view(&mut self, e: &Expr) -> TokenStream {
         let k = syn::Index::from(self.shared);
@@ -217,6 +226,9 @@ impl EmitRust for KernelRust<'_> {
     fn expr(&mut self, e: &Expr) -> TokenStream {
         if let Some((name, call)) = e.intrinsic_call() {
             return self.intrinsic(name, call, e);
+        }
+        if let Some(v) = e.vector_access().filter(|v| self.array(v.root).is_some()) {
+            return self.vector(&v, e.span());
         }
         let assigned = match e {
             Expr::Assign(left, _, right) => Some((left, quote!(=), right)),

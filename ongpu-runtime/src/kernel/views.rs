@@ -11,6 +11,10 @@
 //! integer type are checked and an out-of-range one panics like Rust's slice indexing,
 //! naming the kernel and the array.
 
+mod vector;
+
+pub use vector::{vector_row_dim, Vector4};
+
 use super::site::KernelInfo;
 use crate::element::{components, components_mut, Element};
 use std::marker::PhantomData;

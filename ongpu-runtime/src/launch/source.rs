@@ -8,9 +8,10 @@ use crate::launch::site::{DeviceFnInfo, SiteInfo};
 use std::fmt::Write;
 
 /// The CUDA C++ prelude every kernel starts with (types, operators, layouts, maths, the
-/// lattice and element arrays).
+/// arrays, the lattice).
 pub const PRELUDE: &str = concat!(
     include_str!("../../cuda/prelude.cuh"),
+    include_str!("../../cuda/array.cuh"),
     include_str!("../../cuda/lattice.cuh"),
     include_str!("../../cuda/random.cuh")
 );

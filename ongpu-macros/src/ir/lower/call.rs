@@ -129,6 +129,11 @@ impl Lowerer {
                 m.paren_token,
             ));
         }
+        if let Some(n) = supported::vector_method(&m.method.to_string())
+            .filter(|_| self.ctx == Context::Kernel && m.turbofish.is_none())
+        {
+            return self.vector_access(m, n);
+        }
         if m.method == "shift" && m.turbofish.is_none() {
             return self.shift(m);
         }
@@ -170,8 +175,32 @@ impl Lowerer {
         }))
     }
 
+    /// `a.load4(q)` or `c.store4(q, v)` in a kernel (the analysis checks the receiver).
+    fn vector_access(&mut self, m: &syn::ExprMethodCall, n: usize) -> Option<Expr> {
+        if m.args.len() != n {
+            self.error(
+                m.method.span(),
+                format!(
+                    "`.{}()` takes {n} argument(s): `a.load4(q)` reads elements 4q..4q+3, \
+                     `c.store4(q, [w, x, y, z])` writes them",
+                    m.method
+                ),
+            );
+            return None;
+        }
+        let receiver = self.expr(&m.receiver);
+        let args = self.each(&m.args, Self::expr);
+        Some(Expr::Method(Method {
+            receiver: boxed(receiver)?,
+            dot: m.dot_token,
+            name: m.method.clone(),
+            paren: m.paren_token,
+            args: args?,
+        }))
+    }
+
     /// Lowers every entry of a list (all of them, for their errors), keeping the commas.
-    fn each(
+    pub(super) fn each(
         &mut self,
         list: &Punctuated<syn::Expr, Token![,]>,
         mut f: impl FnMut(&mut Self, &syn::Expr) -> Option<Expr>,

@@ -6,6 +6,10 @@ use crate::supported;
 use syn::spanned::Spanned;
 use syn::{Lit, UnOp};
 
+/// Where local arrays are.
+const LOCAL_ARRAYS: &str = "an array (local arrays such as `[0.0f32; 8]` are for \
+#[ongpu::kernel] and #[ongpu::device] functions)";
+
 impl Lowerer {
     /// Any expression.
     pub(super) fn expr(&mut self, e: &syn::Expr) -> Option<Expr> {
@@ -46,6 +50,20 @@ impl Lowerer {
             syn::Expr::Macro(m) if self.ctx == Context::Kernel && m.mac.path.is_ident("shared") => {
                 Some(Expr::Shared(m.mac.clone()))
             }
+            syn::Expr::Array(a) if self.ctx != Context::OnGpu && !a.elems.is_empty() => {
+                let elems = self.each(&a.elems, Self::expr);
+                Some(Expr::Array(a.bracket_token, elems?))
+            }
+            syn::Expr::Repeat(r) if self.ctx != Context::OnGpu => {
+                let value = self.expr(&r.expr);
+                let len = self.expr(&r.len);
+                Some(Expr::Repeat(
+                    r.bracket_token,
+                    boxed(value)?,
+                    r.semi_token,
+                    boxed(len)?,
+                ))
+            }
             other => {
                 self.refuse(other);
                 None
@@ -68,8 +86,9 @@ impl Lowerer {
                 "a struct literal (build values with Complex::new, ColorMatrix::identity, ...)",
             ),
             syn::Expr::Tuple(t) => (t.span(), "a tuple"),
-            syn::Expr::Array(a) => (a.span(), "an array"),
-            syn::Expr::Repeat(r) => (r.span(), "an array"),
+            syn::Expr::Array(a) if !a.elems.is_empty() => (a.span(), LOCAL_ARRAYS),
+            syn::Expr::Array(a) => (a.span(), "an empty array"),
+            syn::Expr::Repeat(r) => (r.span(), LOCAL_ARRAYS),
             syn::Expr::Range(r) => (r.span(), "a range outside `for k in a..b`"),
             syn::Expr::Try(t) => (t.span(), "the `?` operator"),
             syn::Expr::Unsafe(u) => (u.unsafe_token.span, "an `unsafe` block"),

@@ -133,6 +133,12 @@ impl Lowerer {
                 "a `let` without a value needs a type: `let x: f32;`",
             );
         }
+        if let (None, Some((_, Type::Array(a), _))) = (&l.init, &ty) {
+            self.error(
+                a.span(),
+                "a local array needs a value: `let mut acc = [0.0f32; 8];`",
+            );
+        }
         let init = match init {
             Some((eq, Some(e), true)) => Some((eq, e)),
             Some(_) => return None,
@@ -170,8 +176,14 @@ impl Lowerer {
         }
     }
 
-    /// A declared type; true if the body language has it.
+    /// A declared type; true if the body language has it (arrays `[T; N]` in device
+    /// functions and kernels).
     fn ty(&mut self, t: &Type) -> bool {
+        if let Type::Array(a) = t {
+            if self.ctx != Context::OnGpu {
+                return self.ty(&a.elem);
+            }
+        }
         if crate::types::cuda_type(t, "ongpu_real").is_err() {
             self.error(
                 t.span(),
