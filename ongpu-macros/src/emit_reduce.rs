@@ -51,6 +51,14 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
         stmts.extend(quote!(#path #args));
     }
     let marker = keyword.marker();
+    // `sum -> s:` writes into `s` (a DeviceScalar, or a `&mut` to one) and returns `()`.
+    let (run, dest) = match &keyword.into {
+        Some(s) => (
+            quote_spanned!(s.span()=> run_reduction_into),
+            quote_spanned!(s.span()=> #s.__ongpu_mut()),
+        ),
+        None => (quote!(run_reduction), quote!()),
+    };
     quote! {
         {
             #[allow(unused_imports)]
@@ -60,7 +68,7 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
             #lattice
             let __ongpu_count = #count;
             let __ongpu_tpb = #tpb;
-            ::ongpu::__private::run_reduction(
+            ::ongpu::__private::#run(
                 &#site_static,
                 ::ongpu::__private::#marker,
                 __ongpu_count,
@@ -75,6 +83,7 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
                     };
                     (#ret, #value_var)
                 },
+                #dest
             )
         }
     }

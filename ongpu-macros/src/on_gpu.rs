@@ -27,6 +27,18 @@ pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
             ));
         }
     }
+    if let Some(dest) = call.reduction.as_ref().and_then(|k| k.into.as_ref()) {
+        if let Some(c) = caps.iter().find(|c| c.ident == *dest) {
+            return Err(syn::Error::new(
+                c.ident.span(),
+                format!(
+                    "the body cannot use `{dest}`: it receives the reduction's result \
+                     (`-> {dest}:`), which is written after every site has run; read the \
+                     old value from another DeviceScalar"
+                ),
+            ));
+        }
+    }
     let bound: Vec<(String, String)> = caps
         .iter()
         .map(|c| &c.ident)

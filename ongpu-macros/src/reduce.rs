@@ -14,7 +14,8 @@ use syn::{Ident, Token};
 pub const FORMS: &str = "a reduction is on_gpu!(sum: n, threads_per_block, BODY), \
 on_gpu!(sum: n, BODY) or on_gpu!(sum: BODY) (or min: / max: instead of sum:), where BODY is \
 `{ statements; value }` or `|i| { statements; value }` and `value`, the last expression \
-without `;`, is each site's value";
+without `;`, is each site's value; `sum -> s:` writes the result into the DeviceScalar `s` \
+instead of returning it";
 
 /// The reductions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +35,8 @@ pub struct Keyword {
     pub op: Op,
     /// The keyword as written.
     pub ident: Ident,
+    /// The `DeviceScalar` of `sum -> s:`, which receives the result on the device.
+    pub into: Option<Ident>,
 }
 
 impl Keyword {
@@ -57,22 +60,51 @@ impl Keyword {
     }
 }
 
-/// True if `tokens` start like a reduction call: a name and a lone `:`.
+/// True if `tokens` start like a reduction call: a name and a lone `:`, or a name and `->`
+/// (`sum -> s:`; no expression starts with either).
 pub fn starts_with_keyword(tokens: &TokenStream) -> bool {
     let mut it = tokens.clone().into_iter();
-    matches!(
-        (it.next(), it.next()),
-        (Some(TokenTree::Ident(_)), Some(TokenTree::Punct(p)))
-            if p.as_char() == ':' && p.spacing() == Spacing::Alone
-    )
+    match (it.next(), it.next(), it.next()) {
+        (Some(TokenTree::Ident(_)), Some(TokenTree::Punct(p)), _)
+            if p.as_char() == ':' && p.spacing() == Spacing::Alone =>
+        {
+            true
+        }
+        (Some(TokenTree::Ident(_)), Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) => {
+            a.as_char() == '-' && a.spacing() == Spacing::Joint && b.as_char() == '>'
+        }
+        _ => false,
+    }
 }
 
 /// Parses `keyword:` at the start of a call, if there.
 pub fn parse_keyword(input: ParseStream) -> syn::Result<Option<Keyword>> {
-    if !(input.peek(Ident) && input.peek2(Token![:]) && !input.peek2(Token![::])) {
+    let colon = input.peek2(Token![:]) && !input.peek2(Token![::]);
+    if !(input.peek(Ident) && (colon || input.peek2(Token![->]))) {
         return Ok(None);
     }
     let ident: Ident = input.parse()?;
+    let into = if input.peek(Token![->]) {
+        let arrow: Token![->] = input.parse()?;
+        let dest: Ident = input.parse().map_err(|_| {
+            syn::Error::new(
+                arrow.spans[1],
+                format!(
+                    "after `{ident} ->` name the DeviceScalar that receives the result, as in \
+                     on_gpu!({ident} -> rr: lat.even(), |i| {{ r.norm2() }})"
+                ),
+            )
+        })?;
+        Some(dest)
+    } else {
+        None
+    };
+    if !input.peek(Token![:]) || input.peek(Token![::]) {
+        return Err(syn::Error::new(
+            input.span(),
+            format!("expected `:` after the reduction's keyword; {FORMS}"),
+        ));
+    }
     let _: Token![:] = input.parse()?;
     let op = match ident.to_string().as_str() {
         "sum" => Op::Sum,
@@ -87,7 +119,7 @@ pub fn parse_keyword(input: ParseStream) -> syn::Result<Option<Keyword>> {
             ))
         }
     };
-    Ok(Some(Keyword { op, ident }))
+    Ok(Some(Keyword { op, ident, into }))
 }
 
 /// The per-site value of a reduction body: its tail expression, which must be a value.
@@ -123,6 +155,8 @@ mod tests {
     #[test]
     fn keywords_are_a_name_and_a_lone_colon() {
         assert!(starts_with_keyword(&quote::quote!(sum: n, { x })));
+        assert!(starts_with_keyword(&quote::quote!(sum -> s: n, { x })));
+        assert!(!starts_with_keyword(&quote::quote!(n - s, { x })));
         assert!(!starts_with_keyword(&quote::quote!(n, { x })));
         assert!(!starts_with_keyword(&quote::quote!(lattice::N, { x })));
         assert!(!starts_with_keyword(&quote::quote!({ x })));

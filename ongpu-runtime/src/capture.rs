@@ -44,6 +44,12 @@ pub enum CaptureKind {
         /// CUDA type of the value.
         cuda_type: String,
     },
+    /// A [`DeviceScalar`](crate::DeviceScalar) read by every site: the kernel gets its
+    /// device address and each site loads the value.
+    Scalar {
+        /// CUDA type of the value.
+        cuda_type: String,
+    },
 }
 
 /// One capture as a backend sees it.
@@ -149,7 +155,23 @@ pub struct FieldWrite<'a, T: Element, L: Layout, const LOAD: bool> {
     device_ptr: u64,
 }
 
+impl<T: Element, L: Layout> FieldRead<'_, T, L> {
+    /// The device address prepared by `device_prepare` (or `_on`).
+    #[cfg(feature = "cuda")]
+    #[inline(always)]
+    pub(crate) fn device_ptr(&self) -> &u64 {
+        &self.device_ptr
+    }
+}
+
 impl<T: Element, L: Layout, const LOAD: bool> FieldWrite<'_, T, L, LOAD> {
+    /// The device address prepared by `device_prepare` (or `_on`).
+    #[cfg(feature = "cuda")]
+    #[inline(always)]
+    pub(crate) fn device_ptr(&self) -> &u64 {
+        &self.device_ptr
+    }
+
     /// True when a call over `sites` assigns every element without reading it, so that the
     /// old contents need not be made current.
     fn overwrites_all(&self, sites: &Range<usize>) -> bool {
@@ -556,6 +578,19 @@ impl<T: Element, L: Layout> ReadCapture for Field<T, L> {
             #[cfg(feature = "cuda")]
             device_ptr: 0,
         }
+    }
+}
+
+/// A capture held through `&mut` (a field or scalar destructured from a `&mut` struct)
+/// reads as the value it points to.
+impl<T: ReadCapture + ?Sized> ReadCapture for &mut T {
+    type Arg<'a>
+        = T::Arg<'a>
+    where
+        Self: 'a;
+    #[inline(always)]
+    fn read_arg(&self) -> T::Arg<'_> {
+        (**self).read_arg()
     }
 }
 

@@ -356,6 +356,13 @@ pub enum Error {
     /// A value that does not fit what the operation accepts.
     #[error("{0}")]
     InvalidArgument(String),
+
+    /// A [`Graph`](crate::Graph) used in a way it cannot honour: a host access or a
+    /// reduction returning to the host inside its closure, a replay whose calls differ from
+    /// the recorded ones (a field freed, resized or replaced, a value captured by value
+    /// changed).
+    #[error("{0}")]
+    Graph(String),
 }
 
 impl Error {

@@ -18,6 +18,8 @@ mod element;
 mod elementwise;
 mod error;
 mod field;
+mod graph;
+mod graph_pass;
 mod kernel;
 mod lattice;
 mod launch;
@@ -25,6 +27,7 @@ pub mod math;
 pub mod nersc;
 pub mod random;
 mod reduce;
+mod scalar;
 mod shift;
 mod stream;
 #[cfg(feature = "cuda")]
@@ -35,6 +38,7 @@ pub use backend::{cuda_available, current as backend, synchronize, with_backend,
 pub use element::{Element, RealKind, Scalar};
 pub use error::{number_lines, Error, Location, Result};
 pub use field::{Field, HostMut, Residency, Storage, Transfers};
+pub use graph::Graph;
 pub use kernel::shape::{Dim3, LaunchShape};
 pub use lattice::{Lattice, Subset};
 pub use launch::bounds::{bounds_checks, with_bounds_checks};
@@ -42,6 +46,7 @@ pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
 pub use random::Philox;
 pub use reduce::{InnerProduct, MinMax, Summable};
+pub use scalar::{DeviceScalar, ScalarRead};
 pub use stream::{in_stream_scope, Event, Stream};
 pub use types::{ColorMatrix, ColorVector, Norm2, Real};
 
@@ -80,7 +85,8 @@ pub mod __private {
     pub use crate::layout::AoS;
     pub use crate::math;
     pub use crate::reduce::{
-        compared, run as run_reduction, summand, Max, Min, ReduceSite, Reduction, Sum,
+        compared, run as run_reduction, run_into as run_reduction_into, summand, Max, Min,
+        ReduceSite, Reduction, Sum,
     };
     pub use crate::shift::{
         index, read_shifted, shift_site, FieldShifted, ShiftArg, ShiftCapture, ShiftView,

@@ -17,6 +17,8 @@ pub const MAX_PARAMS: usize = 96;
 pub struct ParamList<'a> {
     /// The first `len` entries are written; the rest are never read.
     ptrs: [MaybeUninit<*mut c_void>; MAX_PARAMS],
+    /// The size in bytes of each parameter (for [`fingerprint`](ParamList::fingerprint)).
+    sizes: [u16; MAX_PARAMS],
     len: usize,
     _values: PhantomData<&'a ()>,
 }
@@ -33,6 +35,7 @@ impl<'a> ParamList<'a> {
     pub fn new() -> Self {
         ParamList {
             ptrs: [MaybeUninit::uninit(); MAX_PARAMS],
+            sizes: [0; MAX_PARAMS],
             len: 0,
             _values: PhantomData,
         }
@@ -46,7 +49,41 @@ impl<'a> ParamList<'a> {
             "more than {MAX_PARAMS} kernel parameters"
         );
         self.ptrs[self.len] = MaybeUninit::new(value as *const T as *mut c_void);
+        self.sizes[self.len] = std::mem::size_of::<T>() as u16;
         self.len += 1;
+    }
+
+    /// A hash of the launch of `f` with `shape` and these parameters' bytes: a graph
+    /// replay compares it with the recorded launch's, so that a field whose device memory
+    /// moved, or a value that changed, is an error rather than a stale kernel argument.
+    pub(crate) fn fingerprint(&self, f: Function, shape: Shape) -> u64 {
+        // FNV-1a: no allocation, and the bytes are few (a pointer and a stride per field).
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |bytes: &[u8]| {
+            for &b in bytes {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        };
+        eat(&(f.raw as usize).to_le_bytes());
+        for d in [shape.grid, shape.block] {
+            for v in [d.0, d.1, d.2] {
+                eat(&v.to_le_bytes());
+            }
+        }
+        eat(&shape.shared_bytes.to_le_bytes());
+        for k in 0..self.len {
+            // SAFETY: entry k was written by `push` from a `&'a T` of `sizes[k]` bytes, still
+            // borrowed; any initialised bytes may be read as `u8` (kernel parameters are
+            // plain data: pointers, integers, floats and their aggregates).
+            let bytes = unsafe {
+                std::slice::from_raw_parts(
+                    self.ptrs[k].assume_init().cast::<u8>(),
+                    usize::from(self.sizes[k]),
+                )
+            };
+            eat(bytes);
+        }
+        h
     }
 
     /// Number of parameters pushed.

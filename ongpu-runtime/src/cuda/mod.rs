@@ -8,6 +8,7 @@ mod device;
 pub mod disk_cache;
 mod error;
 mod event;
+pub(crate) mod graph;
 mod host_buffer;
 pub(crate) mod launch;
 mod module;

@@ -91,9 +91,14 @@ pub(crate) fn run<C: Captures>(
                 )
             },
             || unsafe {
-                cuda::launch_bound_on(stream, kernel.function, shape, &mut params, || {
-                    format!("the kernel of on_gpu! at {}", site.location())
-                })
+                crate::launch::queue::launch_kernel(
+                    stream,
+                    kernel.function,
+                    shape,
+                    &mut params,
+                    site.location(),
+                    || format!("the kernel of on_gpu! at {}", site.location()),
+                )
             },
         )?;
         index_report::check(&kernel.function, stream, site.location())

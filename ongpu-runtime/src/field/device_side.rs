@@ -289,6 +289,7 @@ impl<S: Scalar> Sides<S> {
 
     /// Copies `out.len()` values from storage index `first` of the device copy.
     pub(crate) fn read_device_values(&mut self, first: usize, out: &mut [S]) -> Result<()> {
+        crate::graph_pass::forbid_host(&|| "a host read of a device-only field".to_string())?;
         self.device_pending.before_read(Queue::Default)?;
         let buf = self.device.as_ref().expect("a current device copy exists");
         buf.download_at(first * std::mem::size_of::<S>(), out)
@@ -296,6 +297,7 @@ impl<S: Scalar> Sides<S> {
 
     /// Writes `values` at storage index `first` of the device copy.
     pub(crate) fn write_device_values(&mut self, first: usize, values: &[S]) -> Result<()> {
+        crate::graph_pass::forbid_host(&|| "a host write of a device-only field".to_string())?;
         self.device_pending.before_write(Queue::Default)?;
         let buf = self.device.as_mut().expect("a current device copy exists");
         buf.upload_at(first * std::mem::size_of::<S>(), values)?;

@@ -206,6 +206,7 @@ impl<S: Scalar> Sides<S> {
     /// Makes the host copy current (downloading if the device is newer, after waiting for
     /// queued work that writes it) and returns it.
     pub(crate) fn host_for_read(&mut self) -> Result<&mut [S]> {
+        crate::graph_pass::forbid_host(&host_access)?;
         match self.newest {
             Residency::Host | Residency::Both => {
                 #[cfg(feature = "cuda")]
@@ -227,6 +228,7 @@ impl<S: Scalar> Sides<S> {
     /// Prepares the host copy to be written: current unless every value will be overwritten
     /// (`overwrite_all`), no queued work using it, and afterwards the only current copy.
     pub(crate) fn host_for_write(&mut self, overwrite_all: bool) -> Result<&mut [S]> {
+        crate::graph_pass::forbid_host(&host_access)?;
         if overwrite_all {
             self.host_alloc()?;
         } else {
@@ -282,6 +284,7 @@ impl<S: Scalar> Sides<S> {
     /// copy is on the device is read through a temporary copy that is not kept.
     pub(crate) fn with_host_data<R>(&mut self, f: impl FnOnce(&[S]) -> R) -> Result<R> {
         self.check_usable()?;
+        crate::graph_pass::forbid_host(&host_access)?;
         #[cfg(feature = "cuda")]
         if self.storage == Storage::DeviceOnly && !self.newest.host_is_current() {
             let n = self.scalars;
@@ -298,4 +301,9 @@ impl<S: Scalar> Sides<S> {
         }
         Ok(f(self.host_for_read()?))
     }
+}
+
+/// What a host access is, for the error inside a graph's closure.
+fn host_access() -> String {
+    "a host access to a field (to_vec, get, set, as_host_mut, a CPU-backend call, ...)".to_string()
 }

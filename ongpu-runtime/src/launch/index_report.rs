@@ -16,6 +16,13 @@ pub(crate) fn clear(f: &Function, stream: CUstream) -> Result<()> {
     if f.index_report == 0 {
         return Ok(());
     }
+    if crate::graph_pass::mode().is_some() {
+        return Err(Error::Graph(
+            "a kernel compiled with bounds checks reads its report back after each launch, \
+             which a graph cannot do: record graphs with bounds checks off"
+                .to_string(),
+        ));
+    }
     // SAFETY: the module's own variable of `BYTES` bytes; modules are never unloaded.
     unsafe { result::memset_d8_async(f.index_report, 0, BYTES, stream) }
         .map_err(|e| driver_error("clearing a kernel's index report", e))

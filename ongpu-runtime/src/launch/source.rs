@@ -33,10 +33,12 @@ pub fn kernel_real(kinds: &[CaptureKind]) -> RealKind {
     widest_real(
         kinds.iter().map(|k| match k {
             CaptureKind::Field { real, .. } => *real,
-            CaptureKind::Value { .. } => None,
+            CaptureKind::Value { .. } | CaptureKind::Scalar { .. } => None,
         }),
         kinds.iter().filter_map(|k| match k {
-            CaptureKind::Value { cuda_type } => Some(cuda_type.as_str()),
+            CaptureKind::Value { cuda_type } | CaptureKind::Scalar { cuda_type } => {
+                Some(cuda_type.as_str())
+            }
             CaptureKind::Field { .. } => None,
         }),
     )
@@ -189,6 +191,14 @@ pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
                 }
             }
             CaptureKind::Value { cuda_type } => p.params.push(format!("const {cuda_type} {name}")),
+            CaptureKind::Scalar { cuda_type } => {
+                // Loaded per site (through the read-only cache: every thread reads the same
+                // address), so that a value written by an earlier kernel of the same graph is
+                // seen without the host.
+                p.params
+                    .push(format!("const {cuda_type}* __restrict__ ongpu_d_{name}"));
+                let _ = writeln!(p.loads, "const {cuda_type} {name} = *ongpu_d_{name};");
+            }
         }
     }
     p.stores.push_str("ONGPU_LEAVE_SITE(ongpu_site);\n");

@@ -9,13 +9,18 @@
 //! take turns).
 
 use super::{ReduceSite, Reduction};
-use crate::capture::Captures;
+use crate::capture::{write, CaptureArg, Captures, FieldWrite, Uniform};
+use crate::cuda::stream::Queue;
 use crate::cuda::{self, Device, DeviceBuffer, ParamList, Shape};
-use crate::error::Result;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::field::pending::{Mark, Pending};
 use crate::launch::compile::{compile_and_load, LoadedKernel};
 use crate::launch::limits::{check_threads_per_block, DEFAULT_THREADS_PER_BLOCK};
 use crate::launch::site::SiteInfo;
 use crate::launch::sites::Sites;
+use crate::layout::AoS;
+use crate::scalar::DeviceScalar;
 use bytemuck::Pod;
 use std::any::TypeId;
 
@@ -98,25 +103,36 @@ impl Drop for MappedResult {
     }
 }
 
-/// What every reduction launch shares: the partials (after the block counter) and the
-/// result slot.
+/// What every reduction launch outside a graph shares: the partials (after the block
+/// counter) and the result slot, and the queued work that uses them.
 struct Scratch {
     buffer: DeviceBuffer,
     result: MappedResult,
     max_blocks: usize,
+    /// Reductions into a [`DeviceScalar`] return before their kernel has run; one queued on
+    /// another stream waits for them on the device before it reuses the partials.
+    pending: Pending,
 }
 
 // SAFETY: the raw host pointer is only used under the mutex that owns the scratch.
 unsafe impl Send for Scratch {}
+
+/// Bytes of a scratch buffer for `blocks` partial results.
+fn scratch_bytes(blocks: usize) -> usize {
+    PARTIALS_OFFSET as usize + blocks * MAX_ACC_BYTES
+}
 
 fn scratch(dev: &'static Device) -> Result<&'static Mutex<Scratch>> {
     static SCRATCH: OnceLock<Mutex<Scratch>> = OnceLock::new();
     if let Some(s) = SCRATCH.get() {
         return Ok(s);
     }
-    let max_blocks = dev.info().sm_count.max(1) as usize * MAX_BLOCKS_PER_SM;
-    let bytes = PARTIALS_OFFSET as usize + max_blocks * MAX_ACC_BYTES;
-    let mut buffer = DeviceBuffer::alloc(dev, bytes, "the partial results of reductions")?;
+    let max_blocks = max_blocks(dev);
+    let mut buffer = DeviceBuffer::alloc(
+        dev,
+        scratch_bytes(max_blocks),
+        "the partial results of reductions",
+    )?;
     buffer.zero()?; // the block counter starts at 0 and each launch leaves it at 0
     let result = MappedResult::alloc(MAX_ACC_BYTES)?;
     Ok(SCRATCH.get_or_init(|| {
@@ -124,8 +140,50 @@ fn scratch(dev: &'static Device) -> Result<&'static Mutex<Scratch>> {
             buffer,
             result,
             max_blocks,
+            pending: Pending::default(),
         })
     }))
+}
+
+/// The most blocks a reduction's grid has on `dev`.
+fn max_blocks(dev: &'static Device) -> usize {
+    dev.info().sm_count.max(1) as usize * MAX_BLOCKS_PER_SM
+}
+
+/// The device scalar a reduction writes into, with its type erased (sums of integers have
+/// results that are no field element, so `launch` cannot name `FieldWrite<Op::Acc, ..>`).
+trait ScalarOut {
+    /// Prepares the scalar's device copy for a kernel that overwrites it, queued on `q`,
+    /// and returns its address.
+    fn prepare(&mut self, dev: &'static Device, q: Queue) -> Result<u64>;
+    /// Records the queued kernel's write.
+    fn mark(&mut self, m: &Mark);
+}
+
+impl<A: Element> ScalarOut for FieldWrite<'_, A, AoS, false> {
+    fn prepare(&mut self, dev: &'static Device, q: Queue) -> Result<u64> {
+        match q {
+            Queue::Stream { .. } => self.device_prepare_on(dev, &(0..1), q)?,
+            Queue::Default | Queue::Host => self.device_prepare(dev, &(0..1))?,
+        }
+        Ok(*self.device_ptr())
+    }
+
+    fn mark(&mut self, m: &Mark) {
+        self.mark_queued(m);
+    }
+}
+
+/// The grid of a reduction over `n` sites in blocks of `tpb` threads, at most `wave`
+/// blocks (0: no limit known) and `max_blocks`.
+///
+/// One thread per site up to one full wave of resident blocks (then the grid strides), so
+/// a small reduction has as few blocks as its sites fill, and the last block combines
+/// only those partials. The grid depends only on `n`, `tpb` and the device, which is what
+/// makes a result the same bit for bit from run to run.
+pub(crate) fn grid_blocks(n: usize, tpb: u32, wave: usize, max_blocks: usize) -> u32 {
+    let wave = if wave > 0 { wave } else { usize::MAX };
+    n.div_ceil(tpb as usize).min(wave).min(max_blocks).max(1) as u32
 }
 
 /// Runs the reduction kernel of `site` over `sites` and returns the result.
@@ -140,6 +198,64 @@ where
     C: Captures,
     V: 'static,
 {
+    if crate::graph_pass::mode().is_some() {
+        return Err(Error::Graph(format!(
+            "{}: on_gpu!({}: ...) returns its value to the host, which a graph cannot do \
+             inside its closure: write it into a DeviceScalar with on_gpu!({} -> s: ...) \
+             and read s.get() after the graph has run",
+            site.site.location(),
+            Op::KEYWORD,
+            Op::KEYWORD
+        )));
+    }
+    let result = launch::<Op, C, V>(site, sites, tpb, caps, None)?;
+    Ok(result.unwrap_or_else(Op::identity))
+}
+
+/// Runs the reduction kernel of `site` over `sites`, writing the result into `dest` on the
+/// device (the identity for no sites); returns once the kernel is queued.
+pub(crate) fn run_into<Op, C, V>(
+    site: &'static ReduceSite,
+    sites: &Sites,
+    tpb: Option<u32>,
+    caps: &mut C,
+    dest: &mut DeviceScalar<Op::Acc>,
+) -> Result<()>
+where
+    Op: Reduction<V>,
+    Op::Acc: Element + Uniform,
+    C: Captures,
+    V: 'static,
+{
+    if sites.is_empty() {
+        // No kernel: the identity is set on the host (a graph records no such call).
+        crate::graph_pass::forbid_host(&|| {
+            format!(
+                "{}: a reduction into a DeviceScalar over no sites (it sets the identity on \
+                 the host)",
+                site.site.location()
+            )
+        })?;
+        return dest.set(Op::identity());
+    }
+    let mut out = write::<false, _>(dest);
+    launch::<Op, C, V>(site, sites, tpb, caps, Some(&mut out)).map(drop)
+}
+
+/// The launch of a reduction: into `out` if given (returning `None`), else into the
+/// mapped result slot, waited for (returning the value).
+fn launch<Op, C, V>(
+    site: &'static ReduceSite,
+    sites: &Sites,
+    tpb: Option<u32>,
+    caps: &mut C,
+    out: Option<&mut dyn ScalarOut>,
+) -> Result<Option<Op::Acc>>
+where
+    Op: Reduction<V>,
+    C: Captures,
+    V: 'static,
+{
     let dev = cuda::device()?;
     let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
     check_threads_per_block(
@@ -147,28 +263,10 @@ where
         tpb,
         Some(dev.info().max_threads_per_block),
     )?;
-    if sites.is_empty() {
-        return Ok(Op::identity());
-    }
     let checked = crate::launch::bounds::bounds_checks()?;
     // Compile before touching the fields, so that a compile error leaves them as they were.
     let kernel = kernel_for::<Op, C, V>(&site.site.info, &site.kernels, dev, checked)?;
-    let scratch = scratch(dev)?;
-    let scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
     let wave = kernel.one_wave(dev, tpb)?;
-    let blocks = sites
-        .len()
-        .div_ceil(tpb as usize)
-        .min(if wave > 0 { wave } else { usize::MAX })
-        .min(scratch.max_blocks) as u32;
-    let site_params = sites.params();
-    let ticket = scratch.buffer.ptr();
-    let partials = ticket + PARTIALS_OFFSET;
-    let shape = Shape {
-        grid: (blocks, 1, 1),
-        block: (tpb, 1, 1),
-        shared_bytes: 0,
-    };
     let what = || {
         format!(
             "the kernel of on_gpu!({}: ...) at {}",
@@ -176,30 +274,133 @@ where
             site.site.location()
         )
     };
-    // Queued on the thread's stream scope like an element-wise call (after other streams'
-    // work on the same fields); the value is needed now, so that stream is waited for.
-    let mut done_on = std::ptr::null_mut();
+    let Some(out) = out else {
+        // Back to the host: the shared scratch, held until the value has been read.
+        if sites.is_empty() {
+            return Ok(None);
+        }
+        let scratch = scratch(dev)?;
+        let mut scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
+        let blocks = grid_blocks(sites.len(), tpb, wave, scratch.max_blocks);
+        let ticket = scratch.buffer.ptr();
+        let result = scratch.result.device;
+        let mut done_on = std::ptr::null_mut();
+        let queue = queue_of(dev)?;
+        scratch.pending.before_write(queue)?;
+        crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
+            done_on = stream;
+            launch_one(
+                site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
+            )
+        })?;
+        // SAFETY: the stream the kernel went to; still live (the scope holds it).
+        unsafe { cudarc::driver::result::stream::synchronize(done_on) }
+            .map_err(|e| crate::cuda::driver_error("waiting for a reduction", e))?;
+        scratch.pending.after_write(&Mark::DONE);
+        return Ok(Some(read_result::<Op::Acc>(&scratch.result)));
+    };
+    // Into a device scalar: prepared on the call's queue like a written field.
+    let in_graph = crate::graph_pass::mode().is_some();
+    let queue = if in_graph {
+        Queue::Default
+    } else {
+        queue_of(dev)?
+    };
+    let result = out.prepare(dev, queue)?;
+    if in_graph {
+        // Each reduction of a graph owns its scratch: replays may overlap other work that
+        // uses the shared one.
+        let blocks = grid_blocks(sites.len(), tpb, wave, max_blocks(dev));
+        let ticket = graph_scratch(dev, blocks as usize)?;
+        crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
+            launch_one(
+                site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
+            )
+        })?;
+        return Ok(None);
+    }
+    let scratch = scratch(dev)?;
+    let mut scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
+    let blocks = grid_blocks(sites.len(), tpb, wave, scratch.max_blocks);
+    let ticket = scratch.buffer.ptr();
+    scratch.pending.before_write(queue)?;
     crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
-        done_on = stream;
-        let mut params = ParamList::new();
-        caps.push_params(&mut params);
-        site_params.push(&mut params);
-        params.push(&partials);
-        params.push(&ticket);
-        params.push(&scratch.result.device);
-        // SAFETY: the parameters follow the kernel's signature (built from the same captures
-        // in the same order by `source::reduction`, then n, the partials, the counter and
-        // the result), the grid fits the partials buffer, and the fields they point into are
-        // borrowed by this call, which waits for the kernel below. `cuda::device()` bound
-        // the context; `stream` is the default stream or a live stream of it.
-        crate::launch::index_report::clear(&kernel.function, stream)?;
-        unsafe { cuda::launch_bound_on(stream, kernel.function, shape, &mut params, what) }?;
-        crate::launch::index_report::check(&kernel.function, stream, site.site.location())
+        launch_one(
+            site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
+        )
     })?;
-    // SAFETY: the stream the kernel went to; still live (the scope holds it).
-    unsafe { cudarc::driver::result::stream::synchronize(done_on) }
-        .map_err(|e| crate::cuda::driver_error("waiting for a reduction", e))?;
-    Ok(read_result::<Op::Acc>(&scratch.result))
+    let mark = Mark::now(queue)?;
+    scratch.pending.after_write(&mark);
+    if matches!(queue, Queue::Stream { .. }) {
+        out.mark(&mark);
+    }
+    Ok(None)
+}
+
+/// The queue a call on this thread goes to.
+fn queue_of(dev: &'static Device) -> Result<Queue> {
+    Ok(crate::stream::current_queue(dev)?.unwrap_or(Queue::Default))
+}
+
+/// A zeroed scratch buffer for `blocks` partials, owned by the graph being recorded.
+fn graph_scratch(dev: &'static Device, blocks: usize) -> Result<u64> {
+    let mut buffer = DeviceBuffer::alloc(
+        dev,
+        scratch_bytes(blocks),
+        "the partial results of a graph's reduction",
+    )?;
+    buffer.zero()?; // the counter starts at 0; each launch leaves it at 0
+    let ptr = buffer.ptr();
+    crate::graph_pass::with(|p| p.expect("in a graph pass").scratch.push(buffer));
+    Ok(ptr)
+}
+
+/// Queues one launch of a reduction kernel: its captures, the site parameters, the
+/// partials after the counter at `ticket`, and the result's address.
+#[allow(clippy::too_many_arguments)]
+fn launch_one<C: Captures>(
+    site: &'static ReduceSite,
+    kernel: &LoadedKernel,
+    caps: &C,
+    sites: &Sites,
+    blocks: u32,
+    tpb: u32,
+    ticket: u64,
+    result: &u64,
+    stream: cudarc::driver::sys::CUstream,
+    what: impl FnOnce() -> String,
+) -> Result<()> {
+    let site_params = sites.params();
+    let partials = ticket + PARTIALS_OFFSET;
+    let shape = Shape {
+        grid: (blocks, 1, 1),
+        block: (tpb, 1, 1),
+        shared_bytes: 0,
+    };
+    let mut params = ParamList::new();
+    caps.push_params(&mut params);
+    site_params.push(&mut params);
+    params.push(&partials);
+    params.push(&ticket);
+    params.push(result);
+    crate::launch::index_report::clear(&kernel.function, stream)?;
+    // SAFETY: the parameters follow the kernel's signature (built from the same captures in
+    // the same order by `source::reduction`, then the site parameters, the partials, the
+    // counter and the result), the grid fits the partials buffer, and the fields they point
+    // into are borrowed by this call and freed only after their queued work (or, in a
+    // graph, checked at each replay). `cuda::device()` bound the context; `stream` is the
+    // default stream or a live stream of it.
+    unsafe {
+        crate::launch::queue::launch_kernel(
+            stream,
+            kernel.function,
+            shape,
+            &mut params,
+            site.site.location(),
+            what,
+        )
+    }?;
+    crate::launch::index_report::check(&kernel.function, stream, site.site.location())
 }
 
 /// The value the last kernel wrote into the result slot.

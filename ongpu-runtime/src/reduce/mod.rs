@@ -18,11 +18,13 @@ pub use field::InnerProduct;
 pub use ops::{compared, summand, Max, Min, MinMax, Reduction, Sum, Summable};
 
 use crate::backend::{self, Backend};
-use crate::capture::Captures;
+use crate::capture::{Captures, Uniform};
+use crate::element::Element;
 use crate::error::Result;
 use crate::launch::limits::check_threads_per_block;
 use crate::launch::site::{CallSite, SiteInfo};
 use crate::launch::sites::{resolve_sites, SiteCount};
+use crate::scalar::DeviceScalar;
 use source::ReductionKind;
 
 /// One reduction call site: what the macro knows of it (as for an element-wise call) and
@@ -92,6 +94,51 @@ where
         }
         #[cfg(feature = "cuda")]
         Backend::Cuda => cuda::run::<Op, C, V>(site, &sites, tpb, &mut caps),
+        #[cfg(not(feature = "cuda"))]
+        Backend::Cuda => unreachable!("backend::current() refuses CUDA when it is not compiled in"),
+    }
+}
+
+/// Runs a reduction like [`run`] and writes the result into `dest` instead of returning it:
+/// `on_gpu!(sum -> dest: ...)`. On the GPU the result stays on the device and the call
+/// returns once the kernel is queued (a later call can read `dest` as a captured value, and
+/// a [`Graph`](crate::Graph) can record it); on the CPU backend it is stored on the host.
+pub fn run_into<Op, C, V, F>(
+    site: &'static ReduceSite,
+    _op: Op,
+    count: SiteCount,
+    threads_per_block: Option<Result<u32>>,
+    mut caps: C,
+    body: F,
+    dest: &mut DeviceScalar<Op::Acc>,
+) -> Result<()>
+where
+    Op: Reduction<V>,
+    Op::Acc: Element + Uniform,
+    C: Captures,
+    V: 'static,
+    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+{
+    let sites = resolve_sites(&site.site, count, &caps)?;
+    let tpb = threads_per_block.transpose()?;
+    crate::codegen::observe(&site.site, || {
+        source::reduction(
+            &site.site.info,
+            &C::kinds(),
+            &kind::<Op, V>(),
+            crate::launch::bounds::bounds_checks().unwrap_or(false),
+        )
+    });
+    match backend::current()? {
+        Backend::Cpu => {
+            if let Some(t) = tpb {
+                check_threads_per_block(site.site.location(), t, None)?;
+            }
+            let value = cpu::run::<Op, C, V, F>(&site.site, &sites.range, &mut caps, &body)?;
+            dest.set(value)
+        }
+        #[cfg(feature = "cuda")]
+        Backend::Cuda => cuda::run_into::<Op, C, V>(site, &sites, tpb, &mut caps, dest),
         #[cfg(not(feature = "cuda"))]
         Backend::Cuda => unreachable!("backend::current() refuses CUDA when it is not compiled in"),
     }

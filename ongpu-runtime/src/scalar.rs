@@ -1,0 +1,214 @@
+//! [`DeviceScalar`]: one value that lives where the kernels are, so that a solver's scalars
+//! (`|r|²`, `α = |r|²/⟨p, Ap⟩`) go from one call to the next without a trip to the host.
+//!
+//! It is a field of one element (`Field<T, AoS>` of length 1) with the field's coherence: a
+//! reduction `on_gpu!(sum -> s: ...)` writes it on the device, a body that captures it reads
+//! the value at every site (the kernel gets its address; see [`ScalarRead`]), a one-site call
+//! `on_gpu!({ alpha = rr / pap; })` assigns it, and [`get`](DeviceScalar::get) copies it to
+//! the host only when asked. On the CPU backend the same value lives on the host.
+
+// The stream-path methods of `CaptureArg` take crate-private types (see `capture.rs`).
+#![allow(private_interfaces)]
+
+use crate::capture::{
+    read, CaptureArg, CaptureKind, FieldRead, ReadCapture, Uniform, WriteCapture,
+};
+use crate::element::Element;
+use crate::error::Result;
+use crate::field::Field;
+use crate::layout::AoS;
+use std::marker::PhantomData;
+use std::ops::Range;
+
+/// A value of type `T` (`f64` by default; `f32 i32 u32 Complex<f32|f64>` too) kept in device
+/// memory on the CUDA backend.
+///
+/// ```
+/// use ongpu_runtime::DeviceScalar;
+/// let mut s: DeviceScalar = DeviceScalar::new(2.5);
+/// assert_eq!(s.get()?, 2.5);
+/// s.set(4.0)?;
+/// assert_eq!(s.get()?, 4.0);
+/// # Ok::<(), ongpu_runtime::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct DeviceScalar<T: Element + Uniform = f64> {
+    value: Field<T, AoS>,
+}
+
+impl<T: Element + Uniform> DeviceScalar<T> {
+    /// A scalar holding `value` (on the host until a kernel needs it).
+    pub fn new(value: T) -> Self {
+        DeviceScalar {
+            value: Field::from_vec(vec![value]),
+        }
+    }
+
+    /// A scalar holding zero (allocated, and zeroed, on the side that first uses it).
+    pub fn zero() -> Self {
+        DeviceScalar {
+            value: Field::zeros(1),
+        }
+    }
+
+    /// The value, copied to the host if a kernel wrote it since (waiting for that kernel).
+    /// An error inside a [`Graph`](crate::Graph)'s closure, which replays without its host
+    /// code.
+    pub fn get(&self) -> Result<T> {
+        self.value.get(0)
+    }
+
+    /// Sets the value on the host (the device copy is refreshed when a kernel next reads
+    /// it).
+    pub fn set(&mut self, value: T) -> Result<()> {
+        self.value.set(0, value)
+    }
+
+    /// The one-element field that holds the value.
+    pub fn as_field(&self) -> &Field<T, AoS> {
+        &self.value
+    }
+}
+
+impl<T: Element + Uniform + Default> Default for DeviceScalar<T> {
+    fn default() -> Self {
+        Self::zero()
+    }
+}
+
+/// A [`DeviceScalar`] captured by a body that reads it: every site sees its value.
+pub struct ScalarRead<'a, T: Element + Uniform> {
+    field: FieldRead<'a, T, AoS>,
+}
+
+/// Key type of a [`ScalarRead`].
+pub struct ScalarReadKey<T>(PhantomData<T>);
+
+impl<T: Element + Uniform> ReadCapture for DeviceScalar<T> {
+    type Arg<'a> = ScalarRead<'a, T>;
+    #[inline(always)]
+    fn read_arg(&self) -> ScalarRead<'_, T> {
+        ScalarRead {
+            field: read(&self.value),
+        }
+    }
+}
+
+/// A written `DeviceScalar` is its one-element field: a call that assigns it runs one site
+/// (`on_gpu!({ alpha = rr / pap; })` takes `n = 1` from it), and a call over more sites is
+/// refused as for any field of another length.
+impl<T: Element + Uniform> WriteCapture for DeviceScalar<T> {
+    type Elem = T;
+    type Lay = AoS;
+    #[inline(always)]
+    fn field_mut(&mut self) -> &mut Field<T, AoS> {
+        &mut self.value
+    }
+}
+
+impl<T: Element + Uniform> CaptureArg for ScalarRead<'_, T> {
+    type Site = T;
+    type Key = ScalarReadKey<T>;
+    type HostView = T;
+    const BLOCK: usize = 1;
+
+    fn kind() -> CaptureKind {
+        CaptureKind::Scalar {
+            cuda_type: <T as Uniform>::cuda_type(),
+        }
+    }
+
+    fn field_len(&self) -> Option<usize> {
+        None // a value for every site, whatever their number
+    }
+
+    fn host_view(&mut self, sites: &Range<usize>) -> Result<T> {
+        let view = self.field.host_view(sites)?;
+        // SAFETY: the view of a one-element field, current on the host.
+        Ok(unsafe { FieldRead::<T, AoS>::load(&view, 0) })
+    }
+
+    #[inline(always)]
+    unsafe fn load(view: &T, _s: usize) -> T {
+        *view
+    }
+
+    #[inline(always)]
+    unsafe fn store(_: &T, _: usize, _: T) {}
+
+    type Lanes = T;
+    const GROUPS_PAY: bool = false;
+
+    #[inline(always)]
+    unsafe fn load_lanes(view: &T, _s0: usize) -> T {
+        *view
+    }
+
+    #[inline(always)]
+    unsafe fn lane(lanes: &T, _l: usize) -> T {
+        *lanes
+    }
+
+    #[inline(always)]
+    fn set_lane(_: &mut T, _: usize, _: T) {}
+
+    #[inline(always)]
+    unsafe fn store_lanes(_: &T, _: usize, _: &T) {}
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        _sites: &Range<usize>,
+    ) -> Result<()> {
+        self.field.device_prepare(dev, &(0..1))
+    }
+
+    #[cfg(feature = "cuda")]
+    #[inline(always)]
+    fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
+        params.push(self.field.device_ptr());
+    }
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare_on(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        _sites: &Range<usize>,
+        queue: crate::cuda::stream::Queue,
+    ) -> Result<()> {
+        self.field.device_prepare_on(dev, &(0..1), queue)
+    }
+
+    #[cfg(feature = "cuda")]
+    fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
+        self.field.mark_queued(mark);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_complex::Complex;
+
+    #[test]
+    fn holds_a_value_and_reads_as_a_scalar_capture() {
+        let s: DeviceScalar<Complex<f64>> = DeviceScalar::new(Complex::new(1.0, -2.0));
+        assert_eq!(s.get().unwrap(), Complex::new(1.0, -2.0));
+        assert_eq!(
+            ScalarRead::<Complex<f64>>::kind(),
+            CaptureKind::Scalar {
+                cuda_type: "ongpu::complex<double>".into()
+            }
+        );
+        let mut arg = s.read_arg();
+        assert_eq!(
+            arg.field_len(),
+            None,
+            "not checked against the call's sites"
+        );
+        assert_eq!(arg.host_view(&(0..100)).unwrap(), Complex::new(1.0, -2.0));
+        let z: DeviceScalar<u32> = DeviceScalar::default();
+        assert_eq!(z.get().unwrap(), 0);
+    }
+}
