@@ -237,7 +237,10 @@ fn strong_coupling() {
 }
 
 /// Every kernel of a sweep (staples, heatbath, overrelaxation, plaquette, link trace)
-/// compiles with the real NVRTC for Hopper and Ampere, with no warning and no local memory.
+/// compiles with the real NVRTC for Hopper and Ampere, with no warning and no register
+/// spills; all but the heatbath with no stack frame either. The heatbath kernel (168
+/// registers) gets a 96-byte frame from some NVRTC builds (the CUDA 13.0 toolkit's) and
+/// none from others (the `nvidia-cuda-nvrtc` wheel); either way it must not spill.
 #[cfg(feature = "cuda")]
 #[test]
 fn sweep_kernels_compile_without_spills() {
@@ -269,16 +272,19 @@ fn sweep_kernels_compile_without_spills() {
             let what = format!("{} ({arch})", s.location);
             let log = compile(s, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
             if std::env::var_os("ONGPU_PRINT_PTXAS").is_some() {
-                eprintln!(
-                    "{what}: {}",
-                    log.lines()
-                        .filter(|l| l.contains("Used"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                );
+                eprintln!("{what}: {}", ptxas_lines(&log));
             }
             check_no_warnings(&what, &log);
-            reported += usize::from(check_no_local_memory(&what, &log));
+            if s.source.contains("heatbath_link") {
+                assert!(
+                    !log.contains("ptxas")
+                        || log.contains("0 bytes spill stores, 0 bytes spill loads"),
+                    "{what} spills:\n{log}"
+                );
+                reported += usize::from(log.contains("ptxas info"));
+            } else {
+                reported += usize::from(check_no_local_memory(&what, &log));
+            }
         }
     }
     // Some NVRTC builds print no ptxas report for some kernels: require one for most.
@@ -286,6 +292,15 @@ fn sweep_kernels_compile_without_spills() {
         reported >= sources.len(),
         "ptxas reported on only {reported} compiles"
     );
+}
+
+/// The register and stack lines of a ptxas report.
+#[cfg(feature = "cuda")]
+fn ptxas_lines(log: &str) -> String {
+    log.lines()
+        .filter(|l| l.contains("Used") || l.contains("stack frame"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(feature = "cuda")]
