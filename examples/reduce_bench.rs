@@ -177,7 +177,9 @@ where
     x.norm2_into(&mut norm_s)?;
     x.dot_into(&y, &mut dot_s)?;
     if norm_s.get()?.to_bits() != norm.to_bits() || dot_s.get()? != dot {
-        eprintln!("reduce_bench: {ty} n = {n}: results into device scalars differ from the returned ones");
+        eprintln!(
+            "reduce_bench: {ty} n = {n}: results into device scalars differ from the returned ones"
+        );
         std::process::exit(1);
     }
     let t = timer.time(&mut || x.norm2_into(&mut norm_s))?;

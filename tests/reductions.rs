@@ -167,7 +167,10 @@ fn norm2_into_and_dot_into_store_what_norm2_and_dot_return() {
         let short: Field<ColorMatrix<f32>> = Field::zeros(3);
         let e = x.dot_into(&short, &mut xy).unwrap_err();
         assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
-        assert!(e.to_string().contains("reductions.rs"), "names the call: {e}");
+        assert!(
+            e.to_string().contains("reductions.rs"),
+            "names the call: {e}"
+        );
     });
 }
 

@@ -141,7 +141,11 @@ fn reductions_into_device_scalars_match_the_returned_values_bit_for_bit() {
             m.norm2_into(&mut a).unwrap();
             m.dot_into(&w, &mut b).unwrap();
             light.norm2_into(&mut c).unwrap();
-            assert_eq!(a.get().unwrap().to_bits(), m.norm2().unwrap().to_bits(), "n = {n}");
+            assert_eq!(
+                a.get().unwrap().to_bits(),
+                m.norm2().unwrap().to_bits(),
+                "n = {n}"
+            );
             assert_eq!(b.get().unwrap(), m.dot(&w).unwrap(), "n = {n}");
             let light_norm = light.norm2().unwrap();
             assert_eq!(c.get().unwrap().to_bits(), light_norm.to_bits(), "n = {n}");

@@ -4,8 +4,8 @@
 //! components up, so f32 fields lose no precision to the reduction.
 
 use super::{run, run_into, ReduceSite, Sum, Summable};
-use crate::capture::Uniform;
 use crate::capture::read;
+use crate::capture::Uniform;
 use crate::element::Element;
 use crate::error::{Error, Location, Result};
 use crate::field::Field;
