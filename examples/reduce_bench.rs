@@ -7,8 +7,10 @@
 //! the default `--n` is 2^20)
 //!
 //! Device times are CUDA events around batches of back-to-back calls (medians of `--reps`
-//! batches, after warm-up); a reduction's time includes its synchronization, since every
-//! call returns its value. Latencies are host clocks around single calls (medians).
+//! batches, after warm-up). `norm2` and `dot` return their value, so their time includes
+//! the host's wait for it; `norm2→s` and `dot→s` (`norm2_into`, `dot_into`) leave it in a
+//! `DeviceScalar`, so back-to-back calls queue without a wait, as in a solver or a graph:
+//! the kernel's own rate. Latencies are host clocks around single calls (medians).
 
 mod common;
 
@@ -103,14 +105,14 @@ fn main() -> ongpu::Result<()> {
         timer.reference_name()
     );
     println!(
-        "{:<6} {:<17} {:>9} {:>10} {:>9} {:>12} {:>9}",
+        "{:<8} {:<17} {:>9} {:>10} {:>9} {:>12} {:>9}",
         "op", "field (AoSoA<32>)", "sites", "ms/call", "GB/s", "ref GB/s", "% of ref"
     );
     for r in &rows {
         let gbs = r.bytes / r.seconds / 1e9;
         let refs = r.bytes / r.reference / 1e9;
         println!(
-            "{:<6} {:<17} {:>9} {:>10.4} {:>9.1} {:>12.1} {:>8.1}%",
+            "{:<8} {:<17} {:>9} {:>10.4} {:>9.1} {:>12.1} {:>8.1}%",
             r.op,
             r.ty,
             r.n,
@@ -162,14 +164,41 @@ where
         reference: r,
     });
     let t = timer.time(&mut || x.dot(&y).map(drop))?;
-    let r = timer.reference(2 * bytes as usize)?;
+    let r2 = timer.reference(2 * bytes as usize)?;
     rows.push(Row {
         op: "dot",
         ty,
         n,
         seconds: t,
         bytes: 2.0 * bytes,
+        reference: r2,
+    });
+    let (mut norm_s, mut dot_s) = (DeviceScalar::zero(), DeviceScalar::zero());
+    x.norm2_into(&mut norm_s)?;
+    x.dot_into(&y, &mut dot_s)?;
+    if norm_s.get()?.to_bits() != norm.to_bits() || dot_s.get()? != dot {
+        eprintln!(
+            "reduce_bench: {ty} n = {n}: results into device scalars differ from the returned ones"
+        );
+        std::process::exit(1);
+    }
+    let t = timer.time(&mut || x.norm2_into(&mut norm_s))?;
+    rows.push(Row {
+        op: "norm2→s",
+        ty,
+        n,
+        seconds: t,
+        bytes,
         reference: r,
+    });
+    let t = timer.time(&mut || x.dot_into(&y, &mut dot_s))?;
+    rows.push(Row {
+        op: "dot→s",
+        ty,
+        n,
+        seconds: t,
+        bytes: 2.0 * bytes,
+        reference: r2,
     });
     Ok(())
 }

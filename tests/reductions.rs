@@ -153,6 +153,28 @@ fn dot_of_fields_of_different_lengths_is_an_error() {
 }
 
 #[test]
+fn norm2_into_and_dot_into_store_what_norm2_and_dot_return() {
+    cpu(|| {
+        let x: Field<ColorMatrix<f32>> =
+            Field::from_fn(1001, |i| ColorMatrix::identity() * (i as f32 * 0.25 - 3.0));
+        let y: Field<ColorMatrix<f32>> =
+            Field::from_fn(1001, |i| ColorMatrix::identity() * (1.5 - i as f32 * 0.125));
+        let (mut n2, mut xy) = (DeviceScalar::zero(), DeviceScalar::zero());
+        x.norm2_into(&mut n2).unwrap();
+        x.dot_into(&y, &mut xy).unwrap();
+        assert_eq!(n2.get().unwrap().to_bits(), x.norm2().unwrap().to_bits());
+        assert_eq!(xy.get().unwrap(), x.dot(&y).unwrap());
+        let short: Field<ColorMatrix<f32>> = Field::zeros(3);
+        let e = x.dot_into(&short, &mut xy).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+        assert!(
+            e.to_string().contains("reductions.rs"),
+            "names the call: {e}"
+        );
+    });
+}
+
+#[test]
 fn no_sites_give_the_identity() {
     cpu(|| {
         let x: Field<f32> = Field::zeros(0);

@@ -121,6 +121,43 @@ fn colour_norm2_and_dot_at_2_pow_24_plus_3_sites_match_the_cpu() {
     );
 }
 
+/// Reductions into device scalars give the host-returning reductions' bits, at sizes on
+/// both sides of a full wave and for light sites (four per thread) and heavy ones (one).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn reductions_into_device_scalars_match_the_returned_values_bit_for_bit() {
+    gpu(|| {
+        for n in [1, 255, 257, 4099, 1 << 16, (1 << 18) + 7, 1 << 20] {
+            let m: Field<ColorMatrix<f32>> =
+                Field::from_fn(n, |i| ColorMatrix::identity() * ((i % 97) as f32 - 40.0));
+            let w: Field<ColorMatrix<f32>> =
+                Field::from_fn(n, |i| ColorMatrix::identity() * ((i % 13) as f32 * 0.5));
+            let light: Field<f32> = Field::from_fn(n, |i| (i % 31) as f32 * 0.125 - 1.0);
+            let (mut a, mut b, mut c) = (
+                DeviceScalar::zero(),
+                DeviceScalar::zero(),
+                DeviceScalar::zero(),
+            );
+            m.norm2_into(&mut a).unwrap();
+            m.dot_into(&w, &mut b).unwrap();
+            light.norm2_into(&mut c).unwrap();
+            assert_eq!(
+                a.get().unwrap().to_bits(),
+                m.norm2().unwrap().to_bits(),
+                "n = {n}"
+            );
+            assert_eq!(b.get().unwrap(), m.dot(&w).unwrap(), "n = {n}");
+            let light_norm = light.norm2().unwrap();
+            assert_eq!(c.get().unwrap().to_bits(), light_norm.to_bits(), "n = {n}");
+            let cpu_norm = with_backend(Backend::Cpu, || light.norm2()).unwrap();
+            assert!(
+                (light_norm - cpu_norm).abs() <= 1e-12 * cpu_norm,
+                "n = {n}: {light_norm} vs {cpu_norm}"
+            );
+        }
+    });
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn results_are_the_same_bit_for_bit_from_run_to_run() {

@@ -19,6 +19,9 @@ pub(crate) struct LoadedKernel {
     occupancy: AtomicU64,
     /// Full waves of resident blocks a grid spans; 0: no cap (one thread per site).
     waves: usize,
+    /// Sites each thread takes at least, when the sites do not fill the grid's cap: the
+    /// sites its kernel's loop runs per iteration (reductions size their grid with it).
+    sites_per_thread: usize,
 }
 
 impl LoadedKernel {
@@ -28,7 +31,23 @@ impl LoadedKernel {
             function,
             occupancy: AtomicU64::new(0),
             waves: forced_waves().unwrap_or(1),
+            sites_per_thread: 1,
         }
+    }
+
+    /// The kernel of a reduction whose loop runs `k` sites per iteration: a thread takes at
+    /// least `k` sites (see [`sites_per_thread`](Self::sites_per_thread)).
+    pub(crate) fn with_sites_per_thread(mut self, k: usize) -> Self {
+        self.sites_per_thread = k.max(1);
+        self
+    }
+
+    /// Sites each thread takes at least: with `k` sites per iteration, a grid of
+    /// `n / (tpb·k)` blocks gives each thread one iteration with all `k` loads in flight,
+    /// where one thread per site would leave the unrolled loop unused and `k` times the
+    /// partial results to combine.
+    pub(crate) fn sites_per_thread(&self) -> usize {
+        self.sites_per_thread
     }
 
     /// The grid policy of an element-wise kernel running `k` sites per iteration. With

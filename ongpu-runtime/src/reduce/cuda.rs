@@ -57,8 +57,9 @@ fn kernel_for<'s, Op: Reduction<V>, C: Captures, V: 'static>(
         TypeId::of::<(Op, C::Key, V)>()
     };
     kernels.get_or_compile(key, || {
-        let source = super::source::reduction(info, &C::kinds(), &super::kind::<Op, V>(), checked);
-        compile_and_load(
+        let kinds = C::kinds();
+        let source = super::source::reduction(info, &kinds, &super::kind::<Op, V>(), checked);
+        Ok(compile_and_load(
             &source,
             &format!(
                 "the kernel of on_gpu!({}: ...) at {}",
@@ -66,7 +67,8 @@ fn kernel_for<'s, Op: Reduction<V>, C: Captures, V: 'static>(
                 info.location
             ),
             dev,
-        )
+        )?
+        .with_sites_per_thread(crate::launch::source::sites_per_iteration(&kinds)))
     })
 }
 
@@ -174,16 +176,19 @@ impl<A: Element> ScalarOut for FieldWrite<'_, A, AoS, false> {
     }
 }
 
-/// The grid of a reduction over `n` sites in blocks of `tpb` threads, at most `wave`
-/// blocks (0: no limit known) and `max_blocks`.
+/// The grid of a reduction over `n` sites in blocks of `tpb` threads, each thread taking at
+/// least `k` sites (the kernel's sites per loop iteration), at most `wave` blocks (0: no
+/// limit known) and `max_blocks`: `max(1, min(ceil(n / (tpb·k)), wave, max_blocks))`.
 ///
-/// One thread per site up to one full wave of resident blocks (then the grid strides), so
-/// a small reduction has as few blocks as its sites fill, and the last block combines
-/// only those partials. The grid depends only on `n`, `tpb` and the device, which is what
-/// makes a result the same bit for bit from run to run.
-pub(crate) fn grid_blocks(n: usize, tpb: u32, wave: usize, max_blocks: usize) -> u32 {
+/// Up to one full wave of resident blocks the grid is sized to the work, so a small
+/// reduction has as few blocks as its sites fill (each thread one loop iteration, its `k`
+/// loads in flight together) and the last block combines only those partials; beyond, the
+/// grid strides. The grid depends only on `n`, `tpb`, the kernel and the device, which is
+/// what makes a result the same bit for bit from run to run.
+pub(crate) fn grid_blocks(n: usize, tpb: u32, k: usize, wave: usize, max_blocks: usize) -> u32 {
     let wave = if wave > 0 { wave } else { usize::MAX };
-    n.div_ceil(tpb as usize).min(wave).min(max_blocks).max(1) as u32
+    let per_block = (tpb as usize).max(1) * k.max(1);
+    n.div_ceil(per_block).min(wave).min(max_blocks).max(1) as u32
 }
 
 /// Runs the reduction kernel of `site` over `sites` and returns the result.
@@ -267,6 +272,7 @@ where
     // Compile before touching the fields, so that a compile error leaves them as they were.
     let kernel = kernel_for::<Op, C, V>(&site.site.info, &site.kernels, dev, checked)?;
     let wave = kernel.one_wave(dev, tpb)?;
+    let k = kernel.sites_per_thread();
     let what = || {
         format!(
             "the kernel of on_gpu!({}: ...) at {}",
@@ -281,7 +287,7 @@ where
         }
         let scratch = scratch(dev)?;
         let mut scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
-        let blocks = grid_blocks(sites.len(), tpb, wave, scratch.max_blocks);
+        let blocks = grid_blocks(sites.len(), tpb, k, wave, scratch.max_blocks);
         let ticket = scratch.buffer.ptr();
         let result = scratch.result.device;
         let mut done_on = std::ptr::null_mut();
@@ -310,7 +316,7 @@ where
     if in_graph {
         // Each reduction of a graph owns its scratch: replays may overlap other work that
         // uses the shared one.
-        let blocks = grid_blocks(sites.len(), tpb, wave, max_blocks(dev));
+        let blocks = grid_blocks(sites.len(), tpb, k, wave, max_blocks(dev));
         let ticket = graph_scratch(dev, blocks as usize)?;
         crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
             launch_one(
@@ -321,7 +327,7 @@ where
     }
     let scratch = scratch(dev)?;
     let mut scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
-    let blocks = grid_blocks(sites.len(), tpb, wave, scratch.max_blocks);
+    let blocks = grid_blocks(sites.len(), tpb, k, wave, scratch.max_blocks);
     let ticket = scratch.buffer.ptr();
     scratch.pending.before_write(queue)?;
     crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
@@ -410,4 +416,24 @@ fn read_result<A: Pod>(result: &MappedResult) -> A {
     // (its stream was synchronized); any bits are a valid `A` (Pod). Volatile: the device
     // wrote it behind the compiler's back.
     unsafe { ptr::read_volatile(result.host.cast::<A>()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid_blocks;
+
+    #[test]
+    fn small_grids_follow_the_sites_and_large_ones_stop_at_a_wave() {
+        // One site per thread: a block per 256 sites, up to the wave.
+        assert_eq!(grid_blocks(1, 256, 1, 1056, 4224), 1);
+        assert_eq!(grid_blocks(1 << 16, 256, 1, 1056, 4224), 256);
+        assert_eq!(grid_blocks(1 << 20, 256, 1, 1056, 4224), 1056);
+        // Four sites per thread: a quarter of the blocks until the wave caps them.
+        assert_eq!(grid_blocks(1 << 16, 256, 4, 1056, 4224), 64);
+        assert_eq!(grid_blocks((1 << 16) + 1, 256, 4, 1056, 4224), 65);
+        assert_eq!(grid_blocks(1 << 24, 256, 4, 1056, 4224), 1056);
+        // No wave known: the scratch buffer's size caps the grid.
+        assert_eq!(grid_blocks(1 << 24, 256, 1, 0, 4224), 4224);
+        assert_eq!(grid_blocks(0, 256, 4, 0, 4224), 1);
+    }
 }

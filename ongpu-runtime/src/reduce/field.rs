@@ -3,14 +3,16 @@
 //! own (kernels for every element type and layout hang off it), and works in `f64` from the
 //! components up, so f32 fields lose no precision to the reduction.
 
-use super::{run, ReduceSite, Sum, Summable};
+use super::{run, run_into, ReduceSite, Sum, Summable};
 use crate::capture::read;
+use crate::capture::Uniform;
 use crate::element::Element;
 use crate::error::{Error, Location, Result};
 use crate::field::Field;
 use crate::launch::site::SiteInfo;
 use crate::launch::sites::SiteCount;
 use crate::layout::Layout;
+use crate::scalar::DeviceScalar;
 use crate::types::{ColorMatrix, ColorVector};
 use num_complex::Complex;
 
@@ -152,17 +154,7 @@ impl<T: Element, L: Layout> Field<T, L> {
     where
         T: InnerProduct,
     {
-        if self.len() != other.len() {
-            let at = std::panic::Location::caller();
-            return Err(Error::InvalidArgument(format!(
-                "{}:{}:{}: x.dot(&y) needs fields of one length; x has {} sites and y {}",
-                at.file(),
-                at.line(),
-                at.column(),
-                self.len(),
-                other.len()
-            )));
-        }
+        check_same_length(self.len(), other.len())?;
         static SITE: ReduceSite = method_site(&["x", "y"], "return ongpu::dot_wide(x, y);");
         run(
             &SITE,
@@ -171,6 +163,71 @@ impl<T: Element, L: Layout> Field<T, L> {
             None,
             (read(self), read(other)),
             |_, (x, y)| ((x, y), x.dot_wide(&y)),
+        )
+    }
+
+    /// [`norm2`](Self::norm2) into a [`DeviceScalar`]: on the GPU the result stays on the
+    /// device and the call returns once the kernel is queued, so solvers can use it without
+    /// a wait and a [`Graph`](crate::Graph) can record it. Same kernel, same bits.
+    ///
+    /// ```
+    /// use ongpu_runtime::{ColorMatrix, DeviceScalar, Field};
+    /// let x: Field<ColorMatrix<f32>> = Field::filled(10, ColorMatrix::identity() * 2.0);
+    /// let mut s = DeviceScalar::zero();
+    /// x.norm2_into(&mut s)?;
+    /// assert_eq!(s.get()?, 10.0 * 3.0 * 4.0);
+    /// # Ok::<(), ongpu_runtime::Error>(())
+    /// ```
+    pub fn norm2_into(&self, dest: &mut DeviceScalar<f64>) -> Result<()>
+    where
+        T: InnerProduct,
+    {
+        // The site of `norm2`'s twin: its own kernels, which differ only in the result's
+        // address.
+        static SITE: ReduceSite = method_site(&["x"], "return ongpu::norm2_wide(x);");
+        run_into(
+            &SITE,
+            Sum,
+            SiteCount::FromFields,
+            None,
+            (read(self),),
+            |_, (x,)| ((x,), x.norm2_wide()),
+            dest,
+        )
+    }
+
+    /// [`dot`](Self::dot) into a [`DeviceScalar`], as [`norm2_into`](Self::norm2_into) is
+    /// to [`norm2`](Self::norm2).
+    ///
+    /// ```
+    /// use ongpu_runtime::{Complex, DeviceScalar, Field};
+    /// let x: Field<Complex<f64>> = Field::filled(4, Complex::new(0.0, 1.0));
+    /// let y: Field<Complex<f64>> = Field::filled(4, Complex::new(2.0, 0.0));
+    /// let mut s = DeviceScalar::zero();
+    /// x.dot_into(&y, &mut s)?;
+    /// assert_eq!(s.get()?, Complex::new(0.0, -8.0));
+    /// # Ok::<(), ongpu_runtime::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn dot_into<L2: Layout>(
+        &self,
+        other: &Field<T, L2>,
+        dest: &mut DeviceScalar<T::Dot>,
+    ) -> Result<()>
+    where
+        T: InnerProduct,
+        T::Dot: Element + Uniform,
+    {
+        check_same_length(self.len(), other.len())?;
+        static SITE: ReduceSite = method_site(&["x", "y"], "return ongpu::dot_wide(x, y);");
+        run_into(
+            &SITE,
+            Sum,
+            SiteCount::FromFields,
+            None,
+            (read(self), read(other)),
+            |_, (x, y)| ((x, y), x.dot_wide(&y)),
+            dest,
         )
     }
 
@@ -197,6 +254,21 @@ impl<T: Element, L: Layout> Field<T, L> {
             |_, (x,)| ((x,), x),
         )
     }
+}
+
+/// Refuses `x.dot(&y)` of fields of different lengths, at the caller's location.
+#[track_caller]
+fn check_same_length(x: usize, y: usize) -> Result<()> {
+    if x == y {
+        return Ok(());
+    }
+    let at = std::panic::Location::caller();
+    Err(Error::InvalidArgument(format!(
+        "{}:{}:{}: x.dot(&y) needs fields of one length; x has {x} sites and y {y}",
+        at.file(),
+        at.line(),
+        at.column(),
+    )))
 }
 
 #[cfg(test)]

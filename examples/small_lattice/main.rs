@@ -1,0 +1,183 @@
+//! The staggered CG of `examples/staggered_cg` on small lattices, where launches and host
+//! waits rather than memory set the pace. For each size it solves with
+//!
+//! - **eager**: the example's own solver (one host wait per iteration, for α and β);
+//! - **graph**: α and β computed on the device from device scalars (`device_passes.rs`),
+//!   `--block` iterations recorded once as a `Graph` and replayed, the host reading `|r|²`
+//!   once per block (`graph_cg.rs`);
+//!
+//! checks each solution's true residual `|b − A x| / |b| ≤ tol` with the example's host
+//! operator, and reports the time per iteration of both against the sum of the graph
+//! iteration's kernels timed alone (CUDA events around back-to-back calls of each), and a
+//! replay's time per kernel node.
+//!
+//! ```text
+//! cargo run --release --example small_lattice -- [--sizes 4,8,16] [--block 10]
+//!     [--mass 0.1] [--tol 1e-10] [--max-iter 10000] [--repeat 5] [--reps 10] [--seed 1]
+//! ```
+
+#![allow(dead_code)] // the shared files of staggered_cg hold passes only it uses
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../staggered_cg/gauge.rs"]
+mod gauge;
+#[path = "../staggered_cg/host.rs"]
+mod host;
+#[path = "../staggered_cg/operator.rs"]
+mod operator;
+#[path = "../staggered_cg/solver.rs"]
+mod solver;
+
+mod device_passes;
+mod graph_cg;
+mod measure;
+
+use gauge::GaugeKind;
+use graph_cg::{GraphCg, KERNELS_PER_ITERATION};
+use host::HostOperator;
+use ongpu::prelude::*;
+use operator::Fermion;
+use solver::Solver;
+use std::process::ExitCode;
+
+/// The example's errors: ongpu's, the solvers', a failed check.
+type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// The command line.
+struct Options {
+    sizes: Vec<usize>,
+    block: usize,
+    mass: f64,
+    tol: f64,
+    max_iter: usize,
+    repeat: usize,
+    reps: usize,
+    seed: u64,
+}
+
+impl Options {
+    fn parse() -> Options {
+        Options {
+            sizes: common::arg_list("--sizes", &[4, 8, 16]),
+            block: common::arg("--block", 10).max(1),
+            mass: common::value("--mass").map_or(0.1, |m| m.parse().expect("--mass M")),
+            tol: common::value("--tol").map_or(1e-10, |t| t.parse().expect("--tol T")),
+            max_iter: common::arg("--max-iter", 10_000),
+            repeat: common::arg("--repeat", 5),
+            reps: common::arg("--reps", 10),
+            seed: common::arg("--seed", 1) as u64,
+        }
+    }
+}
+
+/// Fails unless `x` solves the system to `tol` by the host operator's count.
+fn check(
+    what: &str,
+    op: &HostOperator,
+    b: &[ColorVector<f64>],
+    x: &Fermion,
+    tol: f64,
+) -> BenchResult<f64> {
+    let residual = op.relative_residual(b, &x.to_vec()?);
+    if residual.is_nan() || residual > tol {
+        return Err(format!(
+            "{what}: the true residual |b − A x|/|b| = {residual:.3e} is above {tol:e}"
+        )
+        .into());
+    }
+    Ok(residual)
+}
+
+/// Solves on an `l^4` lattice both ways and prints one row.
+fn run_size(opts: &Options, backend: ongpu::Backend, l: usize) -> BenchResult<()> {
+    let lat = Lattice::new([l; 4])?;
+    let links = gauge::links(&lat, GaugeKind::Random, opts.seed);
+    let b_host = gauge::even_part(&lat, &gauge::random_vector(&lat, opts.seed + 1));
+    let op = HostOperator::new(lat, &links, opts.mass);
+    let u = gauge::device_links(&lat, &links);
+    let b = Fermion::from_vec(b_host.clone());
+
+    let mut x = Fermion::zeros(lat.volume());
+    let mut eager = Solver::new(lat, opts.mass, opts.tol, opts.max_iter);
+    let (eager_sol, eager_s) = measure::time_solves(opts.repeat, || eager.solve(&u, &b, &mut x))?;
+    let eager_res = check("eager", &op, &b_host, &x, opts.tol)?;
+
+    let mut x = Fermion::zeros(lat.volume());
+    let mut graph = GraphCg::new(lat, opts.mass, opts.tol, opts.max_iter, opts.block)?;
+    let (graph_sol, graph_s) = measure::time_solves(opts.repeat, || graph.solve(&u, &b, &mut x))?;
+    let graph_res = check("graph", &op, &b_host, &x, opts.tol)?;
+
+    let kernels = measure::time_kernels(backend, lat, opts.mass, &u, &b, opts.reps)?;
+    let node = measure::time_replay_per_kernel(backend, &mut graph, &u, &mut x, opts.reps)?;
+    let eager_it = eager_s / eager_sol.iterations.max(1) as f64;
+    let graph_it = graph_s / graph_sol.iterations.max(1) as f64;
+    let sum = kernels.total();
+    println!(
+        "{:>5} {:>8} {:>6} {:>6} {:>9.2} {:>9.2} {:>9.2} {:>7.2}x {:>7.2}x {:>9.2} {:>9.1e} {:>9.1e}",
+        format!("{l}^4"),
+        lat.volume(),
+        eager_sol.iterations,
+        graph_sol.iterations,
+        eager_it * 1e6,
+        graph_it * 1e6,
+        sum * 1e6,
+        eager_it / sum,
+        graph_it / sum,
+        node * 1e6,
+        eager_res,
+        graph_res
+    );
+    println!(
+        "      kernels alone (µs): coefficients {:.2}, update {:.2}, hop {:.2}, apply+sums {:.2}; graph: {} kernels",
+        kernels.coefficients * 1e6,
+        kernels.update * 1e6,
+        kernels.hop * 1e6,
+        kernels.apply_and_reduce * 1e6,
+        graph.graph_kernels()
+    );
+    Ok(())
+}
+
+fn run() -> BenchResult<()> {
+    let opts = Options::parse();
+    let backend = ongpu::backend()?;
+    common::warn_if_checked(backend);
+    println!(
+        "small_lattice: {} (mass {}, tol {:e}, {} iterations per graph of {} kernels each)",
+        common::device_name(backend),
+        opts.mass,
+        opts.tol,
+        opts.block,
+        KERNELS_PER_ITERATION
+    );
+    println!(
+        "{:>5} {:>8} {:>6} {:>6} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9}",
+        "L^4",
+        "sites",
+        "it(e)",
+        "it(g)",
+        "µs/it e",
+        "µs/it g",
+        "Σkernels",
+        "e/Σ",
+        "g/Σ",
+        "µs/node",
+        "res e",
+        "res g"
+    );
+    for &l in &opts.sizes {
+        run_size(&opts, backend, l)?;
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

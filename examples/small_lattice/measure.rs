@@ -1,0 +1,96 @@
+//! The three timings of one lattice: whole solves of each solver (host clock between
+//! synchronisations, per iteration), each pass of a graph iteration alone (CUDA events
+//! around batches of back-to-back calls, `examples/common`), and graph replays.
+
+use crate::common;
+use crate::device_passes::{apply_and_reduce_into, coefficients, update_from, Scalars};
+use crate::graph_cg::{GraphCg, KERNELS_PER_ITERATION};
+use crate::operator::{hop, Fermion, Links};
+use ongpu::prelude::*;
+use ongpu::Backend;
+use std::time::Instant;
+
+/// Median seconds of `repeat` runs of `solve` (after one to warm up), each between two
+/// synchronisations, and the last run's result.
+pub fn time_solves<R, E: From<ongpu::Error>>(
+    repeat: usize,
+    mut solve: impl FnMut() -> Result<R, E>,
+) -> Result<(R, f64), E> {
+    let mut result = solve()?;
+    let mut seconds = Vec::with_capacity(repeat);
+    for _ in 0..repeat.max(1) {
+        ongpu::synchronize()?;
+        let start = Instant::now();
+        result = solve()?;
+        ongpu::synchronize()?;
+        seconds.push(start.elapsed().as_secs_f64());
+    }
+    Ok((result, common::median(seconds)))
+}
+
+/// Seconds of each kernel of a graph iteration, timed alone.
+#[derive(Debug, Clone, Copy)]
+pub struct KernelSeconds {
+    /// α and β from the sums (one site).
+    pub coefficients: f64,
+    /// The vector updates.
+    pub update: f64,
+    /// `t = D_oe r`.
+    pub hop: f64,
+    /// `w = A r` and the sums, into a device scalar.
+    pub apply_and_reduce: f64,
+}
+
+impl KernelSeconds {
+    /// Their sum: one iteration with no time between kernels.
+    pub fn total(&self) -> f64 {
+        self.coefficients + self.update + self.hop + self.apply_and_reduce
+    }
+}
+
+/// Times each kernel of an iteration alone, `reps` batches each, on fields like the
+/// solver's (the source as `r`; α and β kept small so the updates stay bounded).
+pub fn time_kernels(
+    backend: Backend,
+    lat: Lattice,
+    mass: f64,
+    u: &Links,
+    b: &Fermion,
+    reps: usize,
+) -> ongpu::Result<KernelSeconds> {
+    let v = lat.volume();
+    let mut r = Fermion::from_vec(b.to_vec()?);
+    let (mut t, mut w) = (Fermion::zeros(v), Fermion::zeros(v));
+    let (mut p, mut s, mut x) = (Fermion::zeros(v), Fermion::zeros(v), Fermion::zeros(v));
+    let mut scalars = Scalars::new()?;
+    scalars.alpha.set(1e-6)?;
+    scalars.beta.set(0.5)?;
+    let hop_s = common::time(backend, reps, || hop(lat.odd(), u, &r, &mut t))?;
+    let apply_s = common::time(backend, reps, || {
+        apply_and_reduce_into(lat, u, &t, &r, mass * mass, &mut w, &mut scalars.sums)
+    })?;
+    let update_s = common::time(backend, reps, || {
+        let (alpha, beta) = (&scalars.alpha, &scalars.beta);
+        update_from(lat, alpha, beta, &w, &mut p, &mut s, &mut x, &mut r)
+    })?;
+    let coef_s = common::time(backend, reps, || coefficients(&mut scalars))?;
+    Ok(KernelSeconds {
+        coefficients: coef_s,
+        update: update_s,
+        hop: hop_s,
+        apply_and_reduce: apply_s,
+    })
+}
+
+/// Seconds per kernel node of a replay of `cg`'s graph (its replay pass and launch,
+/// back to back), after a solve has recorded it. Continues the solve's iterations in `x`.
+pub fn time_replay_per_kernel(
+    backend: Backend,
+    cg: &mut GraphCg,
+    u: &Links,
+    x: &mut Fermion,
+    reps: usize,
+) -> ongpu::Result<f64> {
+    let per_replay = common::time(backend, reps, || cg.replay(u, x))?;
+    Ok(per_replay / (cg.block * KERNELS_PER_ITERATION) as f64)
+}
