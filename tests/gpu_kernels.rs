@@ -40,7 +40,8 @@ gpu_kernel_tests!(
     matmul_examples,
     histogram_examples,
     dot_examples,
-    local_arrays
+    local_arrays,
+    device_arrays
 );
 
 fn gpu<R>(f: impl FnOnce() -> R) -> R {

@@ -32,14 +32,15 @@ kernel_tests!(
     matmul_examples,
     histogram_examples,
     dot_examples,
-    local_arrays
+    local_arrays,
+    device_arrays
 );
 
 #[test]
 fn the_list_of_programs_is_complete() {
     assert_eq!(
         kernel_programs::all().len(),
-        9,
+        10,
         "add new programs to kernel_tests! above too"
     );
 }

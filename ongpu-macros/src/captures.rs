@@ -250,6 +250,8 @@ impl Analysis {
             Expr::Loop(_, body) | Expr::Block(body) => self.block(body),
             // `&mut a[i]`, the target of a kernel's atomic.
             Expr::RefMut(_, _, x) => self.expr(x),
+            // `&a` or `&mut a`, a local array passed to a device function.
+            Expr::Borrow(_, _, x) => self.expr(x),
             Expr::Binary(l, _, r) | Expr::Index(l, _, r) => {
                 self.expr(l);
                 self.expr(r);

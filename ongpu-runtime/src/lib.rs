@@ -75,8 +75,8 @@ pub mod __private {
         shared_dim, ConstRef, KernelConst, KernelInfo, KernelSite, SharedDecl,
     };
     pub use crate::kernel::views::{
-        vector_row_dim, ArrayView, AtomicPlace, KernelIndex, ReadView, SharedSpec, SharedSpecs,
-        Vector4,
+        vector_row_dim, ArrayArg, ArrayView, AtomicPlace, KernelIndex, ReadSlice, ReadView,
+        SharedSpec, SharedSpecs, Vector4,
     };
     pub use crate::kernel::{launch_phased, launch_straight};
     pub use crate::launch::site::{device_fn, CallSite, DeviceFnInfo, DeviceFunction, SiteInfo};

@@ -9,10 +9,12 @@
 
 use crate::programs::{rng, Kind, Output};
 pub use arrays::local_arrays;
+pub use device_arrays::device_arrays_program as device_arrays;
 use ongpu::prelude::*;
 use rand::Rng;
 
 pub mod arrays;
+pub mod device_arrays;
 #[path = "../../examples/dot_lock/kernels.rs"]
 pub mod dot;
 #[path = "../../examples/histogram/kernels.rs"]
@@ -674,5 +676,6 @@ pub fn all() -> Vec<(&'static str, Program)> {
         ("histogram_examples", histogram_examples),
         ("dot_examples", dot_examples),
         ("local_arrays", arrays::local_arrays),
+        ("device_arrays", device_arrays),
     ]
 }

@@ -17,6 +17,44 @@ pub fn param_type(t: &Type) -> syn::Result<String> {
     })
 }
 
+/// The C++ element type of a `&[T]` parameter: the element types of kernel arrays, with
+/// their precision spelled.
+pub fn slice_element(t: &Type) -> syn::Result<String> {
+    match cuda_type(t, "ongpu_real") {
+        Ok(c) if c.contains('<') && !c.contains("ongpu_real") => Ok(c),
+        Ok(c) if matches!(c.as_str(), "float" | "double" | "int" | "unsigned int") => Ok(c),
+        _ => Err(syn::Error::new(
+            t.span(),
+            "unsupported array element type; a device function's `&[T]` / `&mut [T]` holds \
+             f32 f64 i32 u32 Complex<f32|f64> ColorVector<f32|f64> or ColorMatrix<f32|f64> (the \
+             element types of kernel arrays)",
+        )),
+    }
+}
+
+/// The C++ type of a local array `[T; N]` (nested arrays too), whose sizes are numbers.
+pub fn array_ref_type(a: &syn::TypeArray) -> syn::Result<String> {
+    let element = match &*a.elem {
+        Type::Array(inner) => array_ref_type(inner)?,
+        t => cuda_type(t, "ongpu_real")
+            .map_err(|()| syn::Error::new(t.span(), "unsupported element type of a local array"))?,
+    };
+    let len = match &a.len {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_digits().to_string(),
+        other => {
+            return Err(syn::Error::new(
+                other.span(),
+                "the size of a local array in a device function's signature is a number \
+                 (`&[f32; 8]`): the function's GPU copy is built before constants have values",
+            ))
+        }
+    };
+    Ok(format!("ongpu::array<{element}, {len}>"))
+}
+
 /// The C++ type of the result.
 pub fn return_type(t: &Type) -> syn::Result<String> {
     cuda_type(t, "ongpu_real").map_err(|()| syn::Error::new(t.span(), "unsupported return type"))

@@ -27,8 +27,11 @@ pub fn items(f: &ItemFn, sig: &Signature, block: TokenStream, cuda: Cuda<'_>) ->
         ),
         name.span(),
     );
-    let inputs = &f.sig.inputs;
-    let param_types = sig.params.iter().map(|p| &p.ty);
+    let inputs = sig.params.iter().map(|p| {
+        let (m, ident, ty) = (&p.mutability, &p.ident, &p.rust);
+        quote!(#m #ident: #ty)
+    });
+    let param_types = sig.params.iter().map(|p| &p.rust);
     let ret = &sig.ret;
     let calls = cuda.calls.iter().map(|p| {
         let span = p
@@ -43,9 +46,11 @@ pub fn items(f: &ItemFn, sig: &Signature, block: TokenStream, cuda: Cuda<'_>) ->
         #(#other_attrs)*
         #[doc(hidden)]
         #[inline(always)]
-        // `for i in 0..N` over a local array is the body language's only loop over it.
-        #[allow(non_snake_case, clippy::needless_range_loop)]
-        #vis fn #impl_name(#inputs) -> #ret #block
+        // `for i in 0..N` over a local array is the body language's only loop over it; a
+        // device function's name is a unit value, whose call clippy takes for a constructor
+        // without effects.
+        #[allow(non_snake_case, clippy::needless_range_loop, clippy::unnecessary_operation, clippy::no_effect)]
+        #vis fn #impl_name(#(#inputs),*) -> #ret #block
 
         #(#docs)*
         #[allow(non_camel_case_types)]

@@ -10,8 +10,8 @@ mod expand;
 mod signature;
 mod source;
 
-use crate::emit_rust::body::{EmitRust, Plain};
 use crate::ir::{lower, Context};
+use crate::kernel::rust_body::{self, Hidden};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
@@ -39,12 +39,16 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let body = lower(&f.block, Context::Function)?;
     literal_array_lens(&body)?;
     free_names(&sig, &body)?;
+    // Arrays are used as in a kernel: the kernel's checks, and its rewrite of their
+    // accesses into calls on the CPU backend's views.
+    let analysis = crate::kernel::analysis::analyse(&body, &sig.as_kernel_params())?;
     let translation = source::translate(&sig, &body);
     let cuda = expand::Cuda {
         source: source::source(&f.sig.ident, &sig, &translation.code),
         calls: &translation.device_calls,
     };
-    Ok(expand::items(&f, &sig, Plain.block(&body.block), cuda))
+    let stmts = rust_body::emit(&body, &analysis, &Hidden::new()).stmts;
+    Ok(expand::items(&f, &sig, quote!({ #stmts }), cuda))
 }
 
 /// The sizes of a device function's local arrays are numbers: its C++ is built with the

@@ -1,22 +1,50 @@
 //! The signature of a device function: plain, non-generic, parameters that are plain names
-//! of the types a GPU body has, by value.
+//! of the types a GPU body has, by value, arrays of a kernel as `&[T]` / `&mut [T]`, and
+//! local arrays by reference, `&[T; N]` / `&mut [T; N]`.
 
-use super::cuda_types::{param_type, return_type};
+use super::cuda_types::{array_ref_type, param_type, return_type, slice_element};
 use proc_macro2::Span;
+use quote::quote;
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, Pat, ReturnType, Type};
 
+/// What a parameter is.
+/// (A signature has a few: their size does not matter.)
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
+pub enum ParamKind {
+    /// A value.
+    Value,
+    /// `&[T]` or `&mut [T]`: a kernel's array parameter or 1-D `shared!` array.
+    Slice {
+        /// `T`.
+        element: Type,
+        /// True for `&mut [T]`.
+        writable: bool,
+    },
+    /// `&[T; N]` or `&mut [T; N]`: a local array.
+    ArrayRef,
+}
+
 /// One parameter.
+#[derive(Debug)]
 pub struct Param {
+    /// `mut`, for a value the body reassigns.
+    pub mutability: Option<syn::Token![mut]>,
     /// Its name.
     pub ident: Ident,
-    /// Its Rust type.
+    /// Its type as written.
     pub ty: Type,
+    /// Its type in the function's Rust form (a view for a slice: see `rust_type`).
+    pub rust: Type,
     /// Its C++ type.
     pub cuda: String,
+    /// What it is.
+    pub kind: ParamKind,
 }
 
 /// A checked signature.
+#[derive(Debug)]
 pub struct Signature {
     /// The parameters.
     pub params: Vec<Param>,
@@ -30,6 +58,62 @@ fn error(span: Span, msg: &str) -> syn::Error {
     syn::Error::new(span, msg)
 }
 
+/// The parameter `ident: ty`.
+fn param(p: &syn::PatIdent, ty: &Type) -> syn::Result<Param> {
+    let ident = p.ident.clone();
+    let (kind, rust, cuda) = match ty {
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(s) => {
+                let element = (*s.elem).clone();
+                let cpp = slice_element(&element)?;
+                let writable = r.mutability.is_some();
+                let (rust, constness): (Type, &str) = if writable {
+                    (
+                        syn::parse_quote!(::ongpu::__private::ArrayView<#element, 1>),
+                        "",
+                    )
+                } else {
+                    (
+                        syn::parse_quote!(::ongpu::__private::ReadSlice<#element>),
+                        "const ",
+                    )
+                };
+                let kind = ParamKind::Slice { element, writable };
+                (kind, rust, format!("ongpu::slice<{constness}{cpp}>"))
+            }
+            Type::Array(a) => {
+                let cpp = array_ref_type(a)?;
+                let constness = if r.mutability.is_some() { "" } else { "const " };
+                (
+                    ParamKind::ArrayRef,
+                    ty.clone(),
+                    format!("{constness}{cpp}&"),
+                )
+            }
+            _ => (ParamKind::Value, ty.clone(), param_type(ty)?),
+        },
+        Type::Array(a) => {
+            let t = quote!(#a).to_string().replace(" ;", ";");
+            return Err(error(
+                a.span(),
+                &format!(
+                    "a device function takes a local array by reference, not by value: \
+                     declare `{ident}: &{t}` (or `&mut {t}`) and pass `&a` (or `&mut a`)"
+                ),
+            ));
+        }
+        _ => (ParamKind::Value, ty.clone(), param_type(ty)?),
+    };
+    Ok(Param {
+        mutability: p.mutability,
+        ident,
+        ty: ty.clone(),
+        rust,
+        cuda,
+        kind,
+    })
+}
+
 /// Checks `sig` and maps its types.
 pub fn parse(sig: &syn::Signature) -> syn::Result<Signature> {
     crate::fn_item::check_plain_signature(sig, "#[ongpu::device]")?;
@@ -41,11 +125,7 @@ pub fn parse(sig: &syn::Signature) -> syn::Result<Signature> {
             }
             FnArg::Typed(t) => match &*t.pat {
                 Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-                    params.push(Param {
-                        ident: p.ident.clone(),
-                        ty: (*t.ty).clone(),
-                        cuda: param_type(&t.ty)?,
-                    });
+                    params.push(param(p, &t.ty)?);
                 }
                 other => {
                     return Err(error(
@@ -65,4 +145,71 @@ pub fn parse(sig: &syn::Signature) -> syn::Result<Signature> {
         ret,
         ret_cuda,
     })
+}
+
+impl Signature {
+    /// The slice parameters, as the kernel analysis sees array parameters (which checks
+    /// their uses in the body the same way).
+    pub fn as_kernel_params(&self) -> Vec<crate::kernel::signature::Param> {
+        use crate::kernel::signature::{Param as KernelParam, ParamKind as Kind};
+        self.params
+            .iter()
+            .map(|p| KernelParam {
+                ident: p.ident.clone(),
+                mutable: false,
+                kind: match &p.kind {
+                    ParamKind::Slice { element, writable } => Kind::Array {
+                        element: element.clone(),
+                        writable: *writable,
+                    },
+                    ParamKind::Value | ParamKind::ArrayRef => Kind::Value(p.ty.clone()),
+                },
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(src: &str) -> Result<Signature, String> {
+        let f: syn::ItemFn = syn::parse_str(src).unwrap();
+        parse(&f.sig).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn arrays_by_reference() {
+        let s = check(
+            "fn f(a: &[f32], c: &mut [Complex<f64>], t: &[[f32; 4]; 2], u: &mut [u32; 3]) {}",
+        )
+        .unwrap();
+        let cuda: Vec<&str> = s.params.iter().map(|p| p.cuda.as_str()).collect();
+        assert_eq!(
+            cuda,
+            [
+                "ongpu::slice<const float>",
+                "ongpu::slice<ongpu::complex<double>>",
+                "const ongpu::array<ongpu::array<float, 4>, 2>&",
+                "ongpu::array<unsigned int, 3>&"
+            ]
+        );
+        assert!(matches!(
+            s.params[1].kind,
+            ParamKind::Slice { writable: true, .. }
+        ));
+        assert!(matches!(s.params[2].kind, ParamKind::ArrayRef));
+    }
+
+    #[test]
+    fn unsupported_arrays() {
+        assert!(check("fn f(a: [f32; 4]) {}")
+            .unwrap_err()
+            .contains("pass `&a`"));
+        assert!(check("fn f(a: &[u8]) {}").is_err());
+        assert!(check("fn f(a: &[f32; N]) {}")
+            .unwrap_err()
+            .contains("a number"));
+        assert!(check("fn f(a: &f32) {}").is_err());
+    }
 }

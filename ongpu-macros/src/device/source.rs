@@ -2,7 +2,7 @@
 //! that it cannot meet a CUDA or prelude name.
 
 use super::cuda_types::literal_real;
-use super::signature::Signature;
+use super::signature::{ParamKind, Signature};
 use crate::emit_cuda::{device_fn_name, Tail, Translation, Translator};
 use crate::ir::Body;
 use crate::names::cuda_ident;
@@ -24,8 +24,15 @@ pub fn translate(sig: &Signature, body: &Body) -> Translation {
         .iter()
         .map(|p| p.cuda.as_str())
         .chain([sig.ret_cuda.as_str()]);
+    let slices: Vec<(String, String)> = sig
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Slice { .. }))
+        .map(|p| (p.ident.to_string(), cuda_ident(&p.ident.to_string())))
+        .collect();
     Translator::new(body, &bound, literal_real(types))
         .returning(&sig.ret_cuda)
+        .in_device_fn(&slices)
         .translate(&body.block, tail)
 }
 

@@ -107,6 +107,7 @@ impl Translator {
                 format!("ongpu::{}({})", m.name, args.join(", "))
             }
             Expr::Call(c) => self.call(c),
+            Expr::Borrow(_, _, x) => self.expr(x),
             Expr::If(i) => self.if_value(i, &Partner::None),
             Expr::Block(b) => self.lambda(b),
             Expr::Array(..) | Expr::Repeat(..) => self.local_array(e, &Partner::None),
@@ -198,6 +199,10 @@ impl Translator {
             }
             Callee::Device(path) => {
                 self.device_calls.push(path.clone());
+                let args = match self.array_args(c) {
+                    Some(arrays) => arrays,
+                    None => args,
+                };
                 format!("{}({args})", super::device_fn_name(path))
             }
             Callee::Intrinsic(_) | Callee::ArrayConstructor(..) => {

@@ -14,6 +14,9 @@ enum Storage {
     Param,
     /// The `index`-th `shared!` array, of `rank` dimensions `ongpu_shared_<index>_<d>`.
     Shared { index: usize, rank: usize },
+    /// A device function's `&[T]`/`&mut [T]` parameter: an `ongpu::slice`, which checks
+    /// its accesses itself.
+    Slice,
 }
 
 #[derive(Debug, Clone)]
@@ -64,6 +67,49 @@ impl Translator {
         self
     }
 
+    /// Translates a device function whose `&[T]`/`&mut [T]` parameters are `slices` (Rust
+    /// name, C++ name).
+    pub fn in_device_fn(mut self, slices: &[(String, String)]) -> Self {
+        let arrays = slices
+            .iter()
+            .map(|(rust, cpp)| {
+                let a = Array {
+                    cpp: cpp.clone(),
+                    id: 0,
+                    storage: Storage::Slice,
+                };
+                (rust.clone(), a)
+            })
+            .collect();
+        self.kernel = Some(KernelArrays {
+            arrays,
+            ..KernelArrays::default()
+        });
+        self
+    }
+
+    /// The arguments of a device call that passes arrays, with each array as an
+    /// `ongpu::slice` (`None` if it passes none, or this is no kernel or device function
+    /// with arrays).
+    pub(super) fn array_args(&mut self, c: &Call) -> Option<String> {
+        let passes_arrays = c
+            .args
+            .iter()
+            .any(|a| a.var().is_some_and(|v| self.array(v).is_some()));
+        if !passes_arrays {
+            return None;
+        }
+        let args: Vec<String> = c
+            .args
+            .iter()
+            .map(|e| match e.var().and_then(|v| self.array(v)) {
+                Some(a) => slice_of(&a),
+                None => self.expr(e),
+            })
+            .collect();
+        Some(args.join(", "))
+    }
+
     fn array(&self, name: &syn::Ident) -> Option<Array> {
         self.kernel.as_ref()?.arrays.get(&name.to_string()).cloned()
     }
@@ -86,6 +132,7 @@ impl Translator {
             return Some(match a.storage {
                 Storage::Param => format!("ongpu_len_{}", a.cpp),
                 Storage::Shared { index, .. } => format!("ongpu_shared_{index}_0"),
+                Storage::Slice => format!("{}.len()", a.cpp),
             });
         }
         let (name, call) = e.intrinsic_call()?;
@@ -96,10 +143,11 @@ impl Translator {
     /// remaining indices on the element.
     fn access(&mut self, a: &Array, indices: &[&Expr]) -> String {
         let rank = match a.storage {
-            Storage::Param => 1,
+            Storage::Param | Storage::Slice => 1,
             Storage::Shared { rank, .. } => rank,
         };
         let mut out = match a.storage {
+            Storage::Slice => format!("{}[({})]", a.cpp, self.expr(indices[0])),
             Storage::Param => {
                 let i = self.expr(indices[0]);
                 format!("ONGPU_ELEM({}, ({i}), {})", a.cpp, a.id)
@@ -133,6 +181,7 @@ impl Translator {
         let q = self.expr(v.args[0]);
         let place = match a.storage {
             Storage::Param => format!("ONGPU_VEC4({}, ({q}), {})", a.cpp, a.id),
+            Storage::Slice => format!("{}.vec4({q})", a.cpp),
             Storage::Shared { .. } => {
                 let row = v.row.map(|r| format!("({})", self.expr(r)));
                 let (plain_row, checked_row) = match &row {
@@ -208,6 +257,22 @@ impl Translator {
             },
         );
         true
+    }
+}
+
+/// Array `a` as a device function's `ongpu::slice` argument (the analysis passes only
+/// parameters, slices and 1-D shared arrays).
+fn slice_of(a: &Array) -> String {
+    match a.storage {
+        Storage::Param => format!(
+            "ongpu::slice_of({0}, ongpu_len_{0}, ongpu_bounds, {1})",
+            a.cpp, a.id
+        ),
+        Storage::Shared { index, .. } => format!(
+            "ongpu::slice_of({}, ongpu_shared_{index}_0, ongpu_bounds, {})",
+            a.cpp, a.id
+        ),
+        Storage::Slice => a.cpp.clone(),
     }
 }
 
@@ -318,5 +383,21 @@ mod tests {
             c.contains("ongpu::store4(ONGPU_VEC4(c, (0), 1), ongpu::array_of(ongpu::lit<decltype(*ONGPU_VEC4(c, (0), 1)), ongpu_real>(1.0f, 1.0)"),
             "{c}"
         );
+    }
+
+    #[test]
+    fn arrays_pass_to_device_functions_as_slices() {
+        let c = kernel(
+            "{ let t = shared!([[f32; 8]; 2]); let mut r = [0u32; 4]; \
+             let s = sum(a, c, n); fill(&mut r, &r[0]); }",
+        );
+        assert!(
+            c.contains(
+                "auto s = ongpu_fn_sum(ongpu::slice_of(a, ongpu_len_a, ongpu_bounds, 0), \
+                        ongpu::slice_of(c, ongpu_len_c, ongpu_bounds, 1), n);"
+            ),
+            "{c}"
+        );
+        assert!(c.contains("ongpu_fn_fill(r, r[0]);"), "{c}");
     }
 }

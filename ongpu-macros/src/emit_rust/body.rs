@@ -195,6 +195,10 @@ pub fn expr<E: EmitRust + ?Sized>(em: &mut E, e: &Expr) -> TokenStream {
             let x = em.expr(x);
             quote!(#and #m #x)
         }
+        Expr::Borrow(and, m, x) => {
+            let x = em.expr(x);
+            quote!(#and #m #x)
+        }
         Expr::Shared(m) => m.to_token_stream(),
     }
 }

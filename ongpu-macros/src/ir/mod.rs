@@ -134,6 +134,9 @@ pub enum Expr {
     Len(Box<Expr>, Token![.], Ident, token::Paren),
     /// `&mut place` in a kernel (the analysis checks that it is an atomic's target).
     RefMut(Token![&], Token![mut], Box<Expr>),
+    /// `&place` or `&mut place` as the argument of a device function in a kernel or device
+    /// function: a local array passed by reference (the passes check the root).
+    Borrow(Token![&], Option<Token![mut]>, Box<Expr>),
     /// `shared!(TYPE)` in a kernel (the analysis checks its place and type).
     Shared(syn::Macro),
 }

@@ -65,7 +65,8 @@ pub fn walk_expr<V: Visit + ?Sized>(v: &mut V, e: &Expr) {
         | Expr::Cast(x, ..)
         | Expr::Field(x, ..)
         | Expr::Len(x, ..)
-        | Expr::RefMut(_, _, x) => v.visit_expr(x),
+        | Expr::RefMut(_, _, x)
+        | Expr::Borrow(_, _, x) => v.visit_expr(x),
         Expr::Binary(l, _, r)
         | Expr::Assign(l, _, r)
         | Expr::Index(l, _, r)

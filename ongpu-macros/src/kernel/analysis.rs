@@ -381,6 +381,26 @@ impl Validator {
     }
 }
 
+impl Validator {
+    /// The arguments of a device function: an array passes by name (1-D only), the rest are
+    /// values.
+    fn device_args(&mut self, c: &Call) {
+        for a in &c.args {
+            match a.var().and_then(|v| Some((v, self.array(v)?))) {
+                Some((_, a)) if a.rank() == 1 => {}
+                Some((v, _)) => self.error(
+                    v.span(),
+                    format!(
+                        "`{v}` is a 2-D shared! array: a device function takes 1-D arrays \
+                         (`&[T]`, `&mut [T]`); pass its elements or declare it 1-D"
+                    ),
+                ),
+                None => self.visit_expr(a),
+            }
+        }
+    }
+}
+
 impl Visit for Validator {
     fn visit_stmt(&mut self, s: &Stmt) {
         if !matches!(s, Stmt::Expr(e, _) if is_barrier(e)) {
@@ -439,6 +459,22 @@ impl Visit for Validator {
             Expr::Call(c) => {
                 if let Some(id) = callee_ident(&c.callee).filter(|id| self.array(id).is_some()) {
                     self.not_a_value(id);
+                }
+                if matches!(c.callee, Callee::Device(_)) {
+                    return self.device_args(c);
+                }
+                visit::walk_expr(self, e);
+            }
+            Expr::Borrow(_, m, place) => {
+                if let Some(root) = place_root(place).filter(|r| self.array(r).is_some()) {
+                    let m = if m.is_some() { "mut " } else { "" };
+                    self.error(
+                        root.span(),
+                        format!(
+                            "`{root}` is an array of the kernel: pass it by name, `f({root})`, to \
+                             a device function's `&{m}[T]` parameter (`&` passes a local array)"
+                        ),
+                    );
                 }
                 visit::walk_expr(self, e);
             }
@@ -528,6 +564,14 @@ mod tests {
         assert!(e("{ let x = &mut c[0]; }").contains("only for the target"));
         assert!(e("{ let t = [0.0f32; n]; }").contains("local array must be a constant"));
         assert!(e("{ let k = 4; let t = [[0u32; 2]; k]; }").contains("`k` is a variable"));
+        assert!(e("{ let x = f(&a); }").contains("pass it by name"));
+        assert!(e("{ let t = shared!([[f32; 4]; 4]); f(t); }").contains("2-D shared! array"));
+        assert!(e("{ let x = f(a[0] + a); }").contains("is an array"));
+        analyse_src(
+            SIG,
+            "{ let t = shared!([f32; 4]); let mut r = [0u32; 2]; f(a, c, t, &mut r); }",
+        )
+        .unwrap();
     }
 
     #[test]

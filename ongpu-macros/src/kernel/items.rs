@@ -54,9 +54,13 @@ pub fn items(f: &ItemFn, params: &[Param], body: TokenStream) -> TokenStream {
         #(#others)*
         impl #name {
             #[doc = #launch_doc]
-            // `for i in 0..N` over a local array is the body language's only loop over it.
+            // `for i in 0..N` over a local array is the body language's only loop over it;
+            // a device function's name is a unit value, whose call clippy takes for a
+            // constructor without effects.
             #[allow(
                 clippy::too_many_arguments,
+                clippy::unnecessary_operation,
+                clippy::no_effect,
                 clippy::needless_return,
                 clippy::needless_range_loop,
                 unused_mut

@@ -8,9 +8,9 @@
 
 use super::analysis::{Analysis, ArrayKind};
 use crate::emit_rust::body::{self, EmitRust};
-use crate::ir::{Body, Call, Expr, VectorAccess};
+use crate::ir::{Body, Call, Callee, Expr, VectorAccess};
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::Ident;
 
@@ -213,6 +213,32 @@ impl KernelRust<'_> {
         quote_spanned!(span=> #root.#name(#row #(#args),*))
     }
 
+    /// A device call that passes arrays: each array converted to the view the function's
+    /// parameter takes (`None` if it passes none).
+    fn device_call(&mut self, c: &Call) -> Option<TokenStream> {
+        let Callee::Device(path) = &c.callee else {
+            return None;
+        };
+        if !c
+            .args
+            .iter()
+            .any(|a| a.var().is_some_and(|v| self.array(v).is_some()))
+        {
+            return None;
+        }
+        let args: Vec<TokenStream> = c
+            .args
+            .iter()
+            .map(|a| match a.var().filter(|v| self.array(v).is_some()) {
+                Some(v) => quote_spanned!(v.span()=> ::ongpu::__private::ArrayArg::array_arg(#v)),
+                None => self.expr(a),
+            })
+            .collect();
+        let mut t = path.to_token_stream();
+        c.paren.surround(&mut t, |t| t.extend(quote!(#(#args),*)));
+        Some(t)
+    }
+
     /// The `k`-th `shared!` declaration's value: the block's `k`-th shared view.
     fn shared_view(&mut self, e: &Expr) -> TokenStream {
         let k = syn::Index::from(self.shared);
@@ -251,6 +277,10 @@ impl EmitRust for KernelRust<'_> {
                 self.load(e)
             }
             Expr::Shared(_) => self.shared_view(e),
+            Expr::Call(c) => match self.device_call(c) {
+                Some(t) => t,
+                None => body::expr(self, e),
+            },
             _ => body::expr(self, e),
         }
     }

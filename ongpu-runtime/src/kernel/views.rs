@@ -11,8 +11,10 @@
 //! integer type are checked and an out-of-range one panics like Rust's slice indexing,
 //! naming the kernel and the array.
 
+mod slice_arg;
 mod vector;
 
+pub use slice_arg::{ArrayArg, ReadSlice};
 pub use vector::{vector_row_dim, Vector4};
 
 use super::site::KernelInfo;

@@ -32,12 +32,29 @@ impl Lowerer {
                 None
             }
         };
-        let args = self.each(&c.args, Self::expr);
+        let args = match callee {
+            Some(Callee::Device(_)) if self.ctx != Context::OnGpu => {
+                self.each(&c.args, Self::device_arg)
+            }
+            _ => self.each(&c.args, Self::expr),
+        };
         Some(Expr::Call(Call {
             callee: callee?,
             paren: c.paren_token,
             args: args?,
         }))
+    }
+
+    /// An argument of a device function in a kernel or device function: `&a` and `&mut a`
+    /// pass a local array by reference.
+    fn device_arg(&mut self, e: &syn::Expr) -> Option<Expr> {
+        match e {
+            syn::Expr::Reference(r) => {
+                let place = self.place(&r.expr)?;
+                Some(Expr::Borrow(r.and_token, r.mutability, Box::new(place)))
+            }
+            e => self.expr(e),
+        }
     }
 
     /// What a call of `path` with `args` arguments calls.
@@ -120,7 +137,7 @@ impl Lowerer {
     }
 
     pub(super) fn method_call(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
-        if self.ctx == Context::Kernel && m.method == "len" && m.args.is_empty() {
+        if self.ctx != Context::OnGpu && m.method == "len" && m.args.is_empty() {
             let receiver = self.expr(&m.receiver)?;
             return Some(Expr::Len(
                 Box::new(receiver),
@@ -130,7 +147,7 @@ impl Lowerer {
             ));
         }
         if let Some(n) = supported::vector_method(&m.method.to_string())
-            .filter(|_| self.ctx == Context::Kernel && m.turbofish.is_none())
+            .filter(|_| self.ctx != Context::OnGpu && m.turbofish.is_none())
         {
             return self.vector_access(m, n);
         }
