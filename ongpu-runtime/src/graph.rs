@@ -124,6 +124,8 @@ impl Graph {
                 launches: Vec::new(),
                 checked: 0,
                 scratch: Vec::new(),
+                recorded_scratch: Vec::new(),
+                scratch_used: 0,
             };
             let (r, pass) = graph_pass::run(pass, f);
             r?; // `capture` is dropped, which ends it and discards the graph
@@ -155,6 +157,8 @@ impl Graph {
             launches: std::mem::take(&mut rec.launches),
             checked: 0,
             scratch: Vec::new(),
+            recorded_scratch: rec._scratch.iter().map(|b| b.ptr()).collect(),
+            scratch_used: 0,
         };
         let (r, pass) = graph_pass::run(pass, f);
         rec.launches = pass.launches;

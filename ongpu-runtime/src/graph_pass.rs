@@ -36,6 +36,11 @@ pub(crate) struct Pass {
     /// Reduction scratch buffers the recording's reductions own (partials and counter).
     #[cfg(feature = "cuda")]
     pub(crate) scratch: Vec<crate::cuda::DeviceBuffer>,
+    /// In a replay, the recorded reductions' scratch addresses, handed out in order: a
+    /// replayed reduction passes the address its recording passed.
+    pub(crate) recorded_scratch: Vec<u64>,
+    /// Scratch addresses handed out so far in a replay.
+    pub(crate) scratch_used: usize,
 }
 
 thread_local! {

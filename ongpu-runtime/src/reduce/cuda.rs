@@ -348,8 +348,29 @@ fn queue_of(dev: &'static Device) -> Result<Queue> {
     Ok(crate::stream::current_queue(dev)?.unwrap_or(Queue::Default))
 }
 
-/// A zeroed scratch buffer for `blocks` partials, owned by the graph being recorded.
+/// A zeroed scratch buffer for `blocks` partials, owned by the graph being recorded; in a
+/// replay, the buffer the same reduction of the recording owns (the graph's kernels use it).
 fn graph_scratch(dev: &'static Device, blocks: usize) -> Result<u64> {
+    let replayed = crate::graph_pass::with(|p| {
+        let p = p.expect("in a graph pass");
+        if p.mode != crate::graph_pass::Mode::Replaying {
+            return None;
+        }
+        let ptr = p.recorded_scratch.get(p.scratch_used).copied();
+        p.scratch_used += 1;
+        Some(ptr)
+    });
+    match replayed {
+        Some(Some(ptr)) => return Ok(ptr),
+        Some(None) => {
+            return Err(crate::error::Error::Graph(
+                "the graph's closure made more reductions than were recorded: a graph \
+                 replays one fixed sequence of calls; record a new Graph"
+                    .to_string(),
+            ))
+        }
+        None => {}
+    }
     let mut buffer = DeviceBuffer::alloc(
         dev,
         scratch_bytes(blocks),
