@@ -21,7 +21,10 @@ fn replays_match_the_eager_calls_bit_for_bit() {
         for n in [1, 33, 1000, 1 << 16] {
             let (xe, rre) = eager(n, 10);
             let (xg, rrg, graph) = graphed(n, 10);
-            assert_eq!(xe, xg, "n = {n}");
+            // Bit patterns: at n = 1 the CG has converged after one step and later steps
+            // divide 0 by 0, so both hold the same NaNs.
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&xe), bits(&xg), "n = {n}");
             assert_eq!(rre.to_bits(), rrg.to_bits(), "n = {n}");
             assert_eq!(graph.kernels(), 6);
         }

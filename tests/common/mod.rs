@@ -60,8 +60,19 @@ pub fn check_no_local_memory(what: &str, log: &str) -> bool {
         );
         return false;
     }
+    // One line per function of the module: every one must be free of spills (a `contains`
+    // over the whole log would pass if any one function were), and of stack frames, except
+    // for CUDA's double-precision trigonometric argument reduction, whose slow path (huge
+    // arguments only) keeps a small table on the stack of the kernel that may call it.
+    let lines: Vec<&str> = log.lines().filter(|l| l.contains("stack frame")).collect();
+    let trig_slow_path = log.contains("__internal_trig_reduction_slowpath");
     assert!(
-        log.contains("0 bytes spill stores") && log.contains("0 bytes stack frame"),
+        !lines.is_empty()
+            && lines.iter().all(|l| {
+                (trig_slow_path || l.contains(" 0 bytes stack frame"))
+                    && l.contains(" 0 bytes spill stores")
+                    && l.contains(" 0 bytes spill loads")
+            }),
         "{what} spills or uses local memory:\n{log}"
     );
     true
