@@ -7,8 +7,8 @@
 mod common;
 mod graph_programs;
 
-use common::{check_no_local_memory, check_no_warnings, require_nvrtc};
-use ongpu::codegen::{collect_kernel_sources, compile};
+use common::require_nvrtc;
+use ongpu::codegen::collect_kernel_sources;
 use ongpu::{with_backend, Backend};
 
 #[test]
@@ -27,12 +27,5 @@ fn device_scalar_kernels_compile_for_sm90_and_sm80() {
         reads_scalar >= 3,
         "{reads_scalar} kernels read a device scalar"
     );
-    for s in &sources {
-        for arch in ["sm_90", "sm_80"] {
-            let what = format!("{} ({arch})", s.location);
-            let log = compile(s, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
-            check_no_warnings(&what, &log);
-            check_no_local_memory(&what, &log);
-        }
-    }
+    common::check_kernels_stay_in_registers(&sources);
 }

@@ -259,9 +259,7 @@ fn sweep_kernels_compile_with_nvrtc() {
             e.link_trace().unwrap();
         })
     });
-    let mut sources: Vec<_> = sources;
-    sources.sort_by(|a, b| a.source.cmp(&b.source));
-    sources.dedup_by(|a, b| a.source == b.source);
+    let sources = common::distinct_kernels(sources);
     assert_eq!(
         sources.len(),
         5,

@@ -107,7 +107,7 @@ fn gpu_graph_cg() {
 #[cfg(feature = "cuda")]
 #[test]
 fn graph_cg_kernels_compile_for_sm90_and_sm80_without_spills() {
-    use ongpu::codegen::{collect_kernel_sources, compile};
+    use ongpu::codegen::collect_kernel_sources;
     if !common::require_nvrtc() {
         return;
     }
@@ -125,9 +125,7 @@ fn graph_cg_kernels_compile_for_sm90_and_sm80_without_spills() {
             })
         })
     });
-    let mut kernels: Vec<_> = sources.into_iter().collect();
-    kernels.sort_by(|a, b| a.source.cmp(&b.source));
-    kernels.dedup_by(|a, b| a.source == b.source);
+    let kernels = common::distinct_kernels(sources);
     let sources: Vec<&str> = kernels.iter().map(|k| k.source.as_str()).collect();
     for needle in ["ongpu_result", "alpha_old"] {
         assert!(
@@ -135,12 +133,5 @@ fn graph_cg_kernels_compile_for_sm90_and_sm80_without_spills() {
             "no kernel with {needle}"
         );
     }
-    for k in &kernels {
-        for arch in ["sm_90", "sm_80"] {
-            let what = format!("the kernel at {} ({arch})", k.location);
-            let log = compile(k, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
-            common::check_no_warnings(&what, &log);
-            common::check_no_local_memory(&what, &log);
-        }
-    }
+    common::check_kernels_stay_in_registers(&kernels);
 }

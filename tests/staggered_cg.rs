@@ -333,7 +333,7 @@ on_both_backends!(
 #[cfg(feature = "cuda")]
 #[test]
 fn cg_kernels_compile_for_sm90_and_sm80_without_spills() {
-    use ongpu::codegen::{collect_kernel_sources, compile};
+    use ongpu::codegen::collect_kernel_sources;
     if !common::require_nvrtc() {
         return;
     }
@@ -350,20 +350,11 @@ fn cg_kernels_compile_for_sm90_and_sm80_without_spills() {
             })
         })
     });
-    let mut kernels: Vec<_> = sources.into_iter().collect();
-    kernels.sort_by(|a, b| a.source.cmp(&b.source));
-    kernels.dedup_by(|a, b| a.source == b.source);
+    let kernels = common::distinct_kernels(sources);
     assert!(
         kernels.len() >= 7,
         "only {} distinct kernels",
         kernels.len()
     );
-    for k in &kernels {
-        for arch in ["sm_90", "sm_80"] {
-            let what = format!("the kernel at {} ({arch})", k.location);
-            let log = compile(k, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
-            common::check_no_warnings(&what, &log);
-            common::check_no_local_memory(&what, &log);
-        }
-    }
+    common::check_kernels_stay_in_registers(&kernels);
 }

@@ -77,3 +77,29 @@ pub fn check_no_local_memory(what: &str, log: &str) -> bool {
     );
     true
 }
+
+/// The distinct kernels among `sources` (one call site run many times gives one kernel many
+/// times), in a fixed order.
+#[cfg(feature = "cuda")]
+pub fn distinct_kernels(
+    sources: Vec<ongpu::codegen::KernelSource>,
+) -> Vec<ongpu::codegen::KernelSource> {
+    let mut kernels = sources;
+    kernels.sort_by(|a, b| a.source.cmp(&b.source));
+    kernels.dedup_by(|a, b| a.source == b.source);
+    kernels
+}
+
+/// Compiles every kernel for Hopper and Ampere with the real NVRTC: no warnings, and no
+/// local memory where ptxas reports (see [`check_no_local_memory`]).
+#[cfg(feature = "cuda")]
+pub fn check_kernels_stay_in_registers(kernels: &[ongpu::codegen::KernelSource]) {
+    for k in kernels {
+        for arch in ["sm_90", "sm_80"] {
+            let what = format!("the kernel at {} ({arch})", k.location);
+            let log = ongpu::codegen::compile(k, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
+            check_no_warnings(&what, &log);
+            check_no_local_memory(&what, &log);
+        }
+    }
+}
