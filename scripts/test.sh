@@ -15,6 +15,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 # The three crates as they would be published (each packaged and built from its package), in
 # a target folder of its own: cargo keys a registry crate's build by name and version only,
 # so a reused folder would build the packages against an earlier package of the same version.
-rm -rf target/package-check
+# Cargo also unpacks each verified package into the registry's source folder under its name and
+# version and reuses an unpacked folder it finds there, so earlier packages are removed first.
+rm -rf target/package-check "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ongpu{,-macros,-runtime}-[0-9]*
 CARGO_TARGET_DIR=target/package-check cargo package --workspace --allow-dirty --quiet
 echo "all checks passed"
