@@ -12,9 +12,14 @@
 //! Counted per even site with no cache reuse (the byte model of the reference): 8 links and
 //! 8 neighbour vectors read, one vector written: 792 B in f32, 1584 B in f64; 570 flops.
 //!
+//! With `--devices N` it instead runs the call over a lattice split across 1 to N devices
+//! (`scaling.rs`): weak scaling at `--local L` (default 32) sites per direction per device,
+//! strong scaling on `--strong` (default 48,48,48,48).
+//!
 //! ```text
 //! cargo run --release --example dslash_bench -- [--sizes 16,24,32,40] [--real f32,f64]
 //!     [--layout aosoa32,aos,soa] [--reps 10] [--tpb 128] [--cpu] [--csv FILE] [--svg FILE]
+//! cargo run --release --example dslash_bench -- --devices 2 [--local 32] [--strong 48,48,48,48]
 //! ```
 
 #[path = "../common/mod.rs"]
@@ -23,6 +28,7 @@ mod data;
 #[cfg(feature = "cuda")]
 mod gpu;
 mod report;
+mod scaling;
 mod subsets;
 
 use data::{Prec, Problem};
@@ -131,6 +137,21 @@ fn list(name: &str, default: &str) -> Vec<String> {
 
 fn main() -> BenchResult<()> {
     let backend = ongpu::backend()?;
+    if let Some(n) = common::value("--devices") {
+        let n: usize = n
+            .parse()
+            .map_err(|_| format!("--devices {n}: not a number"))?;
+        let strong = common::arg_list("--strong", &[48, 48, 48, 48]);
+        let strong: [usize; 4] = strong
+            .try_into()
+            .map_err(|_| "--strong takes four extents")?;
+        return scaling::run(
+            n,
+            common::arg("--local", 32),
+            strong,
+            common::arg("--reps", 20),
+        );
+    }
     let opts = Options {
         sizes: common::arg_list("--sizes", &[16, 24, 32, 40]),
         reals: list("--real", "f32,f64"),

@@ -3,36 +3,62 @@
 namespace ongpu {
 
 // The twin of the runtime's `Lattice` (same fields, same order): a periodic 4-D lattice in
-// even-odd order. Site i of parity p = (i >= half) has lexicographic index lex (first
-// coordinate fastest) with i = p * half + lex / 2. Site arithmetic is 32-bit (the runtime
-// keeps volumes below 2^32), so the divisions that decompose a site stay cheap; a body's
-// shifts of one site share the decomposition once the compiler inlines them.
+// even-odd order. Site i of parity p = (i >= half) has lexicographic index lex (storage
+// order: the directions in order with `slow` last, the first of them fastest) with
+// i = p * half + lex / 2. A part of a split lattice has an origin in the whole lattice, its
+// extents, and halos along the directions of the mask `halo`. Site arithmetic is 32-bit (the
+// runtime keeps volumes below 2^32), so the divisions that decompose a site stay cheap; a
+// body's shifts of one site share the decomposition once the compiler inlines them.
 struct Lattice {
   u64 dims[4];
   u64 strides[4];
   u64 half;
+  u64 sdims[4];
+  u64 slow;
+  u64 origin[4];
+  u64 global[4];
+  u64 halo;
+  u64 origin_parity;
 
-  // Parity, lexicographic index and coordinates of site s.
+  // Position of direction mu in storage order.
+  ONGPU_FN unsigned position(unsigned mu) const {
+    const unsigned s = (unsigned)slow;
+    return mu == s ? 3u : (mu > s ? mu - 1u : mu);
+  }
+  // Parity, lexicographic index and local coordinates (per direction) of site s.
   ONGPU_FN void decompose(u64 s, unsigned& p, unsigned& lex, unsigned c[4]) const {
     const unsigned h = (unsigned)half;
     const unsigned si = (unsigned)s;
     p = si >= h;
     const unsigned even_lex = 2u * (si - p * h);
-    unsigned r = even_lex;
-    c[0] = r % (unsigned)dims[0]; r /= (unsigned)dims[0];
-    c[1] = r % (unsigned)dims[1]; r /= (unsigned)dims[1];
-    c[2] = r % (unsigned)dims[2]; r /= (unsigned)dims[2];
-    c[3] = r;
-    const unsigned odd = (p + c[0] + c[1] + c[2] + c[3]) & 1u;
-    c[0] += odd;
+    unsigned r = even_lex, d[4];
+    d[0] = r % (unsigned)sdims[0]; r /= (unsigned)sdims[0];
+    d[1] = r % (unsigned)sdims[1]; r /= (unsigned)sdims[1];
+    d[2] = r % (unsigned)sdims[2]; r /= (unsigned)sdims[2];
+    d[3] = r;
+    const unsigned odd = (p + (unsigned)origin_parity + d[0] + d[1] + d[2] + d[3]) & 1u;
+    d[0] += odd;
     lex = even_lex + odd;
+    // Selects, not an indexed read, so that the coordinates stay in registers.
+#pragma unroll
+    for (unsigned mu = 0; mu < 4; mu++) {
+      const unsigned q = position(mu);
+      c[mu] = q == 0 ? d[0] : q == 1 ? d[1] : q == 2 ? d[2] : d[3];
+    }
   }
   ONGPU_FN u64 coord(u64 s, u64 mu) const {
     unsigned p, lex, c[4];
     decompose(s, p, lex, c);
-    return c[mu];
+    const unsigned g = (unsigned)global[mu];
+    const unsigned x = c[mu] + (unsigned)origin[mu];
+    return x >= g ? x - g : x;
   }
   ONGPU_FN u64 parity(u64 s) const { return s >= half ? 1 : 0; }
+  // A step that wraps around direction mu: in a part of a split lattice it would leave the
+  // halo, which a bounds-checked kernel reports (`ONGPU_INDEX`).
+  ONGPU_FN void wrapped(int mu, unsigned l) const {
+    if ((halo >> mu) & 1u) (void)ONGPU_INDEX(l, l);
+  }
   // The site k steps from s along mu, periodically (k = +-1: no division).
   template <class M, class K> ONGPU_FN u64 shift(u64 s, M mu_, K k_) const {
     const int mu = (int)mu_;
@@ -42,9 +68,16 @@ struct Lattice {
     const unsigned l = (unsigned)dims[mu];
     const unsigned x = c[mu];
     unsigned y;
-    if (k == 1) y = x + 1 == l ? 0 : x + 1;
-    else if (k == -1) y = x == 0 ? l - 1 : x - 1;
-    else { long long t = ((long long)x + k) % (long long)l; y = (unsigned)(t < 0 ? t + l : t); }
+    if (k == 1) {
+      if (x + 1 == l) { wrapped(mu, l); y = 0; } else y = x + 1;
+    } else if (k == -1) {
+      if (x == 0) { wrapped(mu, l); y = l - 1; } else y = x - 1;
+    } else {
+      long long t = (long long)x + k;
+      if (t < 0 || t >= (long long)l) wrapped(mu, l);
+      t %= (long long)l;
+      y = (unsigned)(t < 0 ? t + l : t);
+    }
     const unsigned nlex = lex + (y - x) * (unsigned)strides[mu];
     const unsigned np = (p + (unsigned)(k & 1)) & 1u;
     return (u64)np * half + nlex / 2;

@@ -139,6 +139,23 @@ pub trait CaptureArg {
     #[cfg(feature = "cuda")]
     #[doc(hidden)]
     fn mark_queued(&mut self, mark: &crate::field::pending::Mark);
+
+    /// The identity of the split lattice whose field this is (`None` for a field of a
+    /// whole lattice, and for values).
+    #[inline(always)]
+    fn split_id(&self) -> Option<u64> {
+        None
+    }
+
+    /// Points a split field's argument at part `part` (nothing for other arguments).
+    #[inline(always)]
+    fn select_part(&mut self, _part: usize) {}
+
+    /// After a call over a split lattice: refreshes the halos of a written split field.
+    #[inline(always)]
+    fn after_split_call(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// A field the body reads.
@@ -170,6 +187,11 @@ impl<T: Element, L: Layout, const LOAD: bool> FieldWrite<'_, T, L, LOAD> {
     #[inline(always)]
     pub(crate) fn device_ptr(&self) -> &u64 {
         &self.device_ptr
+    }
+
+    /// The field (a split field's halo exchange writes its parts after the call).
+    pub(crate) fn field_mut(&mut self) -> &mut Field<T, L> {
+        self.field
     }
 
     /// True when a call over `sites` assigns every element without reading it, so that the
@@ -602,20 +624,24 @@ impl<T: ReadCapture + ?Sized> ReadCapture for &mut T {
             for a per-site temporary declare it inside the body with `let mut`"
 )]
 pub trait WriteCapture {
-    /// Element type of the field.
-    type Elem: Element;
-    /// Layout of the field.
-    type Lay: Layout;
-    /// The field itself.
-    fn field_mut(&mut self) -> &mut Field<Self::Elem, Self::Lay>;
+    /// The argument that carries it to the backends; `LOAD` tells whether the body reads
+    /// the old value.
+    type Arg<'a, const LOAD: bool>: CaptureArg
+    where
+        Self: 'a;
+    /// Wraps an exclusive borrow.
+    fn write_arg<const LOAD: bool>(&mut self) -> Self::Arg<'_, LOAD>;
 }
 
 impl<T: Element, L: Layout> WriteCapture for Field<T, L> {
-    type Elem = T;
-    type Lay = L;
+    type Arg<'a, const LOAD: bool> = FieldWrite<'a, T, L, LOAD>;
     #[inline(always)]
-    fn field_mut(&mut self) -> &mut Field<T, L> {
-        self
+    fn write_arg<const LOAD: bool>(&mut self) -> FieldWrite<'_, T, L, LOAD> {
+        FieldWrite {
+            field: self,
+            #[cfg(feature = "cuda")]
+            device_ptr: 0,
+        }
     }
 }
 
@@ -646,14 +672,8 @@ pub fn read_constant<V: Constant>(c: &V) -> Value<'_, V> {
 /// Wraps a written capture (the macro calls this); `LOAD` tells whether the body reads the
 /// old value.
 #[inline(always)]
-pub fn write<const LOAD: bool, C: WriteCapture + ?Sized>(
-    c: &mut C,
-) -> FieldWrite<'_, C::Elem, C::Lay, LOAD> {
-    FieldWrite {
-        field: c.field_mut(),
-        #[cfg(feature = "cuda")]
-        device_ptr: 0,
-    }
+pub fn write<const LOAD: bool, C: WriteCapture + ?Sized>(c: &mut C) -> C::Arg<'_, LOAD> {
+    c.write_arg::<LOAD>()
 }
 
 /// Method-call reborrows, so that a capture named `x` works whether `x` is a value, a `&T`
@@ -743,6 +763,12 @@ pub trait Captures {
     #[cfg(feature = "cuda")]
     #[doc(hidden)]
     fn mark_queued(&mut self, mark: &crate::field::pending::Mark);
+    /// `f(index, split id)` for each capture (see [`CaptureArg::split_id`]).
+    fn for_each_split_id(&self, f: impl FnMut(usize, Option<u64>));
+    /// Points the split fields' arguments at part `part`.
+    fn select_part(&mut self, part: usize);
+    /// Refreshes the halos of the split fields the call wrote.
+    fn after_split_call(&mut self) -> Result<()>;
 }
 
 const fn gcd(a: usize, b: usize) -> usize {
@@ -858,6 +884,22 @@ macro_rules! captures_tuple {
             #[allow(unused_variables)]
             fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
                 $(self.$i.mark_queued(mark);)*
+            }
+
+            #[allow(unused_variables, unused_mut)]
+            fn for_each_split_id(&self, mut f: impl FnMut(usize, Option<u64>)) {
+                $(f($i, self.$i.split_id());)*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn select_part(&mut self, part: usize) {
+                $(self.$i.select_part(part);)*
+            }
+
+            fn after_split_call(&mut self) -> Result<()> {
+                $(self.$i.after_split_call()?;)*
+                Ok(())
             }
         }
     };

@@ -228,6 +228,22 @@ pub enum Error {
         volume: usize,
     },
 
+    /// A call over a split lattice captures something that is not a field of that split.
+    #[error(
+        "{site}: the call runs over {space}, but `{field}` is {what}; every field of such a \
+         call is a SplitField of the same split (SplitField::from_field, zeros, from_fn, ...)"
+    )]
+    NotOnSplit {
+        /// The call site.
+        site: Location,
+        /// The index space of the call.
+        space: String,
+        /// The capture's name in the body.
+        field: &'static str,
+        /// What it is instead.
+        what: &'static str,
+    },
+
     /// A site count that is not a valid `usize` (negative, or too large).
     #[error("invalid number of sites {value}: it must be a non-negative integer that fits usize")]
     InvalidSiteCount {

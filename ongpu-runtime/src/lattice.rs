@@ -6,6 +6,12 @@
 //! site with lexicographic index `lex` and parity `p` is at `p * V/2 + lex / 2`. The CUDA
 //! twin (`ongpu::Lattice` in `cuda/lattice.cuh`) computes the same map with the same
 //! arithmetic, so a shift is an index computation, not a table.
+//!
+//! The same type describes one part of a lattice split over devices
+//! ([`SplitLattice`](crate::SplitLattice)): a slab along one direction plus a halo layer on
+//! each side, stored with that direction slowest, whose coordinates and parities are those
+//! of the whole lattice (an origin and the whole extents), and whose shifts may not wrap
+//! around the split direction (they would leave the halo).
 
 use crate::error::{Error, Result};
 
@@ -19,19 +25,31 @@ pub const DIMS: usize = 4;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Lattice {
-    /// Extents (as `u64`, the layout the CUDA twin reads).
+    /// Extents per direction (as `u64`, the layout the CUDA twin reads).
     dims: [u64; DIMS],
-    /// Lexicographic strides: 1, L0, L0*L1, L0*L1*L2.
+    /// Lexicographic stride of each direction (1, L0, L0*L1, L0*L1*L2 for a whole lattice).
     strides: [u64; DIMS],
     /// Sites per parity (V/2).
     half: u64,
+    /// Extents in storage order, fastest first (the directions in order, `slow` last).
+    sdims: [u64; DIMS],
+    /// The slowest direction in storage (3 for a whole lattice).
+    slow: u64,
+    /// Coordinates, in the whole lattice, of the site at local coordinates 0.
+    origin: [u64; DIMS],
+    /// Extents of the whole lattice.
+    global: [u64; DIMS],
+    /// Bit `mu` set: direction `mu` ends in halos (a shift may not wrap around it).
+    halo: u64,
+    /// Parity of the origin (added to local coordinate sums).
+    origin_parity: u64,
 }
 
 // The kernel parameter `const ongpu::Lattice` has this size; raw launches pass it as bytes.
-const _: () = assert!(std::mem::size_of::<Lattice>() == 9 * 8);
+const _: () = assert!(std::mem::size_of::<Lattice>() == 24 * 8);
 
-// SAFETY: four, four and one `u64` with no padding: plain data in every bit pattern the
-// fields can hold; `cuda/lattice.cuh` declares the same struct.
+// SAFETY: only `u64` fields, no padding: plain data in every bit pattern the fields can
+// hold; `cuda/lattice.cuh` declares the same struct.
 unsafe impl bytemuck::Zeroable for Lattice {}
 // SAFETY: as above.
 unsafe impl bytemuck::Pod for Lattice {}
@@ -41,6 +59,18 @@ unsafe impl bytemuck::Pod for Lattice {}
 pub struct Subset {
     lattice: Lattice,
     parity: Option<usize>,
+}
+
+/// The position of direction `mu` in the storage order whose slowest direction is `slow`.
+#[inline(always)]
+fn storage_position(mu: usize, slow: usize) -> usize {
+    if mu == slow {
+        DIMS - 1
+    } else if mu > slow {
+        mu - 1
+    } else {
+        mu
+    }
 }
 
 impl Lattice {
@@ -62,7 +92,7 @@ impl Lattice {
                 )));
             }
         }
-        let volume = extents
+        extents
             .iter()
             .try_fold(1u64, |v, &l| v.checked_mul(l as u64))
             .filter(|&v| v <= u32::MAX as u64)
@@ -70,15 +100,42 @@ impl Lattice {
                 invalid("the volume must be at most 2^32 - 1 sites (per device)".to_string())
             })?;
         let dims = extents.map(|l| l as u64);
-        let mut strides = [1u64; DIMS];
-        for mu in 1..DIMS {
-            strides[mu] = strides[mu - 1] * dims[mu - 1];
+        Ok(Lattice::stored(dims, DIMS - 1, [0; DIMS], dims, 0))
+    }
+
+    /// A lattice of extents `dims` stored with direction `slow` slowest, whose local site 0
+    /// is at `origin` in a whole lattice of extents `global`, with halos at the ends of the
+    /// directions in the mask `halo`. The caller has checked the extents.
+    pub(crate) fn stored(
+        dims: [u64; DIMS],
+        slow: usize,
+        origin: [u64; DIMS],
+        global: [u64; DIMS],
+        halo: u64,
+    ) -> Lattice {
+        let mut sdims = [0u64; DIMS];
+        for mu in 0..DIMS {
+            sdims[storage_position(mu, slow)] = dims[mu];
         }
-        Ok(Lattice {
+        let strides: [u64; DIMS] =
+            std::array::from_fn(|mu| sdims[..storage_position(mu, slow)].iter().product());
+        Lattice {
             dims,
             strides,
-            half: volume / 2,
-        })
+            half: dims.iter().product::<u64>() / 2,
+            sdims,
+            slow: slow as u64,
+            origin,
+            global,
+            halo,
+            origin_parity: origin.iter().sum::<u64>() & 1,
+        }
+    }
+
+    /// The slowest direction of the storage order (3, except in a part of a lattice split
+    /// along another direction).
+    pub(crate) fn slowest(&self) -> usize {
+        self.slow as usize
     }
 
     /// The extents.
@@ -115,27 +172,43 @@ impl Lattice {
         }
     }
 
-    /// The coordinates of site `i`.
+    /// The coordinates of site `i` (in the whole lattice, for a part of a split one).
     #[inline]
     pub fn coords(&self, i: usize) -> [usize; DIMS] {
         let (_, _, c) = self.decompose(i);
-        c.map(|x| x as usize)
+        std::array::from_fn(|mu| {
+            let x = c[mu] + self.origin[mu];
+            (if x >= self.global[mu] {
+                x - self.global[mu]
+            } else {
+                x
+            }) as usize
+        })
     }
 
-    /// Coordinate `mu` of site `i`.
+    /// Coordinate `mu` of site `i` (in the whole lattice, for a part of a split one).
     #[inline]
     pub fn coord(&self, i: usize, mu: usize) -> usize {
         self.coords(i)[mu]
     }
 
-    /// The index of the site at coordinates `c` (each taken modulo its extent).
+    /// The index of the site at coordinates `c` (each taken modulo its extent; for a part of
+    /// a split lattice, coordinates in the whole lattice, which must fall in the part).
+    ///
+    /// # Panics
+    /// If `c` is not a site of a part.
     #[inline]
     pub fn index(&self, c: [usize; DIMS]) -> usize {
         let mut lex = 0u64;
-        let mut parity = 0u64;
-        for ((&x, &l), &stride) in c.iter().zip(&self.dims).zip(&self.strides) {
-            let x = x as u64 % l;
-            lex += x * stride;
+        let mut parity = self.origin_parity;
+        for mu in 0..DIMS {
+            let g = self.global[mu];
+            let x = (c[mu] as u64 % g + g - self.origin[mu]) % g;
+            assert!(
+                x < self.dims[mu],
+                "coordinates {c:?} are not in this part of the lattice"
+            );
+            lex += x * self.strides[mu];
             parity += x;
         }
         ((parity & 1) * self.half + lex / 2) as usize
@@ -150,8 +223,9 @@ impl Lattice {
     /// The site `k` steps from site `i` along direction `mu`, periodically.
     ///
     /// # Panics
-    /// If `mu` is not a direction (`0..4`); a body that does so fails with
-    /// `Error::BodyPanicked` on the CPU.
+    /// If `mu` is not a direction (`0..4`), or, in a part of a split lattice, if the step
+    /// leaves the part's halo; a body that does so fails with `Error::BodyPanicked` on the
+    /// CPU.
     #[inline]
     pub fn shift(&self, i: usize, mu: usize, k: i64) -> usize {
         assert!(
@@ -162,28 +236,36 @@ impl Lattice {
         let l = self.dims[mu] as i64;
         let x = c[mu] as i64;
         let y = (x + k).rem_euclid(l);
+        assert!(
+            self.halo >> mu & 1 == 0 || y == x + k,
+            "a shift of {k} along direction {mu} reaches beyond the halo of this part of a \
+             split lattice (halos are one site deep)"
+        );
         let lex = (lex as i64 + (y - x) * self.strides[mu] as i64) as u64;
         let p = (p + (k.rem_euclid(2)) as u64) & 1;
         (p * self.half + lex / 2) as usize
     }
 
-    /// (parity, lexicographic index, coordinates) of site `i`.
+    /// (parity, lexicographic index, local coordinates per direction) of site `i`.
     #[inline]
     fn decompose(&self, i: usize) -> (u64, u64, [u64; DIMS]) {
         let i = i as u64;
         let p = (i >= self.half) as u64;
         let even_lex = 2 * (i - p * self.half);
-        let mut c = [0u64; DIMS];
+        let mut d = [0u64; DIMS];
         let mut r = even_lex;
-        for (x, &l) in c.iter_mut().zip(&self.dims[..DIMS - 1]) {
+        for (x, &l) in d.iter_mut().zip(&self.sdims[..DIMS - 1]) {
             *x = r % l;
             r /= l;
         }
-        c[DIMS - 1] = r;
-        // The first extent is even: lex and lex + 1 share the other coordinates and differ
-        // in parity, so the site of parity p is the one whose coordinates sum to p.
-        let odd = (p + c[1] + c[2] + c[3] + c[0]) & 1;
-        c[0] += odd;
+        d[DIMS - 1] = r;
+        // The fastest extent is even: lex and lex + 1 share the other coordinates and
+        // differ in parity, so the site of parity p is the one whose coordinates (with the
+        // origin's) sum to p.
+        let odd = (p + self.origin_parity + d.iter().sum::<u64>()) & 1;
+        d[0] += odd;
+        let slow = self.slow as usize;
+        let c = std::array::from_fn(|mu| d[storage_position(mu, slow)]);
         (p, even_lex + odd, c)
     }
 }

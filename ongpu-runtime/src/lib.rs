@@ -29,6 +29,7 @@ pub mod random;
 mod reduce;
 mod scalar;
 mod shift;
+mod split;
 mod stream;
 #[cfg(feature = "cuda")]
 mod trace;
@@ -47,6 +48,10 @@ pub use num_complex::Complex;
 pub use random::Philox;
 pub use reduce::{InnerProduct, MinMax, Summable};
 pub use scalar::{DeviceScalar, ScalarRead};
+pub use split::{
+    Devices, SplitField, SplitLattice, SplitLatticeValue, SplitRead, SplitShifted, SplitSubset,
+    SplitWrite,
+};
 pub use stream::{in_stream_scope, Event, Stream};
 pub use types::{ColorMatrix, ColorVector, Norm2, Real};
 

@@ -11,7 +11,7 @@
 #![allow(private_interfaces)]
 
 use crate::capture::{
-    read, CaptureArg, CaptureKind, FieldRead, ReadCapture, Uniform, WriteCapture,
+    read, CaptureArg, CaptureKind, FieldRead, FieldWrite, ReadCapture, Uniform, WriteCapture,
 };
 use crate::element::Element;
 use crate::error::Result;
@@ -98,11 +98,10 @@ impl<T: Element + Uniform> ReadCapture for DeviceScalar<T> {
 /// (`on_gpu!({ alpha = rr / pap; })` takes `n = 1` from it), and a call over more sites is
 /// refused as for any field of another length.
 impl<T: Element + Uniform> WriteCapture for DeviceScalar<T> {
-    type Elem = T;
-    type Lay = AoS;
+    type Arg<'a, const LOAD: bool> = FieldWrite<'a, T, AoS, LOAD>;
     #[inline(always)]
-    fn field_mut(&mut self) -> &mut Field<T, AoS> {
-        &mut self.value
+    fn write_arg<const LOAD: bool>(&mut self) -> FieldWrite<'_, T, AoS, LOAD> {
+        self.value.write_arg::<LOAD>()
     }
 }
 

@@ -21,6 +21,7 @@ use std::ops::Range;
 /// A field read at neighbouring sites.
 pub struct FieldShifted<'a, T: Element, L: Layout> {
     read: FieldRead<'a, T, L>,
+    lattice: Lattice,
 }
 
 /// Key type of a [`FieldShifted`].
@@ -30,6 +31,7 @@ pub struct FieldShiftedKey<T, L>(PhantomData<(T, L)>);
 pub struct ShiftView<T: Element, L: Layout> {
     ptr: HostPtr<T::Scalar>,
     len: usize,
+    lattice: Lattice,
     _layout: PhantomData<L>,
 }
 
@@ -41,6 +43,12 @@ impl<T: Element, L: Layout> Clone for ShiftView<T, L> {
 impl<T: Element, L: Layout> Copy for ShiftView<T, L> {}
 
 impl<T: Element, L: Layout> ShiftView<T, L> {
+    /// The lattice whose neighbours the view's shifts step to.
+    #[inline(always)]
+    pub fn lattice(&self) -> &Lattice {
+        &self.lattice
+    }
+
     /// The element of site `j`.
     ///
     /// # Panics
@@ -128,29 +136,41 @@ pub fn index(i: impl ShiftArg) -> usize {
             is the same at every site and has no neighbours"
 )]
 pub trait ShiftCapture {
-    /// Element type.
-    type Elem: Element;
-    /// Layout.
-    type Lay: Layout;
-    /// The field.
-    fn field(&self) -> &Field<Self::Elem, Self::Lay>;
+    /// The argument that carries it to the backends.
+    type Arg<'a>: CaptureArg
+    where
+        Self: 'a;
+    /// Wraps a shared borrow; `lat` is the call's lattice (the CPU backend's neighbours).
+    fn shifted_arg(&self, lat: Lattice) -> Self::Arg<'_>;
 }
 
 impl<T: Element, L: Layout> ShiftCapture for Field<T, L> {
-    type Elem = T;
-    type Lay = L;
+    type Arg<'a> = FieldShifted<'a, T, L>;
     #[inline(always)]
-    fn field(&self) -> &Field<T, L> {
-        self
+    fn shifted_arg(&self, lat: Lattice) -> FieldShifted<'_, T, L> {
+        FieldShifted {
+            read: self.read_arg(),
+            lattice: lat,
+        }
     }
 }
 
-/// Wraps a shifted capture (the macro calls this).
-#[inline(always)]
-pub fn read_shifted<C: ShiftCapture + ?Sized>(c: &C) -> FieldShifted<'_, C::Elem, C::Lay> {
-    FieldShifted {
-        read: c.field().read_arg(),
+/// A capture held through `&mut` shifts as the value it points to.
+impl<C: ShiftCapture + ?Sized> ShiftCapture for &mut C {
+    type Arg<'a>
+        = C::Arg<'a>
+    where
+        Self: 'a;
+    #[inline(always)]
+    fn shifted_arg(&self, lat: Lattice) -> C::Arg<'_> {
+        (**self).shifted_arg(lat)
     }
+}
+
+/// Wraps a shifted capture (the macro calls this with the call's lattice).
+#[inline(always)]
+pub fn read_shifted<'a, C: ShiftCapture + ?Sized>(c: &'a C, lat: &Lattice) -> C::Arg<'a> {
+    c.shifted_arg(*lat)
 }
 
 impl<'a, T: Element, L: Layout> CaptureArg for FieldShifted<'a, T, L> {
@@ -172,6 +192,7 @@ impl<'a, T: Element, L: Layout> CaptureArg for FieldShifted<'a, T, L> {
         Ok(ShiftView {
             ptr: self.read.host_view(sites)?,
             len,
+            lattice: self.lattice,
             _layout: PhantomData,
         })
     }

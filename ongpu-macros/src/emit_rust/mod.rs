@@ -80,7 +80,8 @@ fn capture_args(captures: &[Capture]) -> TokenStream {
                 quote_spanned!(span=> ::ongpu::__private::write::<#load, _>(#id.__ongpu_mut()))
             }
             None if c.shifted_at.is_some() => {
-                quote_spanned!(id.span()=> ::ongpu::__private::read_shifted(#id.__ongpu_ref()))
+                let lat = syn::Ident::new("__ongpu_lat", Span::mixed_site());
+                quote_spanned!(id.span()=> ::ongpu::__private::read_shifted(#id.__ongpu_ref(), &#lat))
             }
             None if c.is_constant() => {
                 quote_spanned!(id.span()=> ::ongpu::__private::read_constant(&#id))

@@ -81,6 +81,11 @@ impl Device {
         )
     }
 
+    /// The driver's handle of the device's context.
+    pub(crate) fn raw_context(&self) -> cudarc::driver::sys::CUcontext {
+        self.ctx.cu_ctx()
+    }
+
     /// Free and total device memory, in bytes.
     pub fn memory(&self) -> Result<(usize, usize)> {
         self.bind()?;
@@ -91,10 +96,6 @@ impl Device {
 /// Opens device 0 (or `ONGPU_DEVICE`), reading its facts. Never panics: a missing driver
 /// library is an error string.
 fn open() -> std::result::Result<Device, String> {
-    // SAFETY: only probes whether the library can be loaded.
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        return Err("the CUDA driver library (libcuda.so) was not found".to_string());
-    }
     let ordinal = match std::env::var("ONGPU_DEVICE") {
         Ok(s) => s
             .trim()
@@ -102,14 +103,37 @@ fn open() -> std::result::Result<Device, String> {
             .map_err(|_| format!("ONGPU_DEVICE={s:?} is not a device number"))?,
         Err(_) => 0,
     };
+    open_ordinal(ordinal).map_err(|e| match std::env::var("ONGPU_DEVICE") {
+        Ok(_) => format!("ONGPU_DEVICE={ordinal}: {e}"),
+        Err(_) => e,
+    })
+}
+
+/// Number of devices the driver reports.
+fn count() -> std::result::Result<usize, String> {
+    // SAFETY: only probes whether the library can be loaded.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err("the CUDA driver library (libcuda.so) was not found".to_string());
+    }
     let count =
         CudaContext::device_count().map_err(|e| format!("cuDeviceGetCount failed: {e:?}"))?;
     if count <= 0 {
         return Err("the CUDA driver reports no device".to_string());
     }
-    if ordinal >= count as usize {
+    Ok(count as usize)
+}
+
+/// Opens the device of ordinal `ordinal`, reading its facts.
+fn open_ordinal(ordinal: usize) -> std::result::Result<Device, String> {
+    let count = count()?;
+    if ordinal >= count {
         return Err(format!(
-            "ONGPU_DEVICE={ordinal} but only {count} device(s) exist"
+            "device {ordinal} asked for, but only {count} device(s) exist"
+        ));
+    }
+    if ordinal >= MAX_DEVICES {
+        return Err(format!(
+            "device {ordinal}: at most {MAX_DEVICES} devices are supported"
         ));
     }
     let ctx = CudaContext::new(ordinal).map_err(|e| format!("creating a context failed: {e:?}"))?;
@@ -133,7 +157,19 @@ fn open() -> std::result::Result<Device, String> {
     Ok(Device { ctx, info })
 }
 
-/// The device, opened on first use, or why there is none.
+/// The most devices one process uses (the per-device tables' size).
+pub const MAX_DEVICES: usize = 16;
+
+/// Devices other than the default one, opened on first use by ordinal.
+static OTHERS: [OnceLock<std::result::Result<Device, String>>; MAX_DEVICES] =
+    [const { OnceLock::new() }; MAX_DEVICES];
+
+thread_local! {
+    /// The device this thread's work goes to inside [`with_device`] (else the default).
+    static CURRENT: std::cell::Cell<Option<&'static Device>> = const { std::cell::Cell::new(None) };
+}
+
+/// The default device, opened on first use, or why there is none.
 pub(crate) fn probe() -> std::result::Result<&'static Device, &'static str> {
     DEVICE
         .get_or_init(|| crate::trace::step(|| "opening the CUDA device".into(), open))
@@ -141,20 +177,69 @@ pub(crate) fn probe() -> std::result::Result<&'static Device, &'static str> {
         .map_err(|s| s.as_str())
 }
 
-/// The device, bound to the calling thread; [`Error::NoDevice`] if there is none.
-#[inline]
-pub fn device() -> Result<&'static Device> {
-    let dev = probe().map_err(|reason| Error::NoDevice {
+/// The device of ordinal `ordinal` (the default device's own entry where it is that one).
+pub(crate) fn by_ordinal(ordinal: usize) -> Result<&'static Device> {
+    let default = probe().map_err(|reason| Error::NoDevice {
         reason: reason.to_string(),
     })?;
+    if default.info.ordinal == ordinal {
+        return Ok(default);
+    }
+    let slot = OTHERS.get(ordinal).ok_or_else(|| Error::NoDevice {
+        reason: format!("device {ordinal}: at most {MAX_DEVICES} devices are supported"),
+    })?;
+    slot.get_or_init(|| {
+        crate::trace::step(
+            || format!("opening CUDA device {ordinal}"),
+            || open_ordinal(ordinal),
+        )
+    })
+    .as_ref()
+    .map_err(|reason| Error::NoDevice {
+        reason: reason.clone(),
+    })
+}
+
+/// Number of CUDA devices of the machine.
+pub fn device_count() -> Result<usize> {
+    count().map_err(|reason| Error::NoDevice { reason })
+}
+
+/// Runs `f` with the device of ordinal `ordinal` as this thread's device: the calls in `f`
+/// run there and the fields they touch live there.
+pub(crate) fn with_device<R>(ordinal: usize, f: impl FnOnce() -> Result<R>) -> Result<R> {
+    let dev = by_ordinal(ordinal)?;
+    let before = CURRENT.with(|c| c.replace(Some(dev)));
+    struct Restore(Option<&'static Device>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CURRENT.with(|c| c.set(self.0));
+            if let Some(d) = self.0.or_else(|| probe().ok()) {
+                let _ = d.bind();
+            }
+        }
+    }
+    let _restore = Restore(before);
+    f()
+}
+
+/// This thread's device (the default one outside [`with_device`]), bound to the calling
+/// thread; [`Error::NoDevice`] if there is none.
+#[inline]
+pub fn device() -> Result<&'static Device> {
+    let dev = match CURRENT.with(|c| c.get()) {
+        Some(d) => d,
+        None => probe().map_err(|reason| Error::NoDevice {
+            reason: reason.to_string(),
+        })?,
+    };
     dev.bind()?;
     Ok(dev)
 }
 
 /// Checks that memory (or a stream) owned by `owner` is used on `used`. Devices are opened
-/// once per process and never dropped, so identity is the address. Today a process opens one
-/// device; the check keeps a field from reaching another device's kernels once several are
-/// opened (fields sharded over GPUs).
+/// once per process and never dropped, so identity is the address. The check keeps a field
+/// from reaching another device's kernels (the parts of a split lattice live on several).
 #[inline(always)]
 pub(crate) fn check_same_device(
     owner: &Device,

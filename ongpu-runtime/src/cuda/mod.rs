@@ -14,12 +14,14 @@ pub(crate) mod launch;
 mod module;
 pub mod nvrtc;
 pub mod nvrtc_warnings;
+pub(crate) mod peer;
 pub(crate) mod stream;
 pub(crate) mod sync_event;
 
 pub use buffer::DeviceBuffer;
+pub(crate) use device::with_device;
 pub(crate) use device::{check_same_device, probe};
-pub use device::{device, Device, DeviceInfo};
+pub use device::{device, device_count, Device, DeviceInfo, MAX_DEVICES};
 pub(crate) use error::driver_error;
 pub use event::{time_device, Event};
 pub use host_buffer::HostBuffer;

@@ -33,7 +33,7 @@ fn kernel_for<'s, C: Captures>(
     } else {
         TypeId::of::<C::Key>()
     };
-    slots.get_or_compile(key, || {
+    slots.get_or_compile(key, dev.info().ordinal, || {
         let kinds = C::kinds();
         let source = kernel_source::elementwise(info, &kinds, checked);
         Ok(compile_and_load(

@@ -12,7 +12,7 @@ use crate::capture::Captures;
 use crate::error::Result;
 use crate::launch::limits::check_threads_per_block;
 use crate::launch::site::CallSite;
-use crate::launch::sites::resolve_sites;
+use crate::launch::sites::{resolve_sites, Sites};
 
 /// Runs an element-wise call: `body(site, values) -> values` for every site.
 pub fn run<C, F>(
@@ -26,7 +26,6 @@ where
     C: Captures,
     F: Fn(usize, C::Sites) -> C::Sites + Sync,
 {
-    let sites = resolve_sites(site, count, &caps)?;
     let tpb = threads_per_block.transpose()?;
     crate::codegen::observe(site, || {
         crate::launch::source::elementwise(
@@ -35,15 +34,40 @@ where
             crate::launch::bounds::bounds_checks().unwrap_or(false),
         )
     });
+    match count {
+        SiteCount::Split(subset) => {
+            crate::split::run::for_each_part(site, &subset, &mut caps, |caps, sites| {
+                run_sites(site, sites, tpb, caps, &body)
+            })
+        }
+        count => {
+            let sites = resolve_sites(site, count, &caps)?;
+            run_sites(site, &sites, tpb, &mut caps, &body)
+        }
+    }
+}
+
+/// Runs the call over checked sites on the current backend.
+fn run_sites<C, F>(
+    site: &'static CallSite,
+    sites: &Sites,
+    tpb: Option<u32>,
+    caps: &mut C,
+    body: &F,
+) -> Result<()>
+where
+    C: Captures,
+    F: Fn(usize, C::Sites) -> C::Sites + Sync,
+{
     match backend::current()? {
         Backend::Cpu => {
             if let Some(t) = tpb {
                 check_threads_per_block(site.location(), t, None)?;
             }
-            cpu::run(site, &sites.range, &mut caps, &body)
+            cpu::run(site, &sites.range, caps, body)
         }
         #[cfg(feature = "cuda")]
-        Backend::Cuda => cuda::run(site, &sites, tpb, &mut caps),
+        Backend::Cuda => cuda::run(site, sites, tpb, caps),
         #[cfg(not(feature = "cuda"))]
         Backend::Cuda => unreachable!("backend::current() refuses CUDA when it is not compiled in"),
     }

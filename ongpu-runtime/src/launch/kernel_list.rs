@@ -1,5 +1,6 @@
 //! The kernels of one call site: an append-only list keyed by a `TypeId` (of the capture
-//! types, and for reductions of the operation too), read without locks; the mutex only
+//! types, and for reductions of the operation too) and the device (a module belongs to one
+//! device's context), read without locks; the mutex only
 //! orders compilations. Entries are never freed, like the modules they point into, so a
 //! call after the first finds its kernel with a few loads and one comparison.
 
@@ -11,7 +12,7 @@ use std::sync::{Mutex, PoisonError};
 
 #[derive(Debug)]
 struct Slot<K> {
-    key: TypeId,
+    key: (TypeId, usize),
     kernel: K,
     next: *const Slot<K>,
 }
@@ -39,7 +40,7 @@ impl<K> KernelList<K> {
     }
 
     #[inline]
-    fn find(&self, key: TypeId) -> Option<&K> {
+    fn find(&self, key: (TypeId, usize)) -> Option<&K> {
         let mut p = self.head.load(Ordering::Acquire) as *const Slot<K>;
         while !p.is_null() {
             // SAFETY: published slots are valid forever (leaked, never mutated).
@@ -52,13 +53,16 @@ impl<K> KernelList<K> {
         None
     }
 
-    /// The kernel of `key`, made by `compile` on first use (once, even when threads race).
+    /// The kernel of `key` on the device of ordinal `device`, made by `compile` on first use
+    /// (once, even when threads race).
     #[inline]
     pub(crate) fn get_or_compile(
         &self,
         key: TypeId,
+        device: usize,
         compile: impl FnOnce() -> Result<K>,
     ) -> Result<&K> {
+        let key = (key, device);
         match self.find(key) {
             Some(k) => Ok(k),
             None => self.compile_slow(key, compile),
@@ -66,7 +70,11 @@ impl<K> KernelList<K> {
     }
 
     #[cold]
-    fn compile_slow(&self, key: TypeId, compile: impl FnOnce() -> Result<K>) -> Result<&K> {
+    fn compile_slow(
+        &self,
+        key: (TypeId, usize),
+        compile: impl FnOnce() -> Result<K>,
+    ) -> Result<&K> {
         let _guard = self
             .compiling
             .lock()

@@ -6,6 +6,7 @@ use crate::capture::Captures;
 use crate::error::{Error, Result};
 use crate::lattice::{Lattice, Subset};
 use crate::launch::site::CallSite;
+use crate::split::SplitLattice;
 use std::ops::Range;
 
 /// How many sites a call runs.
@@ -17,6 +18,8 @@ pub enum SiteCount {
     FromFields,
     /// The sites of a lattice, or of one parity.
     Lattice(Subset),
+    /// The sites of a split lattice, or of one parity.
+    Split(crate::split::SplitSubset),
 }
 
 /// What a call runs: the site indices, and the lattice they belong to (shifts need it; a
@@ -112,6 +115,34 @@ impl IndexSpace for &Subset {
     }
 }
 
+impl IndexSpace for crate::split::SplitLattice {
+    #[inline(always)]
+    fn into_sites(self) -> SiteCount {
+        SiteCount::Split(self.all())
+    }
+}
+
+impl IndexSpace for &crate::split::SplitLattice {
+    #[inline(always)]
+    fn into_sites(self) -> SiteCount {
+        SiteCount::Split(self.all())
+    }
+}
+
+impl IndexSpace for crate::split::SplitSubset {
+    #[inline(always)]
+    fn into_sites(self) -> SiteCount {
+        SiteCount::Split(self)
+    }
+}
+
+impl IndexSpace for &crate::split::SplitSubset {
+    #[inline(always)]
+    fn into_sites(self) -> SiteCount {
+        SiteCount::Split(*self)
+    }
+}
+
 /// An index space whose sites have neighbours: what a body with shifts runs over.
 #[diagnostic::on_unimplemented(
     message = "a shift needs a lattice, but the sites of this call are a `{Self}`",
@@ -133,6 +164,18 @@ impl LatticeSpace for Lattice {
 impl LatticeSpace for Subset {
     fn lattice(&self) -> Lattice {
         Subset::lattice(self)
+    }
+}
+
+impl LatticeSpace for crate::split::SplitLattice {
+    fn lattice(&self) -> Lattice {
+        SplitLattice::lattice(self)
+    }
+}
+
+impl LatticeSpace for crate::split::SplitSubset {
+    fn lattice(&self) -> Lattice {
+        self.split().lattice()
     }
 }
 
@@ -170,6 +213,7 @@ macro_rules! count_arg {
                 count(self)
             }
         }
+
     )*};
 }
 count_arg!(usize, u64, u32, u16, u8, isize, i64, i32, i16, i8);
@@ -236,6 +280,7 @@ pub(crate) fn resolve_sites<C: Captures>(
                 Err,
             )
         }
+        SiteCount::Split(_) => unreachable!("calls over split lattices run part by part"),
         SiteCount::Given(n) => {
             let n = n?;
             let mut err = None;

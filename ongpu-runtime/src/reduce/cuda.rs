@@ -56,7 +56,7 @@ fn kernel_for<'s, Op: Reduction<V>, C: Captures, V: 'static>(
     } else {
         TypeId::of::<(Op, C::Key, V)>()
     };
-    kernels.get_or_compile(key, || {
+    kernels.get_or_compile(key, dev.info().ordinal, || {
         let kinds = C::kinds();
         let source = super::source::reduction(info, &kinds, &super::kind::<Op, V>(), checked);
         Ok(compile_and_load(
@@ -124,9 +124,13 @@ fn scratch_bytes(blocks: usize) -> usize {
     PARTIALS_OFFSET as usize + blocks * MAX_ACC_BYTES
 }
 
+/// The scratch of `dev` (one per device: its buffer and mapped result belong to the
+/// device's context).
 fn scratch(dev: &'static Device) -> Result<&'static Mutex<Scratch>> {
-    static SCRATCH: OnceLock<Mutex<Scratch>> = OnceLock::new();
-    if let Some(s) = SCRATCH.get() {
+    static SCRATCH: [OnceLock<Mutex<Scratch>>; crate::cuda::MAX_DEVICES] =
+        [const { OnceLock::new() }; crate::cuda::MAX_DEVICES];
+    let slot = &SCRATCH[dev.info().ordinal];
+    if let Some(s) = slot.get() {
         return Ok(s);
     }
     let max_blocks = max_blocks(dev);
@@ -137,7 +141,7 @@ fn scratch(dev: &'static Device) -> Result<&'static Mutex<Scratch>> {
     )?;
     buffer.zero()?; // the block counter starts at 0 and each launch leaves it at 0
     let result = MappedResult::alloc(MAX_ACC_BYTES)?;
-    Ok(SCRATCH.get_or_init(|| {
+    Ok(slot.get_or_init(|| {
         Mutex::new(Scratch {
             buffer,
             result,

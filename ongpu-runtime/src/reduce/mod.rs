@@ -23,7 +23,7 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::launch::limits::check_threads_per_block;
 use crate::launch::site::{CallSite, SiteInfo};
-use crate::launch::sites::{resolve_sites, SiteCount};
+use crate::launch::sites::{resolve_sites, SiteCount, Sites};
 use crate::scalar::DeviceScalar;
 use source::ReductionKind;
 
@@ -75,8 +75,21 @@ where
     V: 'static,
     F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
 {
-    let sites = resolve_sites(&site.site, count, &caps)?;
     let tpb = threads_per_block.transpose()?;
+    observe::<Op, C, V>(site);
+    match count {
+        SiteCount::Split(subset) => {
+            split_reduce::<Op, C, V, F>(site, &subset, tpb, &mut caps, &body)
+        }
+        count => {
+            let sites = resolve_sites(&site.site, count, &caps)?;
+            run_sites::<Op, C, V, F>(site, &sites, tpb, &mut caps, &body)
+        }
+    }
+}
+
+/// Shows the reduction's kernel source where `ONGPU_SHOW_SOURCE` asks for it.
+fn observe<Op: Reduction<V>, C: Captures, V>(site: &'static ReduceSite) {
     crate::codegen::observe(&site.site, || {
         source::reduction(
             &site.site.info,
@@ -85,18 +98,58 @@ where
             crate::launch::bounds::bounds_checks().unwrap_or(false),
         )
     });
+}
+
+/// Reduces over checked sites on the current backend.
+fn run_sites<Op, C, V, F>(
+    site: &'static ReduceSite,
+    sites: &Sites,
+    tpb: Option<u32>,
+    caps: &mut C,
+    body: &F,
+) -> Result<Op::Acc>
+where
+    Op: Reduction<V>,
+    C: Captures,
+    V: 'static,
+    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+{
     match backend::current()? {
         Backend::Cpu => {
             if let Some(t) = tpb {
                 check_threads_per_block(site.site.location(), t, None)?;
             }
-            cpu::run::<Op, C, V, F>(&site.site, &sites.range, &mut caps, &body)
+            cpu::run::<Op, C, V, F>(&site.site, &sites.range, caps, body)
         }
         #[cfg(feature = "cuda")]
-        Backend::Cuda => cuda::run::<Op, C, V>(site, &sites, tpb, &mut caps),
+        Backend::Cuda => cuda::run::<Op, C, V>(site, sites, tpb, caps),
         #[cfg(not(feature = "cuda"))]
         Backend::Cuda => unreachable!("backend::current() refuses CUDA when it is not compiled in"),
     }
+}
+
+/// Reduces over a split lattice: each part's sites on its device, the partial results
+/// combined on the host in part order (then parity order), a fixed order for a given split.
+fn split_reduce<Op, C, V, F>(
+    site: &'static ReduceSite,
+    subset: &crate::split::SplitSubset,
+    tpb: Option<u32>,
+    caps: &mut C,
+    body: &F,
+) -> Result<Op::Acc>
+where
+    Op: Reduction<V>,
+    C: Captures,
+    V: 'static,
+    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+{
+    let mut acc = Op::identity();
+    crate::split::run::for_each_part(&site.site, subset, caps, |caps, sites| {
+        let part = run_sites::<Op, C, V, F>(site, sites, tpb, caps, body)?;
+        acc = Op::combine(acc, part);
+        Ok(())
+    })?;
+    Ok(acc)
 }
 
 /// Runs a reduction like [`run`] and writes the result into `dest` instead of returning it:
@@ -119,22 +172,19 @@ where
     V: 'static,
     F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
 {
-    let sites = resolve_sites(&site.site, count, &caps)?;
     let tpb = threads_per_block.transpose()?;
-    crate::codegen::observe(&site.site, || {
-        source::reduction(
-            &site.site.info,
-            &C::kinds(),
-            &kind::<Op, V>(),
-            crate::launch::bounds::bounds_checks().unwrap_or(false),
-        )
-    });
+    observe::<Op, C, V>(site);
+    let sites = match count {
+        SiteCount::Split(subset) => {
+            // The parts' partial results meet on the host.
+            let value = split_reduce::<Op, C, V, F>(site, &subset, tpb, &mut caps, &body)?;
+            return dest.set(value);
+        }
+        count => resolve_sites(&site.site, count, &caps)?,
+    };
     match backend::current()? {
         Backend::Cpu => {
-            if let Some(t) = tpb {
-                check_threads_per_block(site.site.location(), t, None)?;
-            }
-            let value = cpu::run::<Op, C, V, F>(&site.site, &sites.range, &mut caps, &body)?;
+            let value = run_sites::<Op, C, V, F>(site, &sites, tpb, &mut caps, &body)?;
             dest.set(value)
         }
         #[cfg(feature = "cuda")]

@@ -1,0 +1,129 @@
+//! Copies between devices and the events that order them: what a split lattice's halo
+//! exchange needs across GPUs (peer access enabled once per pair of devices, so copies go
+//! over NVLink or PCIe directly).
+
+use super::device::Device;
+use super::error::DriverResultExt;
+use crate::error::Result;
+use cudarc::driver::result::{event, stream};
+use cudarc::driver::sys::{self, CUevent, CUevent_flags, CUevent_wait_flags, CUstream};
+use std::sync::Mutex;
+
+/// An event of one device's context, recorded again at each use.
+#[derive(Debug)]
+pub(crate) struct DeviceEvent {
+    raw: CUevent,
+    dev: &'static Device,
+}
+
+// SAFETY: the handle is used only with its context bound (each method binds it).
+unsafe impl Send for DeviceEvent {}
+// SAFETY: as above.
+unsafe impl Sync for DeviceEvent {}
+
+impl DeviceEvent {
+    /// A new event of `dev`.
+    pub(crate) fn new(dev: &'static Device) -> Result<Self> {
+        dev.bind()?;
+        let raw = event::create(CUevent_flags::CU_EVENT_DISABLE_TIMING)
+            .during("creating an event for a halo exchange")?;
+        Ok(DeviceEvent { raw, dev })
+    }
+
+    /// The device whose context the event belongs to.
+    pub(crate) fn device(&self) -> &'static Device {
+        self.dev
+    }
+
+    /// Records the event after the work queued so far on the device's default stream.
+    pub(crate) fn record_default(&self) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: a live event of the bound context; the legacy default stream.
+        unsafe { event::record(self.raw, std::ptr::null_mut()) }.during("recording an event")
+    }
+
+    /// Makes later work on the default stream of `on` (bound by this call) wait for it.
+    pub(crate) fn wait_default(&self, on: &'static Device) -> Result<()> {
+        on.bind()?;
+        // SAFETY: a live event (of any context); the legacy default stream of `on`.
+        unsafe {
+            stream::wait_event(
+                std::ptr::null_mut() as CUstream,
+                self.raw,
+                CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .during("making a stream wait for another device's event")
+    }
+}
+
+impl Drop for DeviceEvent {
+    fn drop(&mut self) {
+        if self.dev.bind().is_ok() {
+            // SAFETY: a live event, destroyed once; work that waits on it keeps its record.
+            let _ = unsafe { event::destroy(self.raw) };
+        }
+    }
+}
+
+/// Lets `dst`'s context read and write `src`'s memory directly (once per ordered pair;
+/// where the hardware cannot, copies still work through the driver's staging).
+pub(crate) fn enable_peer_access(dst: &'static Device, src: &'static Device) -> Result<()> {
+    static ENABLED: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+    let pair = (dst.info().ordinal, src.info().ordinal);
+    let mut enabled = ENABLED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if pair.0 == pair.1 || enabled.contains(&pair) {
+        return Ok(());
+    }
+    dst.bind()?;
+    let mut can = 0;
+    // SAFETY: plain queries and a context flag of two live contexts.
+    unsafe {
+        sys::cuDeviceCanAccessPeer(&mut can, pair.0 as i32, pair.1 as i32)
+            .result()
+            .during("asking whether two devices can access each other's memory")?;
+        if can != 0 {
+            match sys::cuCtxEnablePeerAccess(src.raw_context(), 0) {
+                sys::CUresult::CUDA_SUCCESS
+                | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
+                other => other
+                    .result()
+                    .during("enabling peer access between devices")?,
+            }
+        }
+    }
+    enabled.push(pair);
+    Ok(())
+}
+
+/// Queues a copy of `bytes` bytes from `src` (memory of `src_dev`) to `dst` (memory of
+/// `dst_dev`) on `dst_dev`'s default stream.
+///
+/// # Safety
+/// Both ranges are live allocations of their devices, and the work that writes `src` or
+/// reads and writes `dst` is ordered with the copy (same stream, or events).
+pub(crate) unsafe fn copy_on_default(
+    dst_dev: &'static Device,
+    dst: u64,
+    src_dev: &'static Device,
+    src: u64,
+    bytes: usize,
+) -> Result<()> {
+    dst_dev.bind()?;
+    if std::ptr::eq(dst_dev, src_dev) {
+        cudarc::driver::result::memcpy_dtod_async(dst, src, bytes, std::ptr::null_mut())
+            .during("queuing a halo copy")
+    } else {
+        cudarc::driver::result::memcpy_peer_async(
+            dst_dev.raw_context(),
+            dst,
+            src_dev.raw_context(),
+            src,
+            bytes,
+            std::ptr::null_mut(),
+        )
+        .during("queuing a halo copy between devices")
+    }
+}

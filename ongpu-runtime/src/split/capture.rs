@@ -1,0 +1,293 @@
+//! How `on_gpu!` captures a [`SplitField`]: one argument per part (read, written or
+//! shifted, as for a [`Field`](crate::Field)), of which the call's runner selects the part
+//! it runs; the kernel is the one a whole-lattice field gets.
+
+// The stream-path methods name crate-private types, as in `capture`.
+#![allow(private_interfaces)]
+
+use super::exchange;
+use super::field::SplitField;
+use super::lattice::SplitLattice;
+use crate::capture::{CaptureArg, CaptureKind, FieldRead, FieldWrite, ReadCapture, WriteCapture};
+use crate::element::Element;
+use crate::error::Result;
+use crate::lattice::Lattice;
+use crate::layout::Layout;
+use crate::shift::{FieldShifted, ShiftCapture};
+use std::ops::Range;
+
+/// A split field the body reads.
+pub struct SplitRead<'a, T: Element, L: Layout> {
+    parts: Vec<FieldRead<'a, T, L>>,
+    current: usize,
+    id: u64,
+}
+
+/// A split field the body shifts.
+pub struct SplitShifted<'a, T: Element, L: Layout> {
+    parts: Vec<FieldShifted<'a, T, L>>,
+    current: usize,
+    id: u64,
+}
+
+/// A split field the body writes; its halos are refreshed after the call.
+pub struct SplitWrite<'a, T: Element, L: Layout, const LOAD: bool> {
+    parts: Vec<FieldWrite<'a, T, L, LOAD>>,
+    current: usize,
+    split: SplitLattice,
+    halos: &'a mut exchange::Halos,
+}
+
+impl<T: Element, L: Layout> ReadCapture for SplitField<T, L> {
+    type Arg<'a> = SplitRead<'a, T, L>;
+    fn read_arg(&self) -> SplitRead<'_, T, L> {
+        SplitRead {
+            parts: self.parts.iter().map(|f| f.read_arg()).collect(),
+            current: 0,
+            id: self.split.id(),
+        }
+    }
+}
+
+impl<T: Element, L: Layout> ShiftCapture for SplitField<T, L> {
+    type Arg<'a> = SplitShifted<'a, T, L>;
+    fn shifted_arg(&self, _whole: Lattice) -> SplitShifted<'_, T, L> {
+        SplitShifted {
+            parts: self
+                .parts
+                .iter()
+                .enumerate()
+                .map(|(p, f)| f.shifted_arg(self.split.part(p).lattice))
+                .collect(),
+            current: 0,
+            id: self.split.id(),
+        }
+    }
+}
+
+impl<T: Element, L: Layout> WriteCapture for SplitField<T, L> {
+    type Arg<'a, const LOAD: bool> = SplitWrite<'a, T, L, LOAD>;
+    fn write_arg<const LOAD: bool>(&mut self) -> SplitWrite<'_, T, L, LOAD> {
+        SplitWrite {
+            parts: self
+                .parts
+                .iter_mut()
+                .map(|f| f.write_arg::<LOAD>())
+                .collect(),
+            current: 0,
+            split: self.split,
+            halos: &mut self.halos,
+        }
+    }
+}
+
+/// `CaptureArg` for a per-part argument: every method is the selected part's.
+macro_rules! forward_to_part {
+    ($inner:ty) => {
+        type Site = <$inner as CaptureArg>::Site;
+        type Key = <$inner as CaptureArg>::Key;
+        type HostView = <$inner as CaptureArg>::HostView;
+        const BLOCK: usize = <$inner as CaptureArg>::BLOCK;
+
+        fn kind() -> CaptureKind {
+            <$inner>::kind()
+        }
+
+        fn field_len(&self) -> Option<usize> {
+            self.parts[self.current].field_len()
+        }
+
+        fn host_view(&mut self, sites: &Range<usize>) -> Result<Self::HostView> {
+            self.parts[self.current].host_view(sites)
+        }
+
+        #[inline(always)]
+        unsafe fn load(view: &Self::HostView, s: usize) -> Self::Site {
+            <$inner>::load(view, s)
+        }
+
+        #[inline(always)]
+        unsafe fn store(view: &Self::HostView, s: usize, value: Self::Site) {
+            <$inner>::store(view, s, value)
+        }
+
+        type Lanes = <$inner as CaptureArg>::Lanes;
+        const GROUPS_PAY: bool = <$inner as CaptureArg>::GROUPS_PAY;
+
+        #[inline(always)]
+        unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {
+            <$inner>::load_lanes(view, s0)
+        }
+
+        #[inline(always)]
+        unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Site {
+            <$inner>::lane(lanes, l)
+        }
+
+        #[inline(always)]
+        fn set_lane(lanes: &mut Self::Lanes, l: usize, value: Self::Site) {
+            <$inner>::set_lane(lanes, l, value)
+        }
+
+        #[inline(always)]
+        unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes) {
+            <$inner>::store_lanes(view, s0, lanes)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn device_prepare(
+            &mut self,
+            dev: &'static crate::cuda::Device,
+            sites: &Range<usize>,
+        ) -> Result<()> {
+            self.parts[self.current].device_prepare(dev, sites)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
+            self.parts[self.current].push_params(params)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn device_prepare_on(
+            &mut self,
+            dev: &'static crate::cuda::Device,
+            sites: &Range<usize>,
+            queue: crate::cuda::stream::Queue,
+        ) -> Result<()> {
+            self.parts[self.current].device_prepare_on(dev, sites, queue)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
+            self.parts[self.current].mark_queued(mark)
+        }
+
+        fn select_part(&mut self, part: usize) {
+            self.current = part;
+        }
+    };
+}
+
+impl<'a, T: Element, L: Layout> CaptureArg for SplitRead<'a, T, L> {
+    forward_to_part!(FieldRead<'a, T, L>);
+
+    fn split_id(&self) -> Option<u64> {
+        Some(self.id)
+    }
+}
+
+impl<'a, T: Element, L: Layout> CaptureArg for SplitShifted<'a, T, L> {
+    forward_to_part!(FieldShifted<'a, T, L>);
+
+    fn split_id(&self) -> Option<u64> {
+        Some(self.id)
+    }
+}
+
+impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for SplitWrite<'a, T, L, LOAD> {
+    forward_to_part!(FieldWrite<'a, T, L, LOAD>);
+
+    fn split_id(&self) -> Option<u64> {
+        Some(self.split.id())
+    }
+
+    fn after_split_call(&mut self) -> Result<()> {
+        let mut fields: Vec<_> = self.parts.iter_mut().map(|w| w.field_mut()).collect();
+        exchange::exchange(&self.split, &mut fields, self.halos)
+    }
+}
+
+/// A split lattice captured by a body (`lat.coord(i, mu)`, `lat.parity(i)`): each part's
+/// sites see the part lattice, whose coordinates are those of the whole lattice.
+pub struct SplitLatticeValue {
+    parts: Vec<Lattice>,
+    current: usize,
+}
+
+impl ReadCapture for SplitLattice {
+    type Arg<'a> = SplitLatticeValue;
+    fn read_arg(&self) -> SplitLatticeValue {
+        SplitLatticeValue {
+            parts: (0..self.parts()).map(|p| self.part(p).lattice).collect(),
+            current: 0,
+        }
+    }
+}
+
+impl CaptureArg for SplitLatticeValue {
+    type Site = Lattice;
+    type Key = crate::capture::ValueKey<Lattice>;
+    type HostView = Lattice;
+    const BLOCK: usize = 1;
+
+    fn kind() -> CaptureKind {
+        crate::capture::Value::<Lattice>::kind()
+    }
+
+    fn field_len(&self) -> Option<usize> {
+        None
+    }
+
+    fn host_view(&mut self, _sites: &Range<usize>) -> Result<Lattice> {
+        Ok(self.parts[self.current])
+    }
+
+    #[inline(always)]
+    unsafe fn load(view: &Lattice, _s: usize) -> Lattice {
+        *view
+    }
+
+    #[inline(always)]
+    unsafe fn store(_: &Lattice, _: usize, _: Lattice) {}
+
+    type Lanes = Lattice;
+    const GROUPS_PAY: bool = false;
+
+    #[inline(always)]
+    unsafe fn load_lanes(view: &Lattice, _s0: usize) -> Lattice {
+        *view
+    }
+
+    #[inline(always)]
+    unsafe fn lane(lanes: &Lattice, _l: usize) -> Lattice {
+        *lanes
+    }
+
+    #[inline(always)]
+    fn set_lane(_: &mut Lattice, _: usize, _: Lattice) {}
+
+    #[inline(always)]
+    unsafe fn store_lanes(_: &Lattice, _: usize, _: &Lattice) {}
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare(
+        &mut self,
+        _dev: &'static crate::cuda::Device,
+        _sites: &Range<usize>,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
+        params.push(&self.parts[self.current]);
+    }
+
+    #[cfg(feature = "cuda")]
+    fn device_prepare_on(
+        &mut self,
+        _dev: &'static crate::cuda::Device,
+        _sites: &Range<usize>,
+        _queue: crate::cuda::stream::Queue,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    fn mark_queued(&mut self, _mark: &crate::field::pending::Mark) {}
+
+    fn select_part(&mut self, part: usize) {
+        self.current = part;
+    }
+}

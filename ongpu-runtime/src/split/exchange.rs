@@ -1,0 +1,124 @@
+//! Halo exchange: after a call writes a split field, each part's halo layers receive the
+//! neighbouring parts' boundary layers (same parity, same order within a layer, so each
+//! copy is one contiguous range of sites). On the host it is a copy of elements; on the GPU,
+//! device-to-device (peer) copies queued after the writing kernels.
+
+use super::lattice::SplitLattice;
+use crate::element::Element;
+use crate::error::Result;
+use crate::field::Field;
+use crate::layout::Layout;
+use std::ops::Range;
+
+/// One copy of a halo: from a part's boundary layer to a neighbour's halo layer.
+#[derive(Debug, Clone)]
+pub(crate) struct HaloCopy {
+    pub src_part: usize,
+    pub src: Range<usize>,
+    pub dst_part: usize,
+    pub dst: usize,
+}
+
+/// The copies that refresh every halo of a field of `split`.
+pub(crate) fn copies(split: &SplitLattice) -> Vec<HaloCopy> {
+    let n = split.parts();
+    if n == 1 {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(4 * n);
+    for p in 0..n {
+        let part = split.part(p);
+        let (below, above) = ((p + n - 1) % n, (p + 1) % n);
+        let (b, a) = (split.part(below), split.part(above));
+        for parity in 0..2 {
+            // The lower halo holds the part below's last own layer, the upper halo the
+            // part above's first.
+            out.push(HaloCopy {
+                src_part: below,
+                src: b.layer(b.layers() - 2, parity),
+                dst_part: p,
+                dst: part.layer(0, parity).start,
+            });
+            out.push(HaloCopy {
+                src_part: above,
+                src: a.layer(1, parity),
+                dst_part: p,
+                dst: part.layer(part.layers() - 1, parity).start,
+            });
+        }
+    }
+    out
+}
+
+/// A layout whose layers are not whole blocks would make each halo copy many pieces; such
+/// fields are refused.
+pub(crate) fn check_layout<L: Layout>(split: &SplitLattice) -> Result<()> {
+    if split.parts() == 1 || L::BLOCK == 1 {
+        return Ok(());
+    }
+    let layer = split.part(0).layer_half();
+    if layer % L::BLOCK != 0 {
+        return Err(crate::error::Error::InvalidArgument(format!(
+            "a {} field cannot be split as {}: a layer of one parity has {layer} sites, not a \
+             multiple of the layout's block of {} (use AoS or SoA, or a lattice whose \
+             cross-section is)",
+            L::name(),
+            split,
+            L::BLOCK
+        )));
+    }
+    Ok(())
+}
+
+/// A split field's events for ordering halo copies between devices (one per part, made on
+/// the part's device when first needed; unused on the CPU and on one device).
+#[derive(Debug, Default)]
+pub(crate) struct Halos {
+    #[cfg(feature = "cuda")]
+    pub(crate) events: Vec<Option<crate::cuda::peer::DeviceEvent>>,
+}
+
+impl Halos {
+    pub(crate) fn new(_parts: usize) -> Self {
+        Halos {
+            #[cfg(feature = "cuda")]
+            events: (0.._parts).map(|_| None).collect(),
+        }
+    }
+}
+
+/// Refreshes the halos of the part fields `parts` of `split`.
+pub(crate) fn exchange<T: Element, L: Layout>(
+    split: &SplitLattice,
+    parts: &mut [&mut Field<T, L>],
+    halos: &mut Halos,
+) -> Result<()> {
+    let copies = copies(split);
+    if copies.is_empty() {
+        return Ok(());
+    }
+    #[cfg(feature = "cuda")]
+    if crate::backend::current()? == crate::backend::Backend::Cuda {
+        return super::exchange_cuda::exchange(split, parts, halos, &copies);
+    }
+    let _ = halos;
+    on_host(parts, &copies)
+}
+
+/// The exchange on host copies.
+fn on_host<T: Element, L: Layout>(
+    parts: &mut [&mut Field<T, L>],
+    copies: &[HaloCopy],
+) -> Result<()> {
+    for c in copies {
+        let values: Vec<T> = {
+            let src = parts[c.src_part].as_host_mut()?;
+            c.src.clone().map(|j| src.get(j)).collect()
+        };
+        let mut dst = parts[c.dst_part].as_host_mut()?;
+        for (k, v) in values.into_iter().enumerate() {
+            dst.set(c.dst + k, v);
+        }
+    }
+    Ok(())
+}

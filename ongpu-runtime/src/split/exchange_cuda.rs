@@ -1,0 +1,133 @@
+//! The halo exchange on the GPU: after the writing kernels, each halo range is one
+//! device-to-device copy per contiguous run of its storage (one for AoS and whole AoSoA
+//! blocks, one per component for SoA), queued on the receiving device's default stream.
+//! Across devices, events order the copies after the source's kernels, and the source's
+//! later work after the copies that read it.
+
+use super::exchange::{HaloCopy, Halos};
+use super::lattice::SplitLattice;
+use super::run::on_part_device;
+use crate::cuda::peer::{self, DeviceEvent};
+use crate::cuda::Device;
+use crate::element::Element;
+use crate::error::Result;
+use crate::field::Field;
+use crate::layout::Layout;
+use std::ops::Range;
+
+/// The storage runs of sites `sites` of a field with `stride` sites of storage: (first
+/// scalar, scalars). Layers are whole layout blocks (`exchange::check_layout`).
+fn runs<T: Element, L: Layout>(sites: &Range<usize>, stride: usize) -> Vec<(usize, usize)> {
+    let comps = T::COMPONENTS;
+    let n = sites.len();
+    if L::BLOCK == 1 && L::SITES_CONTIGUOUS && comps > 1 {
+        // SoA: one run per component.
+        (0..comps)
+            .map(|c| (L::index(sites.start, c, comps, stride), n))
+            .collect()
+    } else {
+        // AoS, and AoSoA over whole blocks: the sites' components are one contiguous run.
+        let first = L::index(sites.start, 0, comps, stride);
+        debug_assert_eq!(
+            L::index(sites.end - 1, comps - 1, comps, stride) + 1 - first,
+            n * comps
+        );
+        vec![(first, n * comps)]
+    }
+}
+
+/// Queues the copies `copies` between the part fields `parts` of `split`.
+pub(crate) fn exchange<T: Element, L: Layout>(
+    split: &SplitLattice,
+    parts: &mut [&mut Field<T, L>],
+    halos: &mut Halos,
+    copies: &[HaloCopy],
+) -> Result<()> {
+    let n = split.parts();
+    // Each part's device and the address of its device copy (current after the call; the
+    // copies read its own sites and write its halos, as a kernel on the default stream).
+    let mut at: Vec<(&'static Device, u64, usize)> = Vec::with_capacity(n);
+    for (p, field) in parts.iter_mut().enumerate() {
+        at.push(on_part_device(split, p, || {
+            let dev = crate::cuda::device()?;
+            let what = field.what();
+            let stride = *field.stride_ref() as usize;
+            let ptr = field.sides_mut().device_for_write(dev, false, &what)?;
+            Ok((dev, ptr, stride))
+        })?);
+    }
+    let across = at.iter().any(|a| !std::ptr::eq(a.0, at[0].0));
+    if across {
+        // The copies into each part wait for the kernels of the parts they read.
+        for (p, &(dev, _, _)) in at.iter().enumerate() {
+            halos.event(p, dev)?.record_default()?;
+        }
+        for p in 0..n {
+            for q in neighbours(copies, p) {
+                peer::enable_peer_access(at[p].0, at[q].0)?;
+                halos.event(q, at[q].0)?.wait_default(at[p].0)?;
+            }
+        }
+    }
+    let size = std::mem::size_of::<T::Scalar>();
+    for c in copies {
+        let (src_dev, src_ptr, src_stride) = at[c.src_part];
+        let (dst_dev, dst_ptr, dst_stride) = at[c.dst_part];
+        let dst_sites = c.dst..c.dst + c.src.len();
+        let src_runs = runs::<T, L>(&c.src, src_stride);
+        let dst_runs = runs::<T, L>(&dst_sites, dst_stride);
+        for (&(s, len), &(d, _)) in src_runs.iter().zip(&dst_runs) {
+            // SAFETY: both runs lie inside the parts' device copies (sites of their part
+            // lattices, which the fields hold); the copy is on the receiving device's
+            // default stream after its own kernels, and after the source's through the
+            // events above (or the same stream).
+            unsafe {
+                peer::copy_on_default(
+                    dst_dev,
+                    dst_ptr + (d * size) as u64,
+                    src_dev,
+                    src_ptr + (s * size) as u64,
+                    len * size,
+                )?;
+            }
+        }
+    }
+    if across {
+        // The sources' later kernels (which may rewrite what was read) wait for the copies.
+        for (p, &(dev, _, _)) in at.iter().enumerate() {
+            halos.event(p, dev)?.record_default()?;
+        }
+        for p in 0..n {
+            for q in neighbours(copies, p) {
+                halos.event(p, at[p].0)?.wait_default(at[q].0)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The parts whose layers part `p`'s halos receive.
+fn neighbours(copies: &[HaloCopy], p: usize) -> Vec<usize> {
+    let mut q: Vec<usize> = copies
+        .iter()
+        .filter(|c| c.dst_part == p && c.src_part != p)
+        .map(|c| c.src_part)
+        .collect();
+    q.sort_unstable();
+    q.dedup();
+    q
+}
+
+impl Halos {
+    /// Part `p`'s event (created on its device at first use).
+    fn event(&mut self, p: usize, dev: &'static Device) -> Result<&DeviceEvent> {
+        let slot = &mut self.events[p];
+        if slot
+            .as_ref()
+            .map_or(true, |e| !std::ptr::eq(e.device(), dev))
+        {
+            *slot = Some(DeviceEvent::new(dev)?);
+        }
+        Ok(slot.as_ref().expect("set above"))
+    }
+}

@@ -1,0 +1,309 @@
+//! [`SplitLattice`]: a lattice cut into slabs along one direction, one slab per device, each
+//! stored as a part lattice with a halo layer on either side.
+
+use super::devices::Devices;
+use crate::error::{Error, Result};
+use crate::lattice::{Lattice, DIMS};
+use std::ops::Range;
+use std::sync::{Mutex, PoisonError};
+
+/// A [`Lattice`] split over devices: slabs of the sites along one direction, one per device.
+///
+/// Fields of a split lattice ([`SplitField`](crate::SplitField)) hold one slab per device
+/// plus a halo layer on each side, and `on_gpu!` runs unchanged over `split.even()`,
+/// `split.odd()` or the split lattice itself: each device runs its slab, and shifts across
+/// a slab boundary read the halo, which is refreshed after every call that writes the field.
+/// `docs/multi-gpu.md` gives the design and its reasons.
+///
+/// ```
+/// use ongpu_runtime::{Devices, Lattice};
+/// # ongpu_runtime::with_backend(ongpu_runtime::Backend::Cpu, || {
+/// let lat = Lattice::new([4, 4, 4, 8]).unwrap();
+/// let split = lat.split_over(&Devices::first(2)?)?;
+/// assert_eq!(split.direction(), 3);
+/// assert_eq!(split.slab(1), 4..8);
+/// # Ok::<(), ongpu_runtime::Error>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct SplitLattice {
+    inner: &'static Inner,
+}
+
+/// A split's geometry. Splits are interned (one per lattice, direction and devices, kept for
+/// the life of the process), so that a `SplitLattice` is `Copy` like a [`Lattice`] and two
+/// equal splits are the same.
+#[derive(Debug)]
+struct Inner {
+    whole: Lattice,
+    direction: usize,
+    devices: Devices,
+    parts: Vec<Part>,
+}
+
+/// One device's slab.
+#[derive(Debug, Clone)]
+pub(crate) struct Part {
+    /// The part lattice: the slab plus one halo layer on each side (none for one part).
+    pub lattice: Lattice,
+    /// The slab's coordinates along the split direction.
+    pub slab: Range<usize>,
+    /// Halo layers on each side (0 or 1).
+    pub halo: usize,
+}
+
+/// Which sites of a split lattice a call runs.
+#[derive(Debug, Clone, Copy)]
+pub struct SplitSubset {
+    split: SplitLattice,
+    parity: Option<usize>,
+}
+
+impl Lattice {
+    /// This lattice split over `devices` along the slowest direction whose extent has at
+    /// least two sites per device (so each slab has an even width, as the even-odd order
+    /// needs).
+    pub fn split_over(&self, devices: &Devices) -> Result<SplitLattice> {
+        let ext = self.extents();
+        let direction = (0..DIMS)
+            .rev()
+            .find(|&mu| ext[mu] >= 2 * devices.len())
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "the {self} cannot be split over {} devices: every extent is below two \
+                     sites per device",
+                    devices.len()
+                ))
+            })?;
+        self.split_along(devices, direction)
+    }
+
+    /// This lattice split over `devices` into slabs along `direction`: widths even and as
+    /// equal as that allows.
+    pub fn split_along(&self, devices: &Devices, direction: usize) -> Result<SplitLattice> {
+        let n = devices.len();
+        let ext = self.extents();
+        if direction >= DIMS {
+            return Err(Error::InvalidArgument(format!(
+                "direction {direction} is not one of 0..{DIMS}"
+            )));
+        }
+        let l = ext[direction];
+        if l < 2 * n {
+            return Err(Error::InvalidArgument(format!(
+                "the {self} cannot be split over {n} devices along direction {direction}: \
+                 its extent {l} gives fewer than two sites per device"
+            )));
+        }
+        let (pairs, extra) = (l / 2 / n, l / 2 % n);
+        let mut start = 0;
+        let mut parts = Vec::with_capacity(n);
+        for p in 0..n {
+            let width = 2 * (pairs + usize::from(p < extra));
+            parts.push(part(self, direction, start..start + width, n > 1)?);
+            start += width;
+        }
+        Ok(SplitLattice {
+            inner: intern(Inner {
+                whole: *self,
+                direction,
+                devices: devices.clone(),
+                parts,
+            }),
+        })
+    }
+}
+
+/// The interned copy of `inner`.
+fn intern(inner: Inner) -> &'static Inner {
+    static SPLITS: Mutex<Vec<&'static Inner>> = Mutex::new(Vec::new());
+    let mut splits = SPLITS.lock().unwrap_or_else(PoisonError::into_inner);
+    let same = |s: &&&'static Inner| {
+        s.whole == inner.whole && s.direction == inner.direction && s.devices == inner.devices
+    };
+    if let Some(s) = splits.iter().find(same) {
+        return s;
+    }
+    let leaked: &'static Inner = Box::leak(Box::new(inner));
+    splits.push(leaked);
+    leaked
+}
+
+/// The part lattice of the slab `slab` along `direction` (with halos when there are other
+/// parts).
+fn part(whole: &Lattice, direction: usize, slab: Range<usize>, halos: bool) -> Result<Part> {
+    let global = whole.extents().map(|l| l as u64);
+    if !halos {
+        return Ok(Part {
+            lattice: *whole,
+            slab,
+            halo: 0,
+        });
+    }
+    let mut dims = global;
+    dims[direction] = slab.len() as u64 + 2;
+    let volume: u64 = dims.iter().product();
+    if volume > u32::MAX as u64 {
+        return Err(Error::InvalidLattice {
+            extents: whole.extents(),
+            reason: "a part with its halos exceeds 2^32 - 1 sites".to_string(),
+        });
+    }
+    let mut origin = [0u64; DIMS];
+    let l = global[direction];
+    origin[direction] = (slab.start as u64 + l - 1) % l;
+    Ok(Part {
+        lattice: Lattice::stored(dims, direction, origin, global, 1 << direction),
+        slab,
+        halo: 1,
+    })
+}
+
+impl SplitLattice {
+    /// The whole lattice.
+    pub fn lattice(&self) -> Lattice {
+        self.inner.whole
+    }
+
+    /// The direction of the cuts.
+    pub fn direction(&self) -> usize {
+        self.inner.direction
+    }
+
+    /// Number of parts (devices).
+    pub fn parts(&self) -> usize {
+        self.inner.parts.len()
+    }
+
+    /// The devices of the parts.
+    pub fn devices(&self) -> &Devices {
+        &self.inner.devices
+    }
+
+    /// Coordinates along the split direction of part `p`'s slab.
+    pub fn slab(&self, p: usize) -> Range<usize> {
+        self.inner.parts[p].slab.clone()
+    }
+
+    /// Waits until the work queued on every part's device has finished (and reports an
+    /// error it raised): what a timing of calls over the split lattice ends with.
+    pub fn synchronize(&self) -> Result<()> {
+        #[cfg(feature = "cuda")]
+        if crate::backend::current()? == crate::backend::Backend::Cuda {
+            for p in 0..self.parts() {
+                super::run::on_part_device(self, p, || crate::cuda::device()?.synchronize())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of sites of the whole lattice.
+    pub fn volume(&self) -> usize {
+        self.inner.whole.volume()
+    }
+
+    /// The even sites, as the index space of a call.
+    pub fn even(&self) -> SplitSubset {
+        self.subset(Some(0))
+    }
+
+    /// The odd sites, as the index space of a call.
+    pub fn odd(&self) -> SplitSubset {
+        self.subset(Some(1))
+    }
+
+    /// All sites, as the index space of a call.
+    pub fn all(&self) -> SplitSubset {
+        self.subset(None)
+    }
+
+    fn subset(&self, parity: Option<usize>) -> SplitSubset {
+        SplitSubset {
+            split: *self,
+            parity,
+        }
+    }
+
+    pub(crate) fn part(&self, p: usize) -> &Part {
+        &self.inner.parts[p]
+    }
+
+    /// The split's identity (equal splits are one, see `Inner`): fields of the same split
+    /// have the same parts.
+    pub(crate) fn id(&self) -> u64 {
+        self.inner as *const Inner as u64
+    }
+}
+
+impl std::fmt::Display for SplitLattice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the {} split over {} devices along direction {}",
+            self.inner.whole,
+            self.parts(),
+            self.inner.direction
+        )
+    }
+}
+
+impl SplitSubset {
+    /// The split lattice.
+    pub fn split(&self) -> &SplitLattice {
+        &self.split
+    }
+
+    /// `Some(0)` for the even sites, `Some(1)` for the odd ones, `None` for all.
+    pub fn parity(&self) -> Option<usize> {
+        self.parity
+    }
+}
+
+impl std::fmt::Display for SplitSubset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.parity {
+            None => write!(f, "{}", self.split),
+            Some(0) => write!(f, "the even sites of {}", self.split),
+            Some(_) => write!(f, "the odd sites of {}", self.split),
+        }
+    }
+}
+
+impl Part {
+    /// Sites of one layer of one parity (the split direction's cross-section / 2).
+    pub(crate) fn layer_half(&self) -> usize {
+        let ext = self.lattice.extents();
+        let section: usize = ext.iter().product::<usize>() / ext[self.direction()];
+        section / 2
+    }
+
+    fn direction(&self) -> usize {
+        // The halo mask names the direction; a part without halos is the whole lattice,
+        // whose layers are along the slowest storage direction.
+        self.lattice.slowest()
+    }
+
+    /// The part's own sites (not its halos) of parity `parity` (both when `None`), as
+    /// ranges of part-lattice indices; with halos, layer 0 and the last layer are left out.
+    pub(crate) fn owned(&self, parity: Option<usize>) -> Vec<Range<usize>> {
+        let half = self.lattice.volume() / 2;
+        let skip = self.halo * self.layer_half();
+        let one = |p: usize| p * half + skip..(p + 1) * half - skip;
+        match parity {
+            Some(p) => vec![one(p)],
+            None => vec![one(0), one(1)],
+        }
+    }
+
+    /// Layer `layer` (0 = the lower halo) of parity `parity`, as a range of indices.
+    pub(crate) fn layer(&self, layer: usize, parity: usize) -> Range<usize> {
+        let half = self.lattice.volume() / 2;
+        let lh = self.layer_half();
+        parity * half + layer * lh..parity * half + (layer + 1) * lh
+    }
+
+    /// Number of layers along the split direction (slab plus halos).
+    pub(crate) fn layers(&self) -> usize {
+        self.slab.len() + 2 * self.halo
+    }
+}

@@ -1,0 +1,186 @@
+//! Lattice programs written once and run over a whole lattice and over the same lattice
+//! split into parts: every output must be the same bits (element-wise results) or agree to
+//! rounding (reductions, whose combination order follows the parts).
+
+#![allow(dead_code)]
+
+use ongpu::prelude::*;
+use ongpu::{Element, Layout};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+/// What a program needs of its lattice: fields over it and their values in site order.
+pub trait Space {
+    /// A field over the space.
+    type F<T: Element, L: Layout>;
+    /// A field whose element at (whole-lattice) site `i` is `f(i)`.
+    fn field<T: Element, L: Layout>(&self, f: impl FnMut(usize) -> T) -> Self::F<T, L>;
+    /// The values in the whole lattice's site order.
+    fn values<T: Element, L: Layout>(f: &Self::F<T, L>) -> Vec<T>;
+    /// The whole lattice.
+    fn whole(&self) -> Lattice;
+}
+
+impl Space for Lattice {
+    type F<T: Element, L: Layout> = Field<T, L>;
+    fn field<T: Element, L: Layout>(&self, f: impl FnMut(usize) -> T) -> Field<T, L> {
+        Field::from_fn(self.volume(), f)
+    }
+    fn values<T: Element, L: Layout>(f: &Field<T, L>) -> Vec<T> {
+        f.to_vec().unwrap()
+    }
+    fn whole(&self) -> Lattice {
+        *self
+    }
+}
+
+impl Space for SplitLattice {
+    type F<T: Element, L: Layout> = SplitField<T, L>;
+    fn field<T: Element, L: Layout>(&self, f: impl FnMut(usize) -> T) -> SplitField<T, L> {
+        SplitField::from_fn(self, f).unwrap()
+    }
+    fn values<T: Element, L: Layout>(f: &SplitField<T, L>) -> Vec<T> {
+        f.to_vec().unwrap()
+    }
+    fn whole(&self) -> Lattice {
+        self.lattice()
+    }
+}
+
+/// The values of a field of `lat`, in the whole lattice's site order.
+pub fn values_of<S: Space, T: Element, L: Layout>(_lat: &S, f: &S::F<T, L>) -> Vec<T> {
+    S::values(f)
+}
+
+pub fn rng(seed: u64) -> SmallRng {
+    SmallRng::seed_from_u64(seed)
+}
+
+pub fn matrix(r: &mut SmallRng) -> ColorMatrix<f64> {
+    let mut m = ColorMatrix::zero();
+    for i in 0..3 {
+        for j in 0..3 {
+            m[i][j] = Complex::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0));
+        }
+    }
+    m
+}
+
+pub fn vector(r: &mut SmallRng) -> ColorVector<f64> {
+    let mut v = ColorVector::zero();
+    for i in 0..3 {
+        v[i] = Complex::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0));
+    }
+    v
+}
+
+/// Components of colour vectors, for bitwise comparison.
+pub fn bits_of_vectors(v: &[ColorVector<f64>]) -> Vec<u64> {
+    v.iter()
+        .flat_map(|x| (0..3).flat_map(move |c| [x[c].re.to_bits(), x[c].im.to_bits()]))
+        .collect()
+}
+
+/// The staggered hopping term on the odd sites then on the even ones (the second call
+/// shifts the field the first wrote, so it reads halos refreshed after a call), with
+/// phases from the lattice's coordinates; returns both results.
+macro_rules! staggered_twice {
+    ($lat:expr, $layout:ty) => {{
+        let lat = $lat;
+        let whole = lat.whole();
+        let mut r = rng(7);
+        let links: Vec<[ColorMatrix<f64>; 4]> = (0..whole.volume())
+            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+            .collect();
+        let src: Vec<ColorVector<f64>> = (0..whole.volume()).map(|_| vector(&mut r)).collect();
+        let u = lat.field::<[ColorMatrix<f64>; 4], $layout>(|i| links[i]);
+        let psi = lat.field::<ColorVector<f64>, $layout>(|i| src[i]);
+        let nan = ColorVector::new([Complex::new(f64::NAN, f64::NAN); 3]);
+        let mut chi = lat.field::<ColorVector<f64>, $layout>(|_| nan);
+        let mut eta = lat.field::<ColorVector<f64>, $layout>(|_| nan);
+        on_gpu!(lat.odd(), |i| {
+            let mut r = ColorVector::zero();
+            let mut sum = 0;
+            for mu in 0..4 {
+                let phase = if sum % 2 == 0 { 0.5 } else { -0.5 };
+                r += phase
+                    * (u[mu] * psi.shift(mu, 1) - u.shift(mu, -1)[mu].adj() * psi.shift(mu, -1));
+                sum += lat.coord(i, mu);
+            }
+            chi = r;
+        })
+        .unwrap();
+        on_gpu!(lat.even(), |i| {
+            let mut r = ColorVector::zero();
+            let mut sum = 0;
+            for mu in 0..4 {
+                let phase = if sum % 2 == 0 { 0.5 } else { -0.5 };
+                r += phase
+                    * (u[mu] * chi.shift(mu, 1) - u.shift(mu, -1)[mu].adj() * chi.shift(mu, -1));
+                sum += lat.coord(i, mu);
+            }
+            eta = r;
+        })
+        .unwrap();
+        (values_of(&lat, &chi), values_of(&lat, &eta))
+    }};
+}
+pub(crate) use staggered_twice;
+
+/// Chained (diagonal) shifts, a shift by two in a direction that is not split, and a
+/// shifted element-array entry, written into every site.
+macro_rules! diagonal_shifts {
+    ($lat:expr, $far:expr) => {{
+        let lat = $lat;
+        let whole = lat.whole();
+        let mut r = rng(11);
+        let a_host: Vec<f64> = (0..whole.volume())
+            .map(|_| r.random_range(-1.0..1.0))
+            .collect();
+        let a = lat.field::<f64, SoA>(|i| a_host[i]);
+        let far: usize = $far;
+        let mut out = lat.field::<f64, SoA>(|_| f64::NAN);
+        on_gpu!(lat, |i| {
+            let mut s = 0.0;
+            for mu in 0..4 {
+                for nu in 0..4 {
+                    s = s * 1.25 + a.shift(mu, 1).shift(nu, -1);
+                }
+            }
+            out = s + 0.5 * a.shift(far, 2) + lat.parity(i) as f64;
+        })
+        .unwrap();
+        values_of(&lat, &out)
+    }};
+}
+pub(crate) use diagonal_shifts;
+
+/// The plaquette sum and a sum of squares of a written field, as reductions.
+macro_rules! plaquette_sum {
+    ($lat:expr) => {{
+        let lat = $lat;
+        let whole = lat.whole();
+        let mut r = rng(13);
+        let links: Vec<[ColorMatrix<f64>; 4]> = (0..whole.volume())
+            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+            .collect();
+        let u = lat.field::<[ColorMatrix<f64>; 4], AoS>(|i| links[i]);
+        let mut t = lat.field::<f64, AoS>(|_| f64::NAN);
+        let plaq = on_gpu!(sum: lat, |i| {
+            let mut p = 0.0;
+            for mu in 0..4 {
+                for nu in (mu + 1)..4 {
+                    p += (u[mu] * u.shift(mu, 1)[nu] * u.shift(nu, 1)[mu].adj() * u[nu].adj())
+                        .trace()
+                        .re;
+                }
+            }
+            t = p;
+            p
+        })
+        .unwrap();
+        let odd = on_gpu!(sum: lat.odd(), |i| { t * t + i as f64 * 0.0 }).unwrap();
+        (plaq, odd, values_of(&lat, &t))
+    }};
+}
+pub(crate) use plaquette_sum;

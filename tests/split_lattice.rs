@@ -1,0 +1,233 @@
+//! Lattices split over emulated devices (the CPU backend, as CI runs it): every program
+//! gives the whole lattice's results for 1 to 4 parts along every direction that allows
+//! them; misuse is an error.
+
+mod split;
+
+use ongpu::prelude::*;
+use ongpu::{AoSoA, Backend, Error};
+use rand::Rng;
+use split::*;
+
+const DIMS: [usize; 4] = [4, 6, 8, 8];
+
+/// Every (parts, direction) the extents allow, parts 1 to 4.
+fn splits(lat: &Lattice) -> Vec<SplitLattice> {
+    let mut out = Vec::new();
+    for k in 1..=4 {
+        for mu in 0..4 {
+            if lat.extents()[mu] >= 2 * k {
+                out.push(lat.split_along(&Devices::first(k).unwrap(), mu).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn on_cpu(f: impl FnOnce()) {
+    ongpu::with_backend(Backend::Cpu, || {
+        f();
+        Ok::<(), Error>(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn staggered_hops_are_bitwise_those_of_the_whole_lattice() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (chi, eta) = staggered_twice!(lat, AoS);
+        assert!(
+            chi.iter().any(|v| v[0].re.is_nan()),
+            "even sites keep their poison"
+        );
+        for split in splits(&lat) {
+            let (c, e) = staggered_twice!(split, AoS);
+            assert_eq!(bits_of_vectors(&c), bits_of_vectors(&chi), "{split}");
+            assert_eq!(bits_of_vectors(&e), bits_of_vectors(&eta), "{split}");
+        }
+    });
+}
+
+#[test]
+fn every_layout_splits() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (_, eta) = staggered_twice!(lat, AoS);
+        for split in splits(&lat).into_iter().filter(|s| s.parts() > 1) {
+            let (_, soa) = staggered_twice!(split, SoA);
+            assert_eq!(bits_of_vectors(&soa), bits_of_vectors(&eta), "SoA, {split}");
+            let (_, blocks) = staggered_twice!(split, AoSoA<32>);
+            assert_eq!(
+                bits_of_vectors(&blocks),
+                bits_of_vectors(&eta),
+                "AoSoA, {split}"
+            );
+        }
+    });
+}
+
+#[test]
+fn diagonal_and_far_shifts_are_those_of_the_whole_lattice() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        for split in splits(&lat) {
+            // A shift by two along a direction that is not split (any, for one part).
+            let far = (0..4)
+                .find(|&mu| split.parts() == 1 || mu != split.direction())
+                .unwrap();
+            let want = diagonal_shifts!(lat, far);
+            let got = diagonal_shifts!(split, far);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "{split}");
+        }
+    });
+}
+
+#[test]
+fn reductions_agree_and_written_fields_are_whole() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (plaq, odd, t) = plaquette_sum!(lat);
+        for split in splits(&lat) {
+            let (p, o, ts) = plaquette_sum!(split);
+            assert!(
+                (p - plaq).abs() <= 1e-12 * plaq.abs().max(1.0),
+                "{split}: {p} vs {plaq}"
+            );
+            assert!(
+                (o - odd).abs() <= 1e-12 * odd.abs().max(1.0),
+                "{split}: {o} vs {odd}"
+            );
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&ts), bits(&t), "{split}");
+        }
+    });
+}
+
+#[test]
+fn slabs_are_even_and_balanced() {
+    on_cpu(|| {
+        let lat = Lattice::new([4, 4, 4, 10]).unwrap();
+        let split = lat.split_over(&Devices::first(3).unwrap()).unwrap();
+        assert_eq!(split.direction(), 3);
+        let slabs: Vec<_> = (0..3).map(|p| split.slab(p)).collect();
+        assert_eq!(slabs, vec![0..4, 4..8, 8..10]);
+        // Too many parts for any direction, and for the one asked for.
+        assert!(lat.split_over(&Devices::first(6).unwrap()).is_err());
+        let e = lat
+            .split_along(&Devices::first(3).unwrap(), 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("fewer than two sites per device"), "{e}");
+        assert!(Devices::first(0).is_err());
+    });
+}
+
+#[test]
+fn whole_lattice_fields_in_a_split_call_are_errors() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let split = lat.split_over(&Devices::first(2).unwrap()).unwrap();
+        let plain: Field<f64> = Field::filled(lat.volume(), 1.0);
+        let mut out: SplitField<f64> = SplitField::filled(&split, 0.0).unwrap();
+        let e = on_gpu!(split.even(), {
+            out = plain.shift(0, 1);
+        })
+        .unwrap_err();
+        assert!(matches!(e, Error::NotOnSplit { field: "plain", .. }), "{e}");
+        assert!(e.to_string().contains("a Field of a whole lattice"), "{e}");
+        // A field of another split of the same lattice (equal splits are the same one).
+        assert_eq!(
+            lat.split_over(&Devices::first(2).unwrap())
+                .unwrap()
+                .direction(),
+            3
+        );
+        let other = lat.split_along(&Devices::first(2).unwrap(), 2).unwrap();
+        let foreign: SplitField<f64> = SplitField::filled(&other, 1.0).unwrap();
+        let e = on_gpu!(split, {
+            out = foreign;
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("another split"), "{e}");
+        // Nothing was written.
+        assert!(out.to_vec().unwrap().iter().all(|&x| x == 0.0));
+    });
+}
+
+#[test]
+fn a_shift_beyond_the_halo_is_an_error() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let split = lat.split_along(&Devices::first(2).unwrap(), 3).unwrap();
+        let a: SplitField<f64> = SplitField::filled(&split, 1.0).unwrap();
+        let mut out: SplitField<f64> = SplitField::zeros(&split).unwrap();
+        let e = on_gpu!(split, {
+            out = a.shift(3, 2);
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("beyond the halo"), "{e}");
+    });
+}
+
+#[test]
+fn split_fields_round_trip_through_whole_fields() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let whole: Field<f64, SoA> = Field::from_fn(lat.volume(), |i| i as f64);
+        for split in splits(&lat) {
+            let s: SplitField<f64, AoS> = SplitField::from_field(&split, &whole).unwrap();
+            let back: Field<f64, SoA> = s.to_field().unwrap();
+            assert_eq!(back.to_vec().unwrap(), whole.to_vec().unwrap(), "{split}");
+        }
+        let short: Field<f64> = Field::zeros(10);
+        let split = lat.split_over(&Devices::first(2).unwrap()).unwrap();
+        assert!(SplitField::<f64>::from_field(&split, &short).is_err());
+    });
+}
+
+/// On the GPU: the same programs over parts emulated on one device and, where the machine
+/// has them, over two and more GPUs, bit for bit those of the whole lattice on one GPU.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_splits_are_bitwise_the_whole_lattice() {
+    ongpu::with_backend(Backend::Cuda, || {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (chi, eta) = staggered_twice!(lat, AoSoA<32>);
+        let want_far = diagonal_shifts!(lat, 0);
+        let (plaq, _, t) = plaquette_sum!(lat);
+        let gpus = Devices::all().unwrap().len();
+        let mut devices: Vec<Devices> = (2..=4).map(|k| Devices::emulated(k).unwrap()).collect();
+        devices.extend((2..=gpus.min(4)).map(|k| Devices::first(k).unwrap()));
+        println!("{gpus} GPU(s); splits over {} device lists", devices.len());
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for d in &devices {
+            let split = lat.split_along(d, 3).unwrap();
+            let (c, e) = staggered_twice!(split, AoSoA<32>);
+            assert_eq!(bits_of_vectors(&c), bits_of_vectors(&chi), "{split} {d:?}");
+            assert_eq!(bits_of_vectors(&e), bits_of_vectors(&eta), "{split} {d:?}");
+            assert_eq!(
+                bits(&diagonal_shifts!(split, 0)),
+                bits(&want_far),
+                "{split} {d:?}"
+            );
+            let (p, _, ts) = plaquette_sum!(split);
+            assert!(
+                (p - plaq).abs() <= 1e-12 * plaq.abs(),
+                "{split}: {p} vs {plaq}"
+            );
+            assert_eq!(bits(&ts), bits(&t), "{split} {d:?}");
+        }
+        // And the GPU's whole lattice is the CPU's (to rounding: the GPU contracts to FMA).
+        let (_, eta_cpu) =
+            ongpu::with_backend(Backend::Cpu, || Ok::<_, Error>(staggered_twice!(lat, AoS)))?;
+        for (a, b) in eta.iter().zip(&eta_cpu) {
+            for c in 0..3 {
+                assert!((a[c] - b[c]).norm() <= 1e-12 * (1.0 + b[c].norm()));
+            }
+        }
+        Ok::<(), Error>(())
+    })
+    .unwrap();
+}
