@@ -223,7 +223,7 @@ pub(crate) fn with_device<R>(ordinal: usize, f: impl FnOnce() -> Result<R>) -> R
     f()
 }
 
-/// This thread's device (the default one outside [`with_device`]), bound to the calling
+/// This thread's device (the default one, except while a split lattice runs a part on another), bound to the calling
 /// thread; [`Error::NoDevice`] if there is none.
 #[inline]
 pub fn device() -> Result<&'static Device> {
