@@ -187,9 +187,9 @@ pub use ongpu_macros::kernel;
 pub use ongpu_runtime::{
     backend, bounds_checks, codegen, cuda_available, in_stream_scope, math, synchronize,
     with_backend, with_bounds_checks, AoS, AoSoA, Backend, ColorMatrix, ColorVector, Complex,
-    DeviceScalar, Dim3, Element, Error, Event, Field, Graph, HostMut, Lattice, LaunchShape, Layout,
-    Location, Norm2, Philox, Real, RealKind, Residency, Result, Scalar, ScalarRead, SoA, Storage,
-    Stream, Subset, Transfers,
+    DeviceScalar, Dim3, Element, Error, Event, Field, Graph, GraphLoop, HostMut, Lattice,
+    LaunchShape, Layout, Location, LoopTest, LoopValue, Norm2, Philox, Real, RealKind, Residency,
+    Result, Scalar, ScalarRead, SoA, Storage, Stream, Subset, Transfers,
 };
 pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
 
@@ -207,8 +207,8 @@ pub use ongpu_runtime::cuda;
 /// What most programs need: `use ongpu::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Field, Graph, Lattice,
-        LaunchShape, Norm2, Philox, Result, SoA, Subset,
+        on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Field, Graph,
+        GraphLoop, Lattice, LaunchShape, LoopTest, Norm2, Philox, Result, SoA, Subset,
     };
 }
 
