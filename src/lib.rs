@@ -187,10 +187,10 @@ pub use ongpu_macros::kernel;
 pub use ongpu_runtime::{
     backend, bounds_checks, codegen, cuda_available, in_stream_scope, math, synchronize,
     with_backend, with_bounds_checks, AoS, AoSoA, Backend, ColorMatrix, ColorVector, Complex,
-    DeviceScalar, Devices, Dim3, Element, Error, Event, Field, Graph, HostMut, Lattice,
-    LaunchShape, Layout, Location, Norm2, Philox, Real, RealKind, Residency, Result, Scalar,
-    ScalarRead, SoA, SplitField, SplitLattice, SplitRead, SplitShifted, SplitSubset, SplitWrite,
-    Storage, Stream, Subset, Transfers,
+    DeviceScalar, Devices, Dim3, Element, Error, Event, Field, Graph, GraphLoop, HostMut, Lattice,
+    LaunchShape, Layout, Location, LoopTest, LoopValue, Norm2, Philox, Real, RealKind, Residency,
+    Result, Scalar, ScalarRead, SoA, SplitField, SplitLattice, SplitRead, SplitShifted,
+    SplitSubset, SplitWrite, Storage, Stream, Subset, Transfers,
 };
 pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
 
@@ -209,7 +209,8 @@ pub use ongpu_runtime::cuda;
 pub mod prelude {
     pub use crate::{
         on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Devices, Field, Graph,
-        Lattice, LaunchShape, Norm2, Philox, Result, SoA, SplitField, SplitLattice, Subset,
+        GraphLoop, Lattice, LaunchShape, LoopTest, Norm2, Philox, Result, SoA, SplitField,
+        SplitLattice, Subset,
     };
 }
 

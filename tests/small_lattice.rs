@@ -1,8 +1,8 @@
-//! The graph CG of `examples/small_lattice` (its files included here): it meets the
-//! tolerance on the true residual and agrees with the eager solver of `staggered_cg`, on
-//! the CPU backend and, with `cargo test --test small_lattice -- --include-ignored`, on the
-//! GPU, where its graph holds four kernels per iteration; on CPUs, its kernels are compiled
-//! by NVRTC for sm_90 and sm_80 without spills.
+//! The graph CG and the device-loop CG of `examples/small_lattice` (its files included
+//! here): they meet the tolerance on the true residual and agree with the eager solver of
+//! `staggered_cg`, on the CPU backend and, with `cargo test --test small_lattice --
+//! --include-ignored`, on the GPU, where the graph holds four kernels per iteration; on
+//! CPUs, their kernels are compiled by NVRTC for sm_90 and sm_80 without spills.
 
 #[cfg(feature = "cuda")]
 mod common;
@@ -16,6 +16,8 @@ mod graph_cg;
 #[allow(dead_code)]
 #[path = "../examples/staggered_cg/host.rs"]
 mod host;
+#[path = "../examples/small_lattice/loop_cg.rs"]
+mod loop_cg;
 #[allow(dead_code)] // the example's report uses the byte and flop counts
 #[path = "../examples/staggered_cg/operator.rs"]
 mod operator;
@@ -26,6 +28,7 @@ mod solver;
 use gauge::{device_links, even_part, links, random_vector, GaugeKind};
 use graph_cg::{GraphCg, KERNELS_PER_ITERATION};
 use host::HostOperator;
+use loop_cg::LoopCg;
 use ongpu::prelude::*;
 use operator::Fermion;
 use solver::Solver;
@@ -82,6 +85,64 @@ fn graph_cg_meets_the_tolerance_and_agrees_with_the_eager_solver() {
     if ongpu::backend().unwrap() == ongpu::Backend::Cuda {
         assert_eq!(cg.graph_kernels(), BLOCK * KERNELS_PER_ITERATION);
     }
+}
+
+/// Solves on 4^4 eagerly and with the loop on the device, twice (the second solve replays
+/// the loop): the same iterations as the eager solver, give or take one (α and β are
+/// computed on the device, in another order of operations), and the tolerance met.
+fn loop_cg_meets_the_tolerance_and_agrees_with_the_eager_solver() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    let u_host = links(&lat, GaugeKind::Random, 21);
+    let b_host = even_part(&lat, &random_vector(&lat, 22));
+    let u = device_links(&lat, &u_host);
+    let b = Fermion::from_vec(b_host.clone());
+    let op = HostOperator::new(lat, &u_host, MASS);
+
+    let mut x_eager = Fermion::zeros(lat.volume());
+    let eager = Solver::new(lat, MASS, TOL, 2000)
+        .solve(&u, &b, &mut x_eager)
+        .unwrap();
+
+    let mut cg = LoopCg::new(lat, MASS, TOL, 2000).unwrap();
+    let mut iterations = Vec::new();
+    for solve in 0..2 {
+        let mut x = Fermion::zeros(lat.volume());
+        let sol = cg.solve(&u, &b, &mut x).unwrap();
+        let residual = op.relative_residual(&b_host, &x.to_vec().unwrap());
+        assert!(
+            residual <= TOL,
+            "solve {solve}: |b − A x|/|b| = {residual:e}"
+        );
+        assert!(
+            sol.iterations.abs_diff(eager.iterations) <= 1,
+            "{} device-loop iterations against {} eager ones",
+            sol.iterations,
+            eager.iterations
+        );
+        iterations.push(sol.iterations);
+    }
+    assert_eq!(iterations[0], iterations[1], "a replay repeats the solve");
+    if ongpu::backend().unwrap() == ongpu::Backend::Cuda {
+        assert_eq!(cg.loop_kernels(), KERNELS_PER_ITERATION);
+    }
+}
+
+#[test]
+fn cpu_loop_cg() {
+    ongpu::with_backend(
+        ongpu::Backend::Cpu,
+        loop_cg_meets_the_tolerance_and_agrees_with_the_eager_solver,
+    )
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_loop_cg() {
+    ongpu::with_backend(
+        ongpu::Backend::Cuda,
+        loop_cg_meets_the_tolerance_and_agrees_with_the_eager_solver,
+    )
 }
 
 #[test]

@@ -5,9 +5,12 @@
 //! - **graph**: α and β computed on the device from device scalars (`device_passes.rs`),
 //!   `--block` iterations recorded once as a `Graph` and replayed, the host reading `|r|²`
 //!   once per block (`graph_cg.rs`);
+//! - **device loop**: the same iteration recorded once into a CUDA WHILE node (`GraphLoop`),
+//!   a test kernel on the device deciding after each iteration whether to go on; one graph
+//!   launch per solve, the host waiting once (`loop_cg.rs`);
 //!
 //! checks each solution's true residual `|b − A x| / |b| ≤ tol` with the example's host
-//! operator, and reports the time per iteration of both against the sum of the graph
+//! operator, and reports the time per iteration of each against the sum of the graph
 //! iteration's kernels timed alone (CUDA events around back-to-back calls of each), and a
 //! replay's time per kernel node.
 //!
@@ -31,11 +34,13 @@ mod solver;
 
 mod device_passes;
 mod graph_cg;
+mod loop_cg;
 mod measure;
 
 use gauge::GaugeKind;
 use graph_cg::{GraphCg, KERNELS_PER_ITERATION};
 use host::HostOperator;
+use loop_cg::LoopCg;
 use ongpu::prelude::*;
 use operator::Fermion;
 use solver::Solver;
@@ -108,33 +113,45 @@ fn run_size(opts: &Options, backend: ongpu::Backend, l: usize) -> BenchResult<()
     let (graph_sol, graph_s) = measure::time_solves(opts.repeat, || graph.solve(&u, &b, &mut x))?;
     let graph_res = check("graph", &op, &b_host, &x, opts.tol)?;
 
+    let mut x = Fermion::zeros(lat.volume());
+    let mut device_loop = LoopCg::new(lat, opts.mass, opts.tol, opts.max_iter)?;
+    let (loop_sol, loop_s) =
+        measure::time_solves(opts.repeat, || device_loop.solve(&u, &b, &mut x))?;
+    let loop_res = check("device loop", &op, &b_host, &x, opts.tol)?;
+
     let kernels = measure::time_kernels(backend, lat, opts.mass, &u, &b, opts.reps)?;
     let node = measure::time_replay_per_kernel(backend, &mut graph, &u, &mut x, opts.reps)?;
     let eager_it = eager_s / eager_sol.iterations.max(1) as f64;
     let graph_it = graph_s / graph_sol.iterations.max(1) as f64;
+    let loop_it = loop_s / loop_sol.iterations.max(1) as f64;
     let sum = kernels.total();
     println!(
-        "{:>5} {:>8} {:>6} {:>6} {:>9.2} {:>9.2} {:>9.2} {:>7.2}x {:>7.2}x {:>9.2} {:>9.1e} {:>9.1e}",
+        "{:>5} {:>8} {:>6} {:>6} {:>6} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>7.2}x {:>7.2}x {:>7.2}x {:>9.2} {:>9.1e} {:>9.1e} {:>9.1e}",
         format!("{l}^4"),
         lat.volume(),
         eager_sol.iterations,
         graph_sol.iterations,
+        loop_sol.iterations,
         eager_it * 1e6,
         graph_it * 1e6,
+        loop_it * 1e6,
         sum * 1e6,
         eager_it / sum,
         graph_it / sum,
+        loop_it / sum,
         node * 1e6,
         eager_res,
-        graph_res
+        graph_res,
+        loop_res
     );
     println!(
-        "      kernels alone (µs): coefficients {:.2}, update {:.2}, hop {:.2}, apply+sums {:.2}; graph: {} kernels",
+        "      kernels alone (µs): coefficients {:.2}, update {:.2}, hop {:.2}, apply+sums {:.2}; graph: {} kernels; device loop: {} kernels + its test per iteration",
         kernels.coefficients * 1e6,
         kernels.update * 1e6,
         kernels.hop * 1e6,
         kernels.apply_and_reduce * 1e6,
-        graph.graph_kernels()
+        graph.graph_kernels(),
+        device_loop.loop_kernels()
     );
     Ok(())
 }
@@ -152,19 +169,23 @@ fn run() -> BenchResult<()> {
         KERNELS_PER_ITERATION
     );
     println!(
-        "{:>5} {:>8} {:>6} {:>6} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9}",
+        "{:>5} {:>8} {:>6} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9}",
         "L^4",
         "sites",
         "it(e)",
         "it(g)",
+        "it(l)",
         "µs/it e",
         "µs/it g",
+        "µs/it l",
         "Σkernels",
         "e/Σ",
         "g/Σ",
+        "l/Σ",
         "µs/node",
         "res e",
-        "res g"
+        "res g",
+        "res l"
     );
     for &l in &opts.sizes {
         run_size(&opts, backend, l)?;

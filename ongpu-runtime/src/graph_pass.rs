@@ -83,10 +83,10 @@ pub(crate) fn forbid_host(what: &dyn Fn() -> String) -> Result<()> {
     match mode() {
         None => Ok(()),
         Some(_) => Err(Error::Graph(format!(
-            "{} inside a Graph's closure: the closure is recorded once and replayed without \
-             running its host code, so it may only make on_gpu! calls (reductions into a \
-             DeviceScalar with `sum -> s:`); read results on the host after graph.run(..) \
-             returns",
+            "{} inside a Graph's closure or a GraphLoop's body: they are recorded once and \
+             replayed without running their host code, so they may only make on_gpu! calls \
+             (reductions into a DeviceScalar with `sum -> s:`); read results on the host \
+             after graph.run(..) or run_while(..) returns",
             what()
         ))),
     }

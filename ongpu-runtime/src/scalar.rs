@@ -68,6 +68,24 @@ impl<T: Element + Uniform> DeviceScalar<T> {
     pub fn as_field(&self) -> &Field<T, AoS> {
         &self.value
     }
+
+    /// The device address of the value, current for a kernel on the default stream that
+    /// reads it (as a call there prepares a field it reads).
+    #[cfg(feature = "cuda")]
+    pub(crate) fn device_for_read(&self, dev: &'static crate::cuda::Device) -> Result<u64> {
+        let mut arg = self.read_arg();
+        arg.device_prepare(dev, &(0..1))?;
+        Ok(*arg.field.device_ptr())
+    }
+
+    /// The device address of the value, marked as written by a kernel on the default
+    /// stream that overwrites it (its old value is not copied).
+    #[cfg(feature = "cuda")]
+    pub(crate) fn device_for_write(&mut self, dev: &'static crate::cuda::Device) -> Result<u64> {
+        let mut arg = crate::capture::write::<false, _>(self);
+        arg.device_prepare(dev, &(0..1))?;
+        Ok(*arg.device_ptr())
+    }
 }
 
 impl<T: Element + Uniform + Default> Default for DeviceScalar<T> {

@@ -117,3 +117,38 @@ pub fn graphed(n: usize, iters: usize) -> (Vec<f64>, f64, Graph) {
     }
     (cg.x.to_vec().unwrap(), cg.rr.get().unwrap(), graph)
 }
+
+/// Iterations while `|r|² > tol2`, at most `max`, with the host reading `|r|²` before each:
+/// the solution, `|r|²` and the iterations.
+pub fn eager_until(n: usize, tol2: f64, max: u32) -> (Vec<f64>, f64, u32) {
+    let mut cg = Cg::new(n);
+    cg.start().unwrap();
+    let mut iterations = 0;
+    while iterations < max && cg.rr.get().unwrap() > tol2 {
+        cg.iterate().unwrap();
+        iterations += 1;
+    }
+    (cg.x.to_vec().unwrap(), cg.rr.get().unwrap(), iterations)
+}
+
+/// The same loop as a [`GraphLoop`]: on the GPU one graph launch, the test on the device.
+pub fn looped(n: usize, tol2: f64, max: u32) -> (Vec<f64>, f64, u32, GraphLoop) {
+    let mut cg = Cg::new(n);
+    cg.start().unwrap();
+    let mut solve = GraphLoop::new();
+    solve
+        .run_while(
+            &mut cg,
+            |cg| LoopTest::above(&cg.rr, tol2),
+            max,
+            Cg::iterate,
+        )
+        .unwrap();
+    let iterations = solve.iterations().unwrap();
+    (
+        cg.x.to_vec().unwrap(),
+        cg.rr.get().unwrap(),
+        iterations,
+        solve,
+    )
+}

@@ -64,6 +64,11 @@ impl Device {
             .during("binding the CUDA context to this thread")
     }
 
+    /// The raw context, for driver calls that name it (conditional nodes, peer copies).
+    pub(crate) fn raw_context(&self) -> cudarc::driver::sys::CUcontext {
+        self.ctx.cu_ctx()
+    }
+
     /// Waits for all work queued on the device and reports any error it raised.
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
@@ -79,11 +84,6 @@ impl Device {
             self.info.name,
             self.ctx.cu_ctx()
         )
-    }
-
-    /// The driver's handle of the device's context.
-    pub(crate) fn raw_context(&self) -> cudarc::driver::sys::CUcontext {
-        self.ctx.cu_ctx()
     }
 
     /// Free and total device memory, in bytes.

@@ -86,6 +86,12 @@ impl<'a> ParamList<'a> {
         h
     }
 
+    /// The array of parameter addresses a driver call takes (`kernelParams`); valid while
+    /// the list and the values it borrows are.
+    pub(crate) fn raw(&mut self) -> *mut *mut c_void {
+        self.ptrs.as_mut_ptr().cast::<*mut c_void>()
+    }
+
     /// Number of parameters pushed.
     pub fn len(&self) -> usize {
         self.len

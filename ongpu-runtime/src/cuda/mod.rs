@@ -1,8 +1,9 @@
 //! The CUDA backend's safe layer over cudarc's raw driver and NVRTC calls: the device,
 //! device buffers, page-locked host buffers, streams and events, run-time compilation,
-//! modules and launches.
+//! modules and launches, graphs and the conditional nodes of device loops.
 
 mod buffer;
+pub(crate) mod conditional;
 mod copy;
 mod device;
 pub mod disk_cache;
@@ -11,6 +12,7 @@ mod event;
 pub(crate) mod graph;
 mod host_buffer;
 pub(crate) mod launch;
+pub mod loop_test;
 mod module;
 pub mod nvrtc;
 pub mod nvrtc_warnings;
