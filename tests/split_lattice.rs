@@ -224,6 +224,11 @@ fn gpu_splits_are_bitwise_the_whole_lattice() {
             ongpu::with_backend(Backend::Cpu, || Ok::<_, Error>(staggered_twice!(lat, AoS)))?;
         for (a, b) in eta.iter().zip(&eta_cpu) {
             for c in 0..3 {
+                // Odd sites keep their poison (NaN) on both backends.
+                if b[c].re.is_nan() {
+                    assert!(a[c].re.is_nan());
+                    continue;
+                }
                 assert!((a[c] - b[c]).norm() <= 1e-12 * (1.0 + b[c].norm()));
             }
         }
