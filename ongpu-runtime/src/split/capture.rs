@@ -8,7 +8,9 @@
 use super::exchange;
 use super::field::SplitField;
 use super::lattice::SplitLattice;
-use crate::capture::{CaptureArg, CaptureKind, FieldRead, FieldWrite, ReadCapture, WriteCapture};
+use crate::capture::{
+    read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite, ReadCapture, Value, WriteCapture,
+};
 use crate::element::Element;
 use crate::error::Result;
 use crate::lattice::Lattice;
@@ -201,7 +203,7 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for SplitWrite<'a, 
 /// A split lattice captured by a body (`lat.coord(i, mu)`, `lat.parity(i)`): each part's
 /// sites see the part lattice, whose coordinates are those of the whole lattice.
 pub struct SplitLatticeValue {
-    parts: Vec<Lattice>,
+    parts: Vec<Value<'static, Lattice>>,
     current: usize,
 }
 
@@ -209,85 +211,14 @@ impl ReadCapture for SplitLattice {
     type Arg<'a> = SplitLatticeValue;
     fn read_arg(&self) -> SplitLatticeValue {
         SplitLatticeValue {
-            parts: (0..self.parts()).map(|p| self.part(p).lattice).collect(),
+            parts: (0..self.parts())
+                .map(|p| read_constant(&self.part(p).lattice))
+                .collect(),
             current: 0,
         }
     }
 }
 
 impl CaptureArg for SplitLatticeValue {
-    type Site = Lattice;
-    type Key = crate::capture::ValueKey<Lattice>;
-    type HostView = Lattice;
-    const BLOCK: usize = 1;
-
-    fn kind() -> CaptureKind {
-        crate::capture::Value::<Lattice>::kind()
-    }
-
-    fn field_len(&self) -> Option<usize> {
-        None
-    }
-
-    fn host_view(&mut self, _sites: &Range<usize>) -> Result<Lattice> {
-        Ok(self.parts[self.current])
-    }
-
-    #[inline(always)]
-    unsafe fn load(view: &Lattice, _s: usize) -> Lattice {
-        *view
-    }
-
-    #[inline(always)]
-    unsafe fn store(_: &Lattice, _: usize, _: Lattice) {}
-
-    type Lanes = Lattice;
-    const GROUPS_PAY: bool = false;
-
-    #[inline(always)]
-    unsafe fn load_lanes(view: &Lattice, _s0: usize) -> Lattice {
-        *view
-    }
-
-    #[inline(always)]
-    unsafe fn lane(lanes: &Lattice, _l: usize) -> Lattice {
-        *lanes
-    }
-
-    #[inline(always)]
-    fn set_lane(_: &mut Lattice, _: usize, _: Lattice) {}
-
-    #[inline(always)]
-    unsafe fn store_lanes(_: &Lattice, _: usize, _: &Lattice) {}
-
-    #[cfg(feature = "cuda")]
-    fn device_prepare(
-        &mut self,
-        _dev: &'static crate::cuda::Device,
-        _sites: &Range<usize>,
-    ) -> Result<()> {
-        Ok(())
-    }
-
-    #[cfg(feature = "cuda")]
-    fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
-        params.push(&self.parts[self.current]);
-    }
-
-    #[cfg(feature = "cuda")]
-    fn device_prepare_on(
-        &mut self,
-        _dev: &'static crate::cuda::Device,
-        _sites: &Range<usize>,
-        _queue: crate::cuda::stream::Queue,
-    ) -> Result<()> {
-        Ok(())
-    }
-
-    #[cfg(feature = "cuda")]
-    fn mark_queued(&mut self, _mark: &crate::field::pending::Mark) {}
-
-    fn select_part(&mut self, part: usize) {
-        self.current = part;
-    }
+    forward_to_part!(Value<'static, Lattice>);
 }

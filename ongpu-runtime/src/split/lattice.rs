@@ -224,7 +224,8 @@ impl SplitLattice {
         }
     }
 
-    pub(crate) fn part(&self, p: usize) -> &Part {
+    /// Part `p` (interned: it lives as long as the process).
+    pub(crate) fn part(&self, p: usize) -> &'static Part {
         &self.inner.parts[p]
     }
 
