@@ -12,11 +12,13 @@
 //! checks each solution's true residual `|b − A x| / |b| ≤ tol` with the example's host
 //! operator, and reports the time per iteration of each against the sum of the graph
 //! iteration's kernels timed alone (CUDA events around back-to-back calls of each), and a
-//! replay's time per kernel node.
+//! replay's time per kernel node; then what a node itself costs, from a graph of `--nodes`
+//! one-site calls against the same calls made eagerly.
 //!
 //! ```text
 //! cargo run --release --example small_lattice -- [--sizes 4,8,16] [--block 10]
 //!     [--mass 0.1] [--tol 1e-10] [--max-iter 10000] [--repeat 5] [--reps 10] [--seed 1]
+//!     [--nodes 100]
 //! ```
 
 #![allow(dead_code)] // the shared files of staggered_cg hold passes only it uses
@@ -59,6 +61,7 @@ struct Options {
     repeat: usize,
     reps: usize,
     seed: u64,
+    nodes: usize,
 }
 
 impl Options {
@@ -72,6 +75,7 @@ impl Options {
             repeat: common::arg("--repeat", 5),
             reps: common::arg("--reps", 10),
             seed: common::arg("--seed", 1) as u64,
+            nodes: common::arg("--nodes", 100),
         }
     }
 }
@@ -108,10 +112,12 @@ fn run_size(opts: &Options, backend: ongpu::Backend, l: usize) -> BenchResult<()
     let (eager_sol, eager_s) = measure::time_solves(opts.repeat, || eager.solve(&u, &b, &mut x))?;
     let eager_res = check("eager", &op, &b_host, &x, opts.tol)?;
 
-    let mut x = Fermion::zeros(lat.volume());
+    // The graph keeps its own solution field: a replay must see the fields it recorded.
+    let mut x_graph = Fermion::zeros(lat.volume());
     let mut graph = GraphCg::new(lat, opts.mass, opts.tol, opts.max_iter, opts.block)?;
-    let (graph_sol, graph_s) = measure::time_solves(opts.repeat, || graph.solve(&u, &b, &mut x))?;
-    let graph_res = check("graph", &op, &b_host, &x, opts.tol)?;
+    let (graph_sol, graph_s) =
+        measure::time_solves(opts.repeat, || graph.solve(&u, &b, &mut x_graph))?;
+    let graph_res = check("graph", &op, &b_host, &x_graph, opts.tol)?;
 
     let mut x = Fermion::zeros(lat.volume());
     let mut device_loop = LoopCg::new(lat, opts.mass, opts.tol, opts.max_iter)?;
@@ -120,7 +126,7 @@ fn run_size(opts: &Options, backend: ongpu::Backend, l: usize) -> BenchResult<()
     let loop_res = check("device loop", &op, &b_host, &x, opts.tol)?;
 
     let kernels = measure::time_kernels(backend, lat, opts.mass, &u, &b, opts.reps)?;
-    let node = measure::time_replay_per_kernel(backend, &mut graph, &u, &mut x, opts.reps)?;
+    let node = measure::time_replay_per_kernel(backend, &mut graph, &u, &mut x_graph, opts.reps)?;
     let eager_it = eager_s / eager_sol.iterations.max(1) as f64;
     let graph_it = graph_s / graph_sol.iterations.max(1) as f64;
     let loop_it = loop_s / loop_sol.iterations.max(1) as f64;
@@ -190,6 +196,15 @@ fn run() -> BenchResult<()> {
     for &l in &opts.sizes {
         run_size(&opts, backend, l)?;
     }
+    let cost = measure::time_node_cost(backend, opts.nodes, opts.reps)?;
+    println!(
+        "one-site calls, {} per graph: {:.2} µs per call eager, {:.2} µs per node replayed \
+         (host: {:.2} µs per node to replay)",
+        cost.nodes,
+        cost.eager * 1e6,
+        cost.graph * 1e6,
+        cost.replay_host * 1e6
+    );
     Ok(())
 }
 

@@ -94,3 +94,60 @@ pub fn time_replay_per_kernel(
     let per_replay = common::time(backend, reps, || cg.replay(u, x))?;
     Ok(per_replay / (cg.block * KERNELS_PER_ITERATION) as f64)
 }
+
+/// What a kernel node costs: one-site calls that each add 1 to a one-element field (so each
+/// waits for the one before), per call when made eagerly and per node when `nodes` of them
+/// are replayed as one graph (both back to back, CUDA events), and the host time of a
+/// replay (its checking pass and the graph launch) per node.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeCost {
+    /// Nodes per graph.
+    pub nodes: usize,
+    /// Seconds per call, eager.
+    pub eager: f64,
+    /// Seconds per node, replayed.
+    pub graph: f64,
+    /// Host seconds per node of `Graph::run` when replaying, without waiting.
+    pub replay_host: f64,
+}
+
+/// Measures [`NodeCost`] and checks that every call and node ran once: the field ends
+/// holding the number of additions made.
+pub fn time_node_cost(backend: Backend, nodes: usize, reps: usize) -> ongpu::Result<NodeCost> {
+    fn add_one(x: &mut Field<f64>) -> ongpu::Result<()> {
+        on_gpu!(1, {
+            x += 1.0;
+        })
+    }
+    let nodes = nodes.max(1);
+    let mut x: Field<f64> = Field::zeros(1);
+    let mut adds = 0usize;
+    let eager = common::time(backend, reps, || {
+        adds += 1;
+        add_one(&mut x)
+    })?;
+    let mut graph = Graph::new();
+    let mut replay = |x: &mut Field<f64>, adds: &mut usize| {
+        *adds += nodes;
+        graph.run(|| (0..nodes).try_for_each(|_| add_one(x)))
+    };
+    let graph_s = common::time(backend, reps, || replay(&mut x, &mut adds))? / nodes as f64;
+    ongpu::synchronize()?;
+    let start = Instant::now();
+    for _ in 0..reps.max(1) {
+        replay(&mut x, &mut adds)?;
+    }
+    let replay_host = start.elapsed().as_secs_f64() / (reps.max(1) * nodes) as f64;
+    let total = x.to_vec()?[0];
+    if total != adds as f64 {
+        return Err(ongpu::Error::Graph(format!(
+            "node timing: the field holds {total} after {adds} additions"
+        )));
+    }
+    Ok(NodeCost {
+        nodes,
+        eager,
+        graph: graph_s,
+        replay_host,
+    })
+}
