@@ -232,6 +232,24 @@ fn gpu_splits_are_bitwise_the_whole_lattice() {
                 assert!((a[c] - b[c]).norm() <= 1e-12 * (1.0 + b[c].norm()));
             }
         }
+        // Split calls order their kernels and halo copies on each device's default stream:
+        // inside a stream scope they are refused, and nothing is written.
+        let split = lat.split_along(&Devices::emulated(2)?, 3)?;
+        let x = SplitField::<f64>::filled(&split, 1.0)?;
+        let mut y = SplitField::<f64>::filled(&split, 7.0)?;
+        let stream = ongpu::Stream::new();
+        let err = stream
+            .scope(|| {
+                on_gpu!(split.all(), {
+                    y = x.shift(3, 1) + x;
+                })
+            })
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidArgument(m) if m.contains("Stream::scope")),
+            "{err}"
+        );
+        assert!(y.to_vec()?.iter().all(|&v| v == 7.0));
         Ok::<(), Error>(())
     })
     .unwrap();

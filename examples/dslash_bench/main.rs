@@ -14,12 +14,14 @@
 //!
 //! With `--devices N` it instead runs the call over a lattice split across 1 to N devices
 //! (`scaling.rs`): weak scaling at `--local L` (default 32) sites per direction per device,
-//! strong scaling on `--strong` (default 48,48,48,48).
+//! strong scaling on `--strong` (default 48,48,48,48); `--emulate` splits over parts of
+//! device 0 instead of over GPUs, which shows what splitting costs on one device.
 //!
 //! ```text
 //! cargo run --release --example dslash_bench -- [--sizes 16,24,32,40] [--real f32,f64]
 //!     [--layout aosoa32,aos,soa] [--reps 10] [--tpb 128] [--cpu] [--csv FILE] [--svg FILE]
 //! cargo run --release --example dslash_bench -- --devices 2 [--local 32] [--strong 48,48,48,48]
+//!     [--emulate]
 //! ```
 
 #[path = "../common/mod.rs"]
@@ -150,6 +152,7 @@ fn main() -> BenchResult<()> {
             common::arg("--local", 32),
             strong,
             common::arg("--reps", 20),
+            common::switch("--emulate"),
         );
     }
     let opts = Options {

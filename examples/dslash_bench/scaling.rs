@@ -55,39 +55,97 @@ fn vector(site: usize) -> ColorVector<f32> {
     v
 }
 
-/// One run: the result (whole-lattice order) and the time per call in seconds.
-fn run_split(
-    lat: &Lattice,
-    devices: &Devices,
+/// What one split run gives: the two results (whole-lattice order) and the times.
+struct SplitRun {
+    chi: Vec<ColorVector<f32>>,
+    eta: Vec<ColorVector<f32>>,
+    /// Seconds per Dslash call.
+    call: f64,
+    /// Seconds per call of a plain copy that writes a split field (its halo exchange
+    /// included, unhidden: the next copy rewrites the boundary the exchange reads).
+    copy: f64,
+}
+
+/// Median over five batches of `reps` runs of `f`, between synchronisations of every device.
+fn time_batches(
+    split: &SplitLattice,
     reps: usize,
-) -> BenchResult<(Vec<ColorVector<f32>>, f64)> {
-    let split = lat.split_along(devices, 3)?;
-    let u = SplitField::from_fn(&split, |i| std::array::from_fn(|mu| matrix(i, mu)))?;
-    let psi = SplitField::from_fn(&split, vector)?;
-    let mut chi = SplitField::zeros(&split)?;
-    dslash(&split, &u, &psi, &mut chi)?;
+    mut f: impl FnMut() -> ongpu::Result<()>,
+) -> ongpu::Result<f64> {
+    f()?;
     split.synchronize()?;
-    let result = chi.to_vec()?;
     let mut times = Vec::new();
     for _ in 0..5 {
         let start = Instant::now();
         for _ in 0..reps {
-            dslash(&split, &u, &psi, &mut chi)?;
+            f()?;
         }
         split.synchronize()?;
         times.push(start.elapsed().as_secs_f64() / reps as f64);
     }
-    Ok((result, crate::common::median(times)))
+    Ok(crate::common::median(times))
 }
 
-/// Weak and strong scaling over 1 to `max` devices.
-pub fn run(max: usize, l: usize, strong: [usize; 4], reps: usize) -> BenchResult<()> {
+/// One run: `chi = D psi`, then `eta = D chi` (which shifts what the first call wrote, so
+/// its boundary waits for the halos while its interior runs), `reps` times.
+fn run_split(lat: &Lattice, devices: &Devices, reps: usize) -> BenchResult<SplitRun> {
+    let split = lat.split_along(devices, 3)?;
+    let u = SplitField::from_fn(&split, |i| std::array::from_fn(|mu| matrix(i, mu)))?;
+    let psi = SplitField::from_fn(&split, vector)?;
+    let mut chi = SplitField::zeros(&split)?;
+    let mut eta = SplitField::zeros(&split)?;
+    let call = time_batches(&split, reps, || {
+        dslash(&split, &u, &psi, &mut chi)?;
+        dslash(&split, &u, &chi, &mut eta)
+    })? / 2.0;
+    let copy = time_batches(&split, reps, || {
+        on_gpu!(split.even(), {
+            chi = psi;
+        })
+    })?;
+    dslash(&split, &u, &psi, &mut chi)?;
+    dslash(&split, &u, &chi, &mut eta)?;
+    Ok(SplitRun {
+        chi: chi.to_vec()?,
+        eta: eta.to_vec()?,
+        call,
+        copy,
+    })
+}
+
+fn bits(v: &[ColorVector<f32>]) -> Vec<u32> {
+    v.iter()
+        .flat_map(|x| (0..3).flat_map(move |a| [x[a].re.to_bits(), x[a].im.to_bits()]))
+        .collect()
+}
+
+/// Weak and strong scaling over 1 to `max` devices (GPUs, or with `emulate` parts of one
+/// device, which run one after another: there the figures show what splitting costs).
+pub fn run(
+    max: usize,
+    l: usize,
+    strong: [usize; 4],
+    reps: usize,
+    emulate: bool,
+) -> BenchResult<()> {
     let have = Devices::all()?.len();
-    let max = max.min(have);
-    println!("split Dslash (f32, AoSoA<32>, even sites), 1 to {max} device(s) of {have}");
+    let max = if emulate { max } else { max.min(have) };
+    let devices = |n: usize| {
+        if emulate {
+            Devices::emulated(n)
+        } else {
+            Devices::first(n)
+        }
+    };
+    let what = if emulate {
+        "parts of device 0"
+    } else {
+        "devices"
+    };
+    println!("split Dslash (f32, AoSoA<32>, even sites), 1 to {max} {what} ({have} present)");
     println!(
-        "{:<7} {:>3}  {:<14} {:<14} {:>10} {:>10} {:>7}",
-        "scaling", "dev", "lattice", "per device", "us/call", "GFLOP/s", "eff."
+        "{:<7} {:>3}  {:<14} {:<14} {:>10} {:>10} {:>7} {:>12} {:>10}",
+        "scaling", "n", "lattice", "per part", "us/call", "GFLOP/s", "eff.", "halo KB", "exch. us"
     );
     for (mode, dims_for) in [
         (
@@ -101,41 +159,55 @@ pub fn run(max: usize, l: usize, strong: [usize; 4], reps: usize) -> BenchResult
             let dims = dims_for(n);
             let lat = Lattice::new(dims)?;
             // The reference: the same lattice as one part on one device.
-            let (want, t_one) = run_split(&lat, &Devices::first(1)?, reps)?;
-            let (got, t) = if n == 1 {
-                (want.clone(), t_one)
+            let one = run_split(&lat, &Devices::first(1)?, reps)?;
+            let got = if n == 1 {
+                None
             } else {
-                run_split(&lat, &Devices::first(n)?, reps)?
+                Some(run_split(&lat, &devices(n)?, reps)?)
             };
-            let bits = |v: &[ColorVector<f32>]| {
-                v.iter()
-                    .flat_map(|x| (0..3).flat_map(move |a| [x[a].re.to_bits(), x[a].im.to_bits()]))
-                    .collect::<Vec<_>>()
-            };
-            if bits(&got) != bits(&want) {
-                return Err(
-                    format!("{mode} scaling on {n} devices differs from one device").into(),
-                );
+            let run = got.as_ref().unwrap_or(&one);
+            if bits(&run.chi) != bits(&one.chi) || bits(&run.eta) != bits(&one.eta) {
+                return Err(format!("{mode} scaling on {n} {what} differs from one device").into());
             }
+            let t = run.call;
             let t_base = *t1.get_or_insert(t);
-            let eff = match mode {
-                "weak" => t_base / t,
-                _ => t_base / (n as f64 * t),
+            // Ideal times: weak, t1 on real devices (n times the work on n devices) and
+            // n t1 on parts of one; strong, t1 / n and t1.
+            let ideal = match (mode, emulate) {
+                ("weak", false) => t_base,
+                ("weak", true) => n as f64 * t_base,
+                (_, false) => t_base / n as f64,
+                (_, true) => t_base,
             };
             let flops = crate::FLOPS_PER_SITE * (lat.volume() / 2) as f64;
             let mut per = dims;
             per[3] /= n;
+            // Each part receives one layer of the written parity on either side, 24 bytes a site.
+            let section = dims[0] * dims[1] * dims[2];
+            let halo_kb = if n == 1 {
+                0.0
+            } else {
+                (section * 24 * n) as f64 / 1e3
+            };
             println!(
-                "{:<7} {:>3}  {:<14} {:<14} {:>10.1} {:>10.0} {:>6.1}%",
+                "{:<7} {:>3}  {:<14} {:<14} {:>10.1} {:>10.0} {:>6.1}% {:>12.0} {:>10.1}",
                 mode,
                 n,
                 format!("{}x{}x{}x{}", dims[0], dims[1], dims[2], dims[3]),
                 format!("{}x{}x{}x{}", per[0], per[1], per[2], per[3]),
                 t * 1e6,
                 flops / t / 1e9,
-                eff * 100.0
+                ideal / t * 100.0,
+                halo_kb,
+                (run.copy - one.copy) * 1e6
             );
         }
     }
+    println!(
+        "eff.: ideal time / time (weak on real devices: the one-device time; on parts of one \
+         device: n times it; strong: 1/n of it, or it); halo KB: bytes copied per exchange \
+         of a colour-vector field, all parts; exch. us: a copy call that writes a split \
+         field minus the same on one part (its exchange, unhidden)"
+    );
     Ok(())
 }

@@ -151,11 +151,35 @@ pub trait CaptureArg {
     #[inline(always)]
     fn select_part(&mut self, _part: usize) {}
 
-    /// After a call over a split lattice: refreshes the halos of a written split field.
+    /// After a call over a split lattice (over sites of `parity`, or all): refreshes that
+    /// parity's halos of a written split field.
     #[inline(always)]
-    fn after_split_call(&mut self) -> Result<()> {
+    fn after_split_call(&mut self, _parity: Option<usize>) -> Result<()> {
         Ok(())
     }
+
+    /// Whether the argument reads a split field's halos (a split field the body shifts).
+    #[inline(always)]
+    fn reads_halos(&self) -> bool {
+        false
+    }
+
+    /// Orders a part's kernels of a call over a split lattice with the halo copies on the
+    /// GPU: at [`SplitStage::Start`] a written split field waits for the copies that read the
+    /// part's boundary; at [`SplitStage::Boundary`] a shifted one for the part's halos.
+    #[inline(always)]
+    fn split_wait(&self, _part: usize, _stage: SplitStage) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Where a part of a call over a split lattice stands, for [`CaptureArg::split_wait`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitStage {
+    /// Before any of the part's sites run.
+    Start,
+    /// Before the sites next to the halos run (after the interior).
+    Boundary,
 }
 
 /// A field the body reads.
@@ -767,8 +791,12 @@ pub trait Captures {
     fn for_each_split_id(&self, f: impl FnMut(usize, Option<u64>));
     /// Points the split fields' arguments at part `part`.
     fn select_part(&mut self, part: usize);
-    /// Refreshes the halos of the split fields the call wrote.
-    fn after_split_call(&mut self) -> Result<()>;
+    /// Refreshes the halos (of `parity`, or all) of the split fields the call wrote.
+    fn after_split_call(&mut self, parity: Option<usize>) -> Result<()>;
+    /// Whether any capture reads a split field's halos.
+    fn reads_halos(&self) -> bool;
+    /// Each capture's [`CaptureArg::split_wait`].
+    fn split_wait(&self, part: usize, stage: SplitStage) -> Result<()>;
 }
 
 const fn gcd(a: usize, b: usize) -> usize {
@@ -897,8 +925,19 @@ macro_rules! captures_tuple {
                 $(self.$i.select_part(part);)*
             }
 
-            fn after_split_call(&mut self) -> Result<()> {
-                $(self.$i.after_split_call()?;)*
+            #[allow(unused_variables)]
+            fn after_split_call(&mut self, parity: Option<usize>) -> Result<()> {
+                $(self.$i.after_split_call(parity)?;)*
+                Ok(())
+            }
+
+            fn reads_halos(&self) -> bool {
+                false $(|| self.$i.reads_halos())*
+            }
+
+            #[allow(unused_variables)]
+            fn split_wait(&self, part: usize, stage: SplitStage) -> Result<()> {
+                $(self.$i.split_wait(part, stage)?;)*
                 Ok(())
             }
         }

@@ -64,7 +64,7 @@ mod layout;
 pub mod __private {
     pub use crate::capture::{
         read, read_constant, write, CaptureArg, CaptureKind, CaptureRef, Captures, Constant,
-        FieldRead, FieldWrite, ReadCapture, Uniform, Value, WriteCapture,
+        FieldRead, FieldWrite, ReadCapture, SplitStage, Uniform, Value, WriteCapture,
     };
     pub use crate::element::Element;
     pub use crate::elementwise::{run as run_elementwise, sites, threads_per_block, SiteCount};

@@ -150,7 +150,19 @@ macro_rules! diagonal_shifts {
             out = s + 0.5 * a.shift(far, 2) + lat.parity(i) as f64;
         })
         .unwrap();
-        values_of(&lat, &out)
+        // A field written over both parities, read shifted at both: every halo refreshed.
+        let mut next = lat.field::<f64, SoA>(|_| f64::NAN);
+        on_gpu!(lat, {
+            let mut s = 0.0;
+            for mu in 0..4 {
+                s = s * 1.5 + out.shift(mu, 1) - 0.25 * out.shift(mu, -1);
+            }
+            next = s;
+        })
+        .unwrap();
+        let mut values = values_of(&lat, &out);
+        values.extend(values_of(&lat, &next));
+        values
     }};
 }
 pub(crate) use diagonal_shifts;

@@ -4,6 +4,7 @@
 
 use super::device::Device;
 use super::error::DriverResultExt;
+use super::stream::RawStream;
 use crate::error::Result;
 use cudarc::driver::result::{event, stream};
 use cudarc::driver::sys::{self, CUevent, CUevent_flags, CUevent_wait_flags, CUstream};
@@ -35,26 +36,46 @@ impl DeviceEvent {
         self.dev
     }
 
-    /// Records the event after the work queued so far on the device's default stream.
-    pub(crate) fn record_default(&self) -> Result<()> {
+    /// Records the event after the work queued so far on `on`, a stream of the event's
+    /// device (null: its legacy default stream).
+    pub(crate) fn record_on(&self, on: CUstream) -> Result<()> {
         self.dev.bind()?;
-        // SAFETY: a live event of the bound context; the legacy default stream.
-        unsafe { event::record(self.raw, std::ptr::null_mut()) }.during("recording an event")
+        // SAFETY: a live event of the bound context; a stream of the same context.
+        unsafe { event::record(self.raw, on) }.during("recording an event")
     }
 
-    /// Makes later work on the default stream of `on` (bound by this call) wait for it.
-    pub(crate) fn wait_default(&self, on: &'static Device) -> Result<()> {
-        on.bind()?;
-        // SAFETY: a live event (of any context); the legacy default stream of `on`.
-        unsafe {
-            stream::wait_event(
-                std::ptr::null_mut() as CUstream,
-                self.raw,
-                CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-            )
-        }
-        .during("making a stream wait for another device's event")
+    /// Makes later work on stream `on` of device `dev` (bound by this call; null: its
+    /// default stream) wait for the event's last recording.
+    pub(crate) fn wait_on(&self, dev: &'static Device, on: CUstream) -> Result<()> {
+        dev.bind()?;
+        // SAFETY: a live event (of any context); a live stream of `dev`'s context.
+        unsafe { stream::wait_event(on, self.raw, CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT) }
+            .during("making a stream wait for an event")
     }
+
+    /// Blocks the host until the work before the event's last recording has finished.
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: a live event.
+        unsafe { event::synchronize(self.raw) }.during("waiting for an event")
+    }
+}
+
+/// Device `dev`'s stream for halo copies, created at first use and kept for the process.
+/// Non-blocking, so that the copies run beside the kernels on the default stream: events
+/// order them where they touch the same memory.
+pub(crate) fn halo_stream(dev: &'static Device) -> Result<CUstream> {
+    static STREAMS: Mutex<Vec<(usize, &'static RawStream)>> = Mutex::new(Vec::new());
+    let ordinal = dev.info().ordinal;
+    let mut streams = STREAMS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, s)) = streams.iter().find(|(o, _)| *o == ordinal) {
+        return Ok(s.raw());
+    }
+    let s: &'static RawStream = Box::leak(Box::new(RawStream::create(dev)?));
+    streams.push((ordinal, s));
+    Ok(s.raw())
 }
 
 impl Drop for DeviceEvent {
@@ -99,12 +120,13 @@ pub(crate) fn enable_peer_access(dst: &'static Device, src: &'static Device) -> 
 }
 
 /// Queues a copy of `bytes` bytes from `src` (memory of `src_dev`) to `dst` (memory of
-/// `dst_dev`) on `dst_dev`'s default stream.
+/// `dst_dev`) on `on`, a stream of `dst_dev`.
 ///
 /// # Safety
 /// Both ranges are live allocations of their devices, and the work that writes `src` or
 /// reads and writes `dst` is ordered with the copy (same stream, or events).
-pub(crate) unsafe fn copy_on_default(
+pub(crate) unsafe fn copy_on(
+    on: CUstream,
     dst_dev: &'static Device,
     dst: u64,
     src_dev: &'static Device,
@@ -113,8 +135,7 @@ pub(crate) unsafe fn copy_on_default(
 ) -> Result<()> {
     dst_dev.bind()?;
     if std::ptr::eq(dst_dev, src_dev) {
-        cudarc::driver::result::memcpy_dtod_async(dst, src, bytes, std::ptr::null_mut())
-            .during("queuing a halo copy")
+        cudarc::driver::result::memcpy_dtod_async(dst, src, bytes, on).during("queuing a halo copy")
     } else {
         cudarc::driver::result::memcpy_peer_async(
             dst_dev.raw_context(),
@@ -122,7 +143,7 @@ pub(crate) unsafe fn copy_on_default(
             src_dev.raw_context(),
             src,
             bytes,
-            std::ptr::null_mut(),
+            on,
         )
         .during("queuing a halo copy between devices")
     }

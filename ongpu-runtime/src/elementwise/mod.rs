@@ -36,7 +36,7 @@ where
     });
     match count {
         SiteCount::Split(subset) => {
-            crate::split::run::for_each_part(site, &subset, &mut caps, |caps, sites| {
+            crate::split::run::for_each_part(site, &subset, &mut caps, true, |caps, sites| {
                 run_sites(site, sites, tpb, caps, &body)
             })
         }

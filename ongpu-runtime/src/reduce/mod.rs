@@ -144,7 +144,7 @@ where
     F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
 {
     let mut acc = Op::identity();
-    crate::split::run::for_each_part(&site.site, subset, caps, |caps, sites| {
+    crate::split::run::for_each_part(&site.site, subset, caps, false, |caps, sites| {
         let part = run_sites::<Op, C, V, F>(site, sites, tpb, caps, body)?;
         acc = Op::combine(acc, part);
         Ok(())

@@ -9,7 +9,8 @@ use super::exchange;
 use super::field::SplitField;
 use super::lattice::SplitLattice;
 use crate::capture::{
-    read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite, ReadCapture, Value, WriteCapture,
+    read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite, ReadCapture, SplitStage, Value,
+    WriteCapture,
 };
 use crate::element::Element;
 use crate::error::Result;
@@ -25,11 +26,12 @@ pub struct SplitRead<'a, T: Element, L: Layout> {
     id: u64,
 }
 
-/// A split field the body shifts.
+/// A split field the body shifts: its boundary sites wait for the halos.
 pub struct SplitShifted<'a, T: Element, L: Layout> {
     parts: Vec<FieldShifted<'a, T, L>>,
     current: usize,
     id: u64,
+    halos: &'a exchange::Halos,
 }
 
 /// A split field the body writes; its halos are refreshed after the call.
@@ -63,6 +65,7 @@ impl<T: Element, L: Layout> ShiftCapture for SplitField<T, L> {
                 .collect(),
             current: 0,
             id: self.split.id(),
+            halos: &self.halos,
         }
     }
 }
@@ -185,6 +188,19 @@ impl<'a, T: Element, L: Layout> CaptureArg for SplitShifted<'a, T, L> {
     fn split_id(&self) -> Option<u64> {
         Some(self.id)
     }
+
+    fn reads_halos(&self) -> bool {
+        true
+    }
+
+    fn split_wait(&self, part: usize, stage: SplitStage) -> Result<()> {
+        #[cfg(feature = "cuda")]
+        if stage == SplitStage::Boundary {
+            return self.halos.wait_for_halos(part);
+        }
+        let _ = (part, stage, self.halos);
+        Ok(())
+    }
 }
 
 impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for SplitWrite<'a, T, L, LOAD> {
@@ -194,9 +210,18 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for SplitWrite<'a, 
         Some(self.split.id())
     }
 
-    fn after_split_call(&mut self) -> Result<()> {
+    fn split_wait(&self, part: usize, stage: SplitStage) -> Result<()> {
+        #[cfg(feature = "cuda")]
+        if stage == SplitStage::Start {
+            return self.halos.wait_for_readers(&self.split, part);
+        }
+        let _ = (part, stage);
+        Ok(())
+    }
+
+    fn after_split_call(&mut self, parity: Option<usize>) -> Result<()> {
         let mut fields: Vec<_> = self.parts.iter_mut().map(|w| w.field_mut()).collect();
-        exchange::exchange(&self.split, &mut fields, self.halos)
+        exchange::exchange(&self.split, &mut fields, self.halos, parity)
     }
 }
 

@@ -19,8 +19,9 @@ pub(crate) struct HaloCopy {
     pub dst: usize,
 }
 
-/// The copies that refresh every halo of a field of `split`.
-pub(crate) fn copies(split: &SplitLattice) -> Vec<HaloCopy> {
+/// The copies that refresh the halos of parity `parity` (both when `None`) of a field of
+/// `split`: a call over one parity writes only its sites.
+pub(crate) fn copies(split: &SplitLattice, parity: Option<usize>) -> Vec<HaloCopy> {
     let n = split.parts();
     if n == 1 {
         return Vec::new();
@@ -30,7 +31,7 @@ pub(crate) fn copies(split: &SplitLattice) -> Vec<HaloCopy> {
         let part = split.part(p);
         let (below, above) = ((p + n - 1) % n, (p + 1) % n);
         let (b, a) = (split.part(below), split.part(above));
-        for parity in 0..2 {
+        for parity in parity.map_or(0..2, |q| q..q + 1) {
             // The lower halo holds the part below's last own layer, the upper halo the
             // part above's first.
             out.push(HaloCopy {
@@ -70,20 +71,36 @@ pub(crate) fn check_layout<L: Layout>(split: &SplitLattice) -> Result<()> {
     Ok(())
 }
 
-/// A split field's events for ordering halo copies between devices (one per part, made on
-/// the part's device when first needed; unused on the CPU and on one device).
+/// A split field's events for ordering halo copies with kernels (one of each per part, made
+/// on the part's device when first needed; unused on the CPU).
 #[derive(Debug, Default)]
 pub(crate) struct Halos {
+    /// Recorded on each part's default stream after the kernels that wrote the field, for
+    /// the copies to wait on.
     #[cfg(feature = "cuda")]
-    pub(crate) events: Vec<Option<crate::cuda::peer::DeviceEvent>>,
+    pub(crate) written: Vec<Option<crate::cuda::peer::DeviceEvent>>,
+    /// Recorded on each part's halo stream after the copies into its halos: kernels that
+    /// read the halos, and kernels that rewrite a boundary the neighbours copy, wait on it.
+    #[cfg(feature = "cuda")]
+    pub(crate) ready: Vec<Option<crate::cuda::peer::DeviceEvent>>,
 }
 
 impl Halos {
     pub(crate) fn new(_parts: usize) -> Self {
         Halos {
             #[cfg(feature = "cuda")]
-            events: (0.._parts).map(|_| None).collect(),
+            written: (0.._parts).map(|_| None).collect(),
+            #[cfg(feature = "cuda")]
+            ready: (0.._parts).map(|_| None).collect(),
         }
+    }
+
+    /// Blocks until the halo copies queued for the field have finished (nothing on the CPU).
+    pub(crate) fn finish(&self) -> Result<()> {
+        #[cfg(feature = "cuda")]
+        return self.wait_host();
+        #[cfg(not(feature = "cuda"))]
+        Ok(())
     }
 }
 
@@ -92,8 +109,9 @@ pub(crate) fn exchange<T: Element, L: Layout>(
     split: &SplitLattice,
     parts: &mut [&mut Field<T, L>],
     halos: &mut Halos,
+    parity: Option<usize>,
 ) -> Result<()> {
-    let copies = copies(split);
+    let copies = copies(split, parity);
     if copies.is_empty() {
         return Ok(());
     }

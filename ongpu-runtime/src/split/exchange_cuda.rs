@@ -1,8 +1,9 @@
 //! The halo exchange on the GPU: after the writing kernels, each halo range is one
 //! device-to-device copy per contiguous run of its storage (one for AoS and whole AoSoA
-//! blocks, one per component for SoA), queued on the receiving device's default stream.
-//! Across devices, events order the copies after the source's kernels, and the source's
-//! later work after the copies that read it.
+//! blocks, one per component for SoA), queued on the receiving device's halo stream, so
+//! that the next call's interior kernels run while the copies are in flight. Events order
+//! the copies after the kernels that wrote the parts, the kernels that read a halo after
+//! its copies, and the kernels that rewrite a boundary after the copies that read it.
 
 use super::exchange::{HaloCopy, Halos};
 use super::lattice::SplitLattice;
@@ -45,7 +46,7 @@ pub(crate) fn exchange<T: Element, L: Layout>(
 ) -> Result<()> {
     let n = split.parts();
     // Each part's device and the address of its device copy (current after the call; the
-    // copies read its own sites and write its halos, as a kernel on the default stream).
+    // copies read its own sites and write its halos).
     let mut at: Vec<(&'static Device, u64, usize)> = Vec::with_capacity(n);
     for (p, field) in parts.iter_mut().enumerate() {
         at.push(on_part_device(split, p, || {
@@ -56,18 +57,19 @@ pub(crate) fn exchange<T: Element, L: Layout>(
             Ok((dev, ptr, stride))
         })?);
     }
-    let across = at.iter().any(|a| !std::ptr::eq(a.0, at[0].0));
-    if across {
-        // The copies into each part wait for the kernels of the parts they read.
-        for (p, &(dev, _, _)) in at.iter().enumerate() {
-            halos.event(p, dev)?.record_default()?;
+    // The copies into a part wait for the kernels that wrote the parts they read, and for
+    // the part's own earlier kernels (which may still read the halos they overwrite).
+    for (p, &(dev, _, _)) in at.iter().enumerate() {
+        event(&mut halos.written, p, dev)?.record_on(std::ptr::null_mut())?;
+    }
+    let mut streams = Vec::with_capacity(n);
+    for (p, &(dev, _, _)) in at.iter().enumerate() {
+        let stream = peer::halo_stream(dev)?;
+        for q in std::iter::once(p).chain(neighbours(copies, p)) {
+            peer::enable_peer_access(dev, at[q].0)?;
+            event(&mut halos.written, q, at[q].0)?.wait_on(dev, stream)?;
         }
-        for p in 0..n {
-            for q in neighbours(copies, p) {
-                peer::enable_peer_access(at[p].0, at[q].0)?;
-                halos.event(q, at[q].0)?.wait_default(at[p].0)?;
-            }
-        }
+        streams.push(stream);
     }
     let size = std::mem::size_of::<T::Scalar>();
     for c in copies {
@@ -78,11 +80,12 @@ pub(crate) fn exchange<T: Element, L: Layout>(
         let dst_runs = runs::<T, L>(&dst_sites, dst_stride);
         for (&(s, len), &(d, _)) in src_runs.iter().zip(&dst_runs) {
             // SAFETY: both runs lie inside the parts' device copies (sites of their part
-            // lattices, which the fields hold); the copy is on the receiving device's
-            // default stream after its own kernels, and after the source's through the
-            // events above (or the same stream).
+            // lattices, which the fields hold); the copy is on the receiving device's halo
+            // stream after the writing kernels of both parts (the events above), and later
+            // kernels that read the halo or rewrite the source wait for `ready`.
             unsafe {
-                peer::copy_on_default(
+                peer::copy_on(
+                    streams[c.dst_part],
                     dst_dev,
                     dst_ptr + (d * size) as u64,
                     src_dev,
@@ -92,16 +95,8 @@ pub(crate) fn exchange<T: Element, L: Layout>(
             }
         }
     }
-    if across {
-        // The sources' later kernels (which may rewrite what was read) wait for the copies.
-        for (p, &(dev, _, _)) in at.iter().enumerate() {
-            halos.event(p, dev)?.record_default()?;
-        }
-        for p in 0..n {
-            for q in neighbours(copies, p) {
-                halos.event(p, at[p].0)?.wait_default(at[q].0)?;
-            }
-        }
+    for (p, &(dev, _, _)) in at.iter().enumerate() {
+        event(&mut halos.ready, p, dev)?.record_on(streams[p])?;
     }
     Ok(())
 }
@@ -118,16 +113,49 @@ fn neighbours(copies: &[HaloCopy], p: usize) -> Vec<usize> {
     q
 }
 
+/// Part `p`'s event in `events` (created on its device at first use).
+fn event<'e>(
+    events: &'e mut [Option<DeviceEvent>],
+    p: usize,
+    dev: &'static Device,
+) -> Result<&'e DeviceEvent> {
+    let slot = &mut events[p];
+    if slot
+        .as_ref()
+        .map_or(true, |e| !std::ptr::eq(e.device(), dev))
+    {
+        *slot = Some(DeviceEvent::new(dev)?);
+    }
+    Ok(slot.as_ref().expect("set above"))
+}
+
 impl Halos {
-    /// Part `p`'s event (created on its device at first use).
-    fn event(&mut self, p: usize, dev: &'static Device) -> Result<&DeviceEvent> {
-        let slot = &mut self.events[p];
-        if slot
-            .as_ref()
-            .map_or(true, |e| !std::ptr::eq(e.device(), dev))
-        {
-            *slot = Some(DeviceEvent::new(dev)?);
+    /// Makes part `p`'s later kernels (on its device's default stream, current) wait for
+    /// the copies into its halos.
+    pub(crate) fn wait_for_halos(&self, p: usize) -> Result<()> {
+        if let Some(e) = &self.ready[p] {
+            e.wait_on(crate::cuda::device()?, std::ptr::null_mut())?;
         }
-        Ok(slot.as_ref().expect("set above"))
+        Ok(())
+    }
+
+    /// Makes part `p`'s later kernels wait for the copies that read its boundary layers
+    /// (into the neighbours' halos), before they rewrite them.
+    pub(crate) fn wait_for_readers(&self, split: &SplitLattice, p: usize) -> Result<()> {
+        let n = split.parts();
+        for q in [(p + n - 1) % n, (p + 1) % n] {
+            if let Some(e) = &self.ready[q] {
+                e.wait_on(crate::cuda::device()?, std::ptr::null_mut())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Blocks the host until every queued halo copy has finished.
+    pub(crate) fn wait_host(&self) -> Result<()> {
+        for e in self.ready.iter().flatten() {
+            e.synchronize()?;
+        }
+        Ok(())
     }
 }

@@ -70,6 +70,7 @@ impl<T: Element, L: Layout> SplitField<T, L> {
 
     /// The elements in the whole lattice's site order.
     pub fn to_vec(&self) -> Result<Vec<T>> {
+        self.halos.finish()?;
         let whole = self.split.lattice();
         let mut out = vec![T::zeroed(); whole.volume()];
         for (p, field) in self.parts.iter().enumerate() {
@@ -106,5 +107,13 @@ impl<T: Element, L: Layout> SplitField<T, L> {
             parts,
             halos: exchange::Halos::new(split.parts()),
         })
+    }
+}
+
+impl<T: Element, L: Layout> Drop for SplitField<T, L> {
+    /// Halo copies still queued read and write the parts' device memory: they finish before
+    /// the parts are freed.
+    fn drop(&mut self) {
+        let _ = self.halos.finish();
     }
 }

@@ -296,6 +296,36 @@ impl Part {
         }
     }
 
+    /// The part's own sites of parity `parity` (both when `None`) split in two: the interior,
+    /// whose neighbours within the halo depth are all the part's own, and the boundary
+    /// layers next to the halos, whose shifted reads need the halos. Empty ranges are left
+    /// out (a slab of two layers has no interior).
+    pub(crate) fn interior_and_boundary(
+        &self,
+        parity: Option<usize>,
+    ) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
+        let parities = parity.map_or(vec![0, 1], |p| vec![p]);
+        let h = self.halo;
+        debug_assert!(h > 0, "a part without halos has no boundary");
+        let layers = self.layers();
+        let (mut interior, mut boundary) = (Vec::new(), Vec::new());
+        for par in parities {
+            // Own layers are h..layers-h; those within h of a halo are the boundary.
+            let lo = self.layer(h, par).start..self.layer((2 * h).min(layers - h) - 1, par).end;
+            let hi_first = (layers - 2 * h).max(2 * h);
+            let hi = self.layer(hi_first, par).start..self.layer(layers - h - 1, par).end;
+            let inner = self.layer(2 * h, par).start..self.layer(layers - 2 * h, par).start;
+            if !inner.is_empty() && 2 * h < layers - 2 * h {
+                interior.push(inner);
+            }
+            boundary.push(lo);
+            if hi_first < layers - h {
+                boundary.push(hi);
+            }
+        }
+        (interior, boundary)
+    }
+
     /// Layer `layer` (0 = the lower halo) of parity `parity`, as a range of indices.
     pub(crate) fn layer(&self, layer: usize, parity: usize) -> Range<usize> {
         let half = self.lattice.volume() / 2;
@@ -306,5 +336,48 @@ impl Part {
     /// Number of layers along the split direction (slab plus halos).
     pub(crate) fn layers(&self) -> usize {
         self.slab.len() + 2 * self.halo
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Interior and boundary together are the owned sites, each once, and the boundary is
+    /// exactly the own layers next to a halo.
+    #[test]
+    fn interior_and_boundary_partition_the_owned_sites() {
+        for (t, parts) in [(4, 2), (6, 2), (8, 2), (12, 4), (6, 3), (12, 3)] {
+            let lat = Lattice::new([2, 2, 2, t]).unwrap();
+            let split = lat
+                .split_along(&Devices::emulated(parts).unwrap(), 3)
+                .unwrap();
+            for p in 0..parts {
+                let part = split.part(p);
+                for parity in [None, Some(0), Some(1)] {
+                    let (interior, boundary) = part.interior_and_boundary(parity);
+                    let mut got: Vec<usize> = interior
+                        .iter()
+                        .chain(&boundary)
+                        .flat_map(|r| r.clone())
+                        .collect();
+                    got.sort_unstable();
+                    let want: Vec<usize> = part.owned(parity).into_iter().flatten().collect();
+                    assert_eq!(got, want, "t = {t}, {parts} parts, part {p}, {parity:?}");
+                    let layers = part.layers();
+                    for par in parity.map_or(vec![0, 1], |q| vec![q]) {
+                        for l in [1, layers - 2] {
+                            for s in part.layer(l, par) {
+                                assert!(boundary.iter().any(|r| r.contains(&s)));
+                            }
+                        }
+                    }
+                    let n_boundary: usize = boundary.iter().map(|r| r.len()).sum();
+                    let sides = parity.map_or(2, |_| 1) * part.layer_half();
+                    let own_layers = part.layers() - 2;
+                    assert_eq!(n_boundary, sides * own_layers.min(2));
+                }
+            }
+        }
     }
 }

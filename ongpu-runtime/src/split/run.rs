@@ -4,7 +4,7 @@
 
 use super::lattice::SplitLattice;
 use super::SplitSubset;
-use crate::capture::{CaptureKind, Captures};
+use crate::capture::{CaptureKind, Captures, SplitStage};
 use crate::error::{Error, Result};
 use crate::launch::site::CallSite;
 use crate::launch::sites::Sites;
@@ -34,31 +34,72 @@ fn check_captures<C: Captures>(site: &CallSite, subset: &SplitSubset, caps: &C) 
     err.map_or(Ok(()), Err)
 }
 
+/// Calls over a split lattice queue their kernels on each device's default stream and
+/// order them with the halo copies by events there: a stream scope or a graph would put
+/// them elsewhere.
+fn check_queue(site: &CallSite) -> Result<()> {
+    #[cfg(feature = "cuda")]
+    if crate::backend::current()? == crate::backend::Backend::Cuda
+        && (crate::stream::in_stream_scope() || crate::graph_pass::mode().is_some())
+    {
+        return Err(Error::InvalidArgument(format!(
+            "{}: a call over a split lattice inside a Stream::scope or a Graph: split \
+             lattices run on each device's default stream (make the call outside)",
+            site.location()
+        )));
+    }
+    let _ = site;
+    Ok(())
+}
+
 /// Runs `run(captures, sites)` for each part's own sites of `subset` (on the part's device),
 /// then refreshes the halos of the written split fields.
+///
+/// When the call shifts a split field, each part runs its interior first and its boundary
+/// layers after waiting for its halos (with `overlap`; reductions, which wait for each
+/// range's result, wait for the halos first and run the part whole), so that on the GPU the
+/// interior kernels run while the previous call's halo copies are in flight.
 pub(crate) fn for_each_part<C: Captures>(
     site: &CallSite,
     subset: &SplitSubset,
     caps: &mut C,
+    overlap: bool,
     mut run: impl FnMut(&mut C, &Sites) -> Result<()>,
 ) -> Result<()> {
     check_captures(site, subset, caps)?;
+    check_queue(site)?;
     let split = subset.split();
+    let halos = split.parts() > 1 && caps.reads_halos();
     for p in 0..split.parts() {
         caps.select_part(p);
         let part = split.part(p);
+        let (first, after_halos) = match (halos, overlap) {
+            (false, _) => (part.owned(subset.parity()), Vec::new()),
+            (true, true) => part.interior_and_boundary(subset.parity()),
+            (true, false) => (Vec::new(), part.owned(subset.parity())),
+        };
         on_part_device(split, p, || {
-            for range in part.owned(subset.parity()) {
+            caps.split_wait(p, SplitStage::Start)?;
+            let mut launch = |caps: &mut C, range| {
                 let sites = Sites {
                     range,
                     lattice: Some(part.lattice),
                 };
-                run(caps, &sites)?;
+                run(caps, &sites)
+            };
+            for range in first {
+                launch(caps, range)?;
+            }
+            if halos {
+                caps.split_wait(p, SplitStage::Boundary)?;
+            }
+            for range in after_halos {
+                launch(caps, range)?;
             }
             Ok(())
         })?;
     }
-    caps.after_split_call()
+    caps.after_split_call(subset.parity())
 }
 
 /// Runs `f` with part `p`'s device current (on the CUDA backend with one GPU per part).
