@@ -30,6 +30,7 @@ pub mod random;
 mod reduce;
 mod scalar;
 mod shift;
+mod space;
 mod split;
 mod stream;
 #[cfg(feature = "cuda")]
@@ -87,7 +88,6 @@ pub mod __private {
     };
     pub use crate::kernel::{launch_phased, launch_straight};
     pub use crate::launch::site::{device_fn, CallSite, DeviceFnInfo, DeviceFunction, SiteInfo};
-    pub use crate::launch::sites::{shift_lattice, IndexSpace, LatticeSpace};
     pub use crate::launch::source::{kernel_real, push_device_fns, PRELUDE};
     pub use crate::layout::AoS;
     pub use crate::math;
@@ -98,5 +98,6 @@ pub mod __private {
     pub use crate::shift::{
         index, read_shifted, shift_site, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
     };
+    pub use crate::space::{shift_lattice, IndexSpace, LatticeSpace};
     pub use crate::types::Norm2;
 }

@@ -5,14 +5,15 @@ mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
 
-pub use crate::launch::sites::{sites, threads_per_block, SiteCount};
+pub use crate::space::{sites, threads_per_block, SiteCount};
 
 use crate::backend::{self, Backend};
 use crate::capture::Captures;
 use crate::error::Result;
 use crate::launch::limits::check_threads_per_block;
 use crate::launch::site::CallSite;
-use crate::launch::sites::{resolve_sites, Sites};
+use crate::launch::sites::Sites;
+use crate::space::resolve_sites;
 
 /// Runs an element-wise call: `body(site, values) -> values` for every site.
 pub fn run<C, F>(

@@ -10,9 +10,9 @@ use crate::element::Element;
 use crate::error::{Error, Location, Result};
 use crate::field::Field;
 use crate::launch::site::SiteInfo;
-use crate::launch::sites::SiteCount;
 use crate::layout::Layout;
 use crate::scalar::DeviceScalar;
+use crate::space::SiteCount;
 use crate::types::{ColorMatrix, ColorVector};
 use num_complex::Complex;
 

@@ -23,8 +23,9 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::launch::limits::check_threads_per_block;
 use crate::launch::site::{CallSite, SiteInfo};
-use crate::launch::sites::{resolve_sites, SiteCount, Sites};
+use crate::launch::sites::Sites;
 use crate::scalar::DeviceScalar;
+use crate::space::{resolve_sites, SiteCount};
 use source::ReductionKind;
 
 /// One reduction call site: what the macro knows of it (as for an element-wise call) and
