@@ -183,14 +183,11 @@ where
         }
         count => resolve_sites(&site.site, count, &caps)?,
     };
-    match backend::current()? {
-        Backend::Cpu => {
-            let value = run_sites::<Op, C, V, F>(site, &sites, tpb, &mut caps, &body)?;
-            dest.set(value)
-        }
-        #[cfg(feature = "cuda")]
-        Backend::Cuda => cuda::run_into::<Op, C, V>(site, &sites, tpb, &mut caps, dest),
-        #[cfg(not(feature = "cuda"))]
-        Backend::Cuda => unreachable!("backend::current() refuses CUDA when it is not compiled in"),
+    // On the GPU the result is reduced into `dest` on the device; elsewhere it is the
+    // returned value, stored.
+    #[cfg(feature = "cuda")]
+    if backend::current()? == Backend::Cuda {
+        return cuda::run_into::<Op, C, V>(site, &sites, tpb, &mut caps, dest);
     }
+    dest.set(run_sites::<Op, C, V, F>(site, &sites, tpb, &mut caps, &body)?)
 }
