@@ -10,7 +10,57 @@ use crate::error::{Error, Location, Result};
 use crate::field::pending::Mark;
 use crate::graph_pass::{self, Mode};
 use cudarc::driver::sys::CUstream;
+use std::cell::{Cell, RefCell};
 use std::ops::Range;
+
+thread_local! {
+    /// The stream this thread's launches go to instead of the default stream while
+    /// [`on_side_stream`] runs (null: none).
+    static SIDE: Cell<CUstream> = const { Cell::new(std::ptr::null_mut()) };
+    /// Per device ordinal, the event that orders one stream after another's queued work.
+    static JOIN: RefCell<Vec<(usize, crate::cuda::peer::DeviceEvent)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with this thread's launches outside stream scopes going to `side`, a
+/// non-blocking stream of the current device: a split lattice's boundary kernels run there
+/// beside its interior. The caller orders `side` after the default stream's earlier work
+/// with the fields already prepared ([`order_after`]), and joins it back ([`join_side`])
+/// before later default-stream work relies on what the kernels wrote.
+pub(crate) fn on_side_stream<R>(side: CUstream, f: impl FnOnce() -> R) -> R {
+    struct Restore(CUstream);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SIDE.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SIDE.with(|s| s.replace(side)));
+    f()
+}
+
+/// Makes later work on `to` wait for the work queued so far on `from` (streams of `dev`;
+/// null is the default stream), through this thread's event for `dev`.
+pub(crate) fn order_after(dev: &'static Device, from: CUstream, to: CUstream) -> Result<()> {
+    JOIN.with(|j| {
+        let mut j = j.borrow_mut();
+        let ordinal = dev.info().ordinal;
+        let k = match j.iter().position(|(o, _)| *o == ordinal) {
+            Some(k) => k,
+            None => {
+                j.push((ordinal, crate::cuda::peer::DeviceEvent::new(dev)?));
+                j.len() - 1
+            }
+        };
+        let event = &j[k].1;
+        event.record_on(from)?;
+        event.wait_on(dev, to)
+    })
+}
+
+/// Makes the default stream of `dev` wait for the work queued on `side`.
+pub(crate) fn join_side(dev: &'static Device, side: CUstream) -> Result<()> {
+    order_after(dev, side, std::ptr::null_mut())
+}
 
 /// Prepares the captured fields' device copies for a kernel over `sites`, calls `launch`
 /// with the captures and the stream to launch on, and records the kernel's accesses on the
@@ -33,6 +83,11 @@ pub(crate) fn launch_captures<C: Captures>(
         // itself goes through `launch_kernel`, which records or checks it.
         caps.device_prepare(dev, sites)?;
         return launch(caps, std::ptr::null_mut());
+    }
+    let side = SIDE.with(Cell::get);
+    if !side.is_null() {
+        caps.device_prepare(dev, sites)?;
+        return launch(caps, side);
     }
     match crate::stream::current_queue(dev)? {
         None => {

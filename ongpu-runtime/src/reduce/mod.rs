@@ -189,5 +189,7 @@ where
     if backend::current()? == Backend::Cuda {
         return cuda::run_into::<Op, C, V>(site, &sites, tpb, &mut caps, dest);
     }
-    dest.set(run_sites::<Op, C, V, F>(site, &sites, tpb, &mut caps, &body)?)
+    dest.set(run_sites::<Op, C, V, F>(
+        site, &sites, tpb, &mut caps, &body,
+    )?)
 }

@@ -70,6 +70,7 @@ pub(crate) fn for_each_part<C: Captures>(
     check_queue(site)?;
     let split = subset.split();
     let halos = split.parts() > 1 && caps.reads_halos();
+    let side = halos && overlap && on_gpu()?;
     for p in 0..split.parts() {
         caps.select_part(p);
         let part = split.part(p);
@@ -87,6 +88,22 @@ pub(crate) fn for_each_part<C: Captures>(
                 };
                 run(caps, &sites)
             };
+            #[cfg(feature = "cuda")]
+            if side {
+                // The boundary goes on the halo stream, where the copies into the halos
+                // are queued, after what the default stream holds now (the fields are
+                // prepared first) and beside the interior.
+                let dev = crate::cuda::device()?;
+                let stream = crate::cuda::peer::halo_stream(dev)?;
+                caps.device_prepare(dev, &part.owned(subset.parity())[0])?;
+                crate::launch::queue::order_after(dev, std::ptr::null_mut(), stream)?;
+                for range in first {
+                    launch(caps, range)?;
+                }
+                return crate::launch::queue::on_side_stream(stream, || {
+                    after_halos.into_iter().try_for_each(|r| launch(caps, r))
+                });
+            }
             for range in first {
                 launch(caps, range)?;
             }
@@ -99,7 +116,40 @@ pub(crate) fn for_each_part<C: Captures>(
             Ok(())
         })?;
     }
+    #[cfg(not(feature = "cuda"))]
+    let _ = side;
+    #[cfg(feature = "cuda")]
+    if side {
+        // Later calls (and the halo exchange's events) see the boundaries written.
+        join_halo_streams(split)?;
+    }
     caps.after_split_call(subset.parity())
+}
+
+/// Whether calls run on the GPU (where the boundary of a call that shifts goes on the halo
+/// stream).
+fn on_gpu() -> Result<bool> {
+    #[cfg(feature = "cuda")]
+    return Ok(crate::backend::current()? == crate::backend::Backend::Cuda);
+    #[cfg(not(feature = "cuda"))]
+    Ok(false)
+}
+
+/// Makes each device's default stream wait for its halo stream (once per device).
+#[cfg(feature = "cuda")]
+fn join_halo_streams(split: &SplitLattice) -> Result<()> {
+    let mut joined: Vec<usize> = Vec::new();
+    for p in 0..split.parts() {
+        on_part_device(split, p, || {
+            let dev = crate::cuda::device()?;
+            if !joined.contains(&dev.info().ordinal) {
+                joined.push(dev.info().ordinal);
+                crate::launch::queue::join_side(dev, crate::cuda::peer::halo_stream(dev)?)?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
 }
 
 /// Runs `f` with part `p`'s device current (on the CUDA backend with one GPU per part).
