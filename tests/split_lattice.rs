@@ -105,6 +105,21 @@ fn reductions_agree_and_written_fields_are_whole() {
     });
 }
 
+/// Reductions whose result does not depend on the order of combination (integer sums,
+/// maxima, minima) give the whole lattice's bits for every split.
+#[test]
+fn order_free_reductions_are_bitwise_the_whole_lattice() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let t_whole = lat.field::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5);
+        let want = exact_reductions!(lat, &t_whole);
+        for split in splits(&lat) {
+            let t = SplitField::<f64>::from_field(&split, &t_whole).unwrap();
+            assert_eq!(exact_reductions!(split, &t), want, "{split}");
+        }
+    });
+}
+
 #[test]
 fn slabs_are_even_and_balanced() {
     on_cpu(|| {
@@ -197,6 +212,8 @@ fn gpu_splits_are_bitwise_the_whole_lattice() {
         let (chi, eta) = staggered_twice!(lat, AoSoA<32>);
         let want_far = diagonal_shifts!(lat, 0);
         let (plaq, _, t) = plaquette_sum!(lat);
+        let t_whole = lat.field::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5);
+        let exact = exact_reductions!(lat, &t_whole);
         let gpus = Devices::all().unwrap().len();
         let mut devices: Vec<Devices> = (2..=4).map(|k| Devices::emulated(k).unwrap()).collect();
         devices.extend((2..=gpus.min(4)).map(|k| Devices::first(k).unwrap()));
@@ -218,6 +235,8 @@ fn gpu_splits_are_bitwise_the_whole_lattice() {
                 "{split}: {p} vs {plaq}"
             );
             assert_eq!(bits(&ts), bits(&t), "{split} {d:?}");
+            let t_split = SplitField::<f64>::from_field(&split, &t_whole)?;
+            assert_eq!(exact_reductions!(split, &t_split), exact, "{split} {d:?}");
         }
         // And the GPU's whole lattice is the CPU's (to rounding: the GPU contracts to FMA).
         let (_, eta_cpu) =

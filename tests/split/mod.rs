@@ -196,3 +196,25 @@ macro_rules! plaquette_sum {
     }};
 }
 pub(crate) use plaquette_sum;
+
+/// Reductions whose result does not depend on the order of combination: an integer sum of
+/// whole-lattice coordinates and the largest and smallest written value. Every split must
+/// give the whole lattice's bits.
+macro_rules! exact_reductions {
+    ($lat:expr, $t:expr) => {{
+        let lat = $lat;
+        let t = $t;
+        let coords: u64 = on_gpu!(sum: lat, |i| {
+            let mut c = 0u32;
+            for mu in 0..4 {
+                c = c * 16 + lat.coord(i, mu) as u32;
+            }
+            c
+        })
+        .unwrap();
+        let hi: f64 = on_gpu!(max: lat, { t }).unwrap();
+        let lo: f64 = on_gpu!(min: lat.even(), { t }).unwrap();
+        (coords, hi.to_bits(), lo.to_bits())
+    }};
+}
+pub(crate) use exact_reductions;
