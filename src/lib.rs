@@ -44,9 +44,9 @@
 //! A field's [`Storage`] says where its host copy lives: pageable memory (the default),
 //! pinned memory (fast and asynchronous copies), mapped memory (kernels read the host memory
 //! itself) or nowhere ([`Storage::DeviceOnly`]). Inside [`Stream::scope`], `on_gpu!` calls
-//! are queued on that stream and return at once; host reads of a field wait for exactly
-//! the queued work that writes it, and work on one stream waits for the work of other
-//! streams on the same fields.
+//! and `#[ongpu::kernel]` launches are queued on that stream and return at once; host reads
+//! of a field wait for exactly the queued work that writes it, and work on one stream waits
+//! for the work of other streams on the same fields.
 //!
 //! ```
 //! use ongpu::prelude::*;
@@ -151,7 +151,8 @@ pub use ongpu_macros::device;
 ///
 /// On the CPU backend blocks run in parallel and the threads of a block run one after the
 /// other between barriers, so `sync_threads()` keeps its meaning; threads that do not all
-/// reach the same barriers are an [`Error::DivergentBarrier`].
+/// reach the same barriers are an [`Error::DivergentBarrier`]. Inside [`Stream::scope`] a
+/// launch is queued on the stream, as `on_gpu!` calls are.
 ///
 /// ```
 /// use ongpu::prelude::*;
