@@ -44,9 +44,9 @@
 //! A field's [`Storage`] says where its host copy lives: pageable memory (the default),
 //! pinned memory (fast and asynchronous copies), mapped memory (kernels read the host memory
 //! itself) or nowhere ([`Storage::DeviceOnly`]). Inside [`Stream::scope`], `on_gpu!` calls
-//! are queued on that stream and return at once; host reads of a field wait for exactly
-//! the queued work that writes it, and work on one stream waits for the work of other
-//! streams on the same fields.
+//! and `#[ongpu::kernel]` launches are queued on that stream and return at once; host reads
+//! of a field wait for exactly the queued work that writes it, and work on one stream waits
+//! for the work of other streams on the same fields.
 //!
 //! ```
 //! use ongpu::prelude::*;
@@ -113,7 +113,7 @@ pub use ongpu_macros::on_gpu;
 /// Marks a function as callable from `on_gpu!` bodies: it keeps its Rust definition (used
 /// by the CPU backend) and gains a CUDA C++ translation. Its body uses the body language,
 /// plus `while`, `loop`, `break`, `continue` and `return`; its parameters and result are
-/// values of the supported types. Device functions are not generic.
+/// values of the supported types (and, called from kernels, arrays).
 ///
 /// ```
 /// use ongpu::prelude::*;
@@ -128,6 +128,27 @@ pub use ongpu_macros::on_gpu;
 /// on_gpu!({ y = smooth(x, 0.5); })?;
 /// assert_eq!(y.to_vec()?, vec![-1.0, 0.0, 1.0]);
 /// assert_eq!(smooth(2.0, 0.5), 1.0); // still an ordinary function on the host
+/// # Ok::<(), ongpu::Error>(())
+/// ```
+///
+/// A device function may be generic over one [`Real`] type (`f32` or `f64`), written around
+/// its complex and colour types (`Complex<T>`, `ColorMatrix<T>`). Each call instantiates it
+/// for its arguments' type, on both backends (a C++ template on the GPU); in its body an
+/// unsuffixed float literal is a `T`. Another argument type is a compile error at the call.
+///
+/// ```
+/// use ongpu::prelude::*;
+///
+/// #[ongpu::device]
+/// fn lerp<T: Real>(a: T, b: T, t: T) -> T {
+///     a + (b - a) * t
+/// }
+///
+/// let x: Field<f64> = Field::from_vec(vec![0.0, 4.0]);
+/// let mut y: Field<f64> = Field::zeros(2);
+/// on_gpu!({ y = lerp(x, 8.0, 0.25); })?;
+/// assert_eq!(y.to_vec()?, vec![2.0, 5.0]);
+/// assert_eq!(lerp.instance::<f32>()(0.0, 2.0, 0.5), 1.0); // on the host
 /// # Ok::<(), ongpu::Error>(())
 /// ```
 pub use ongpu_macros::device;
@@ -151,7 +172,8 @@ pub use ongpu_macros::device;
 ///
 /// On the CPU backend blocks run in parallel and the threads of a block run one after the
 /// other between barriers, so `sync_threads()` keeps its meaning; threads that do not all
-/// reach the same barriers are an [`Error::DivergentBarrier`].
+/// reach the same barriers are an [`Error::DivergentBarrier`]. Inside [`Stream::scope`] a
+/// launch is queued on the stream, as `on_gpu!` calls are.
 ///
 /// ```
 /// use ongpu::prelude::*;
@@ -209,7 +231,7 @@ pub use ongpu_runtime::cuda;
 pub mod prelude {
     pub use crate::{
         on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Devices, Field, Graph,
-        GraphLoop, Lattice, LaunchShape, LoopTest, Norm2, Philox, Result, SoA, SplitField,
+        GraphLoop, Lattice, LaunchShape, LoopTest, Norm2, Philox, Real, Result, SoA, SplitField,
         SplitLattice, Subset,
     };
 }

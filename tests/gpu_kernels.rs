@@ -41,7 +41,9 @@ gpu_kernel_tests!(
     histogram_examples,
     dot_examples,
     local_arrays,
-    device_arrays
+    device_arrays,
+    generic_fns,
+    device_barriers
 );
 
 fn gpu<R>(f: impl FnOnce() -> R) -> R {

@@ -33,14 +33,16 @@ kernel_tests!(
     histogram_examples,
     dot_examples,
     local_arrays,
-    device_arrays
+    device_arrays,
+    generic_fns,
+    device_barriers
 );
 
 #[test]
 fn the_list_of_programs_is_complete() {
     assert_eq!(
         kernel_programs::all().len(),
-        10,
+        12,
         "add new programs to kernel_tests! above too"
     );
 }
@@ -79,6 +81,46 @@ fn barriers_not_reached_by_every_thread_are_errors() {
         text.contains(&format!("line {second}")) && text.contains(&format!("line {first}")),
         "{text}"
     );
+}
+
+#[test]
+fn a_device_function_barrier_not_reached_by_every_thread_is_an_error() {
+    use kernel_programs::device_barriers::device_barrier_in_branch;
+    let mut out: Field<f64, AoS> = Field::zeros(8);
+    let e =
+        cpu(|| device_barrier_in_branch::launch(LaunchShape::linear(1, 8), &mut out)).unwrap_err();
+    let src = include_str!("kernel_programs/device_barriers.rs");
+    let start = src.find("fn block_sum").unwrap();
+    let line = start_line(src, start)
+        + src[start..]
+            .lines()
+            .position(|l| l.contains("sync_threads();"))
+            .unwrap();
+    match &e {
+        Error::DivergentBarrier { kernel, detail, .. } => {
+            assert_eq!(*kernel, "device_barrier_in_branch");
+            assert!(
+                detail.contains(&format!(
+                    "thread (0, 0, 0) waits at the sync_threads() of line {line} (in a device \
+                     function) but thread (4, 0, 0) has returned"
+                )),
+                "{e}"
+            );
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn a_device_function_with_a_barrier_called_from_host_code_panics() {
+    #[ongpu::device]
+    fn after_barrier(x: u32) -> u32 {
+        sync_threads();
+        x + 1
+    }
+    let panic = std::panic::catch_unwind(|| after_barrier(1)).unwrap_err();
+    let message = panic.downcast_ref::<&str>().copied().unwrap_or_default();
+    assert!(message.contains("only kernels call it"), "{message}");
 }
 
 fn start_line(src: &str, offset: usize) -> usize {

@@ -168,3 +168,47 @@ fn the_sgemms_stay_in_registers() {
         }
     }
 }
+
+/// A generic device function is one C++ template, which each kernel and `on_gpu!` body
+/// instantiates by deduction (its `f32` and `f64` callers compile from the same text).
+#[test]
+fn generic_device_functions_are_templates_instantiated_by_their_callers() {
+    if !require_nvrtc() {
+        return;
+    }
+    let (_, sources) = collect_kernel_sources(|| {
+        with_bounds_checks(false, || {
+            with_backend(Backend::Cpu, kernel_programs::generic_fns)
+        })
+    });
+    let template = "template <typename ongpu_t_T>\n__device__ ongpu_t_T ongpu_fn_strided_dot(\
+                    ongpu::slice<const ongpu_t_T> a, \
+                    ongpu::slice<const ongpu::nondeduced<ongpu_t_T>> b, \
+                    unsigned long long start, unsigned long long stride) {";
+    let kernels: Vec<&KernelSource> = sources
+        .iter()
+        .filter(|s| s.source.contains("kernel `generic_fns_f"))
+        .collect();
+    assert_eq!(kernels.len(), 2, "both precisions ran");
+    for s in kernels {
+        assert!(s.source.contains(template), "{}", s.source);
+        // The writable `c` passed as `&[T]`: T is deduced through the slice's base.
+        assert!(
+            s.source
+                .contains("ongpu_fn_strided_dot(ongpu::slice_of(c, ongpu_len_c, ongpu_bounds, 1)"),
+            "{}",
+            s.source
+        );
+    }
+    let on_gpu = sources
+        .iter()
+        .filter(|s| s.source.contains("ongpu_fn_axpy_half(") && !s.source.contains("kernel `"))
+        .count();
+    assert_eq!(on_gpu, 2, "the on_gpu! bodies in both precisions");
+    for s in &sources {
+        for arch in ["sm_90", "sm_80"] {
+            let log = compile(s, arch).unwrap_or_else(|e| panic!("{arch}: {e}"));
+            check_no_warnings(&format!("{} ({arch})", s.location), &log);
+        }
+    }
+}

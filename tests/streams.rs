@@ -1,4 +1,5 @@
-//! Streams: `on_gpu!` inside `Stream::scope` is queued on the stream; host reads wait for
+//! Streams: `on_gpu!` and `#[ongpu::kernel]` launches inside `Stream::scope` are queued on
+//! the stream; host reads wait for
 //! exactly the queued work that writes a field; work on one stream waits for other streams'
 //! (and the default stream's) work on the same fields. On the CPU backend every call has
 //! finished when it returns, so streams are ordered trivially. The GPU tests (ignored
@@ -43,6 +44,22 @@ fn spin_read(y: &mut Field<u32, AoS>, x: &Field<u32, AoS>, iters: u32) -> ongpu:
     })
 }
 
+/// `y[i] = spin(x[i], m)` as an explicit kernel, one thread per site (`m` as above): the
+/// launch reads `x` and writes `y` like `spin_read`.
+#[ongpu::kernel]
+fn spin_kernel(x: &[u32], y: &mut [u32], iters: u32) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        let m = if i == 0 { iters } else { 1u32 };
+        y[i] = spin(x[i], m);
+    }
+}
+
+/// One thread per element of `n`.
+fn per_site(n: usize) -> LaunchShape {
+    LaunchShape::linear(n.div_ceil(256) as u32, 256)
+}
+
 fn check_spin_write(name: &str, got: &[u32], seed: u32, iters: u32) {
     for (i, &v) in got.iter().enumerate() {
         let m = if i == 0 { iters } else { 1 };
@@ -81,6 +98,36 @@ fn on_the_cpu_a_scope_runs_calls_in_order_and_results_are_there_at_once() {
         check_spin_read("y", &y.to_vec().unwrap(), &xv, 30);
         s1.synchronize().unwrap();
         s2.synchronize().unwrap();
+    });
+}
+
+#[test]
+fn on_the_cpu_a_kernel_in_a_scope_runs_in_order_with_the_calls_around_it() {
+    with_backend(Backend::Cpu, || {
+        let s = Stream::new();
+        let n = 1000;
+        let mut x: Field<u32, AoS> = Field::filled(n, POISON);
+        let mut y: Field<u32, AoS> = Field::filled(n, POISON);
+        let mut z: Field<u32, AoS> = Field::filled(n, POISON);
+        s.scope(|| -> ongpu::Result<()> {
+            spin_write(&mut x, 11, 40)?;
+            spin_kernel::launch(per_site(n), &x, &mut y, 20)?;
+            on_gpu!({
+                z = y + 1u32;
+            })
+        })
+        .unwrap();
+        assert!(!in_stream_scope());
+        let (xv, yv) = (x.to_vec().unwrap(), y.to_vec().unwrap());
+        check_spin_write("x", &xv, 11, 40);
+        check_spin_read("y (kernel)", &yv, &xv, 20);
+        let zv = z.to_vec().unwrap();
+        assert!(zv.iter().zip(&yv).all(|(&z, &y)| z == y.wrapping_add(1)));
+        for f in [&x, &y, &z] {
+            assert_eq!(f.residency(), Residency::Host);
+            assert_eq!(f.transfers(), ongpu::Transfers::default());
+        }
+        s.synchronize().unwrap();
     });
 }
 
@@ -156,9 +203,10 @@ fn the_gpu_tests_kernels_compile() {
                 y = x;
             })
             .unwrap();
+            spin_kernel::launch(per_site(10), &x, &mut y, 3).unwrap();
         })
     });
-    assert_eq!(sources.len(), 5);
+    assert_eq!(sources.len(), 6);
     for s in &sources {
         ongpu::codegen::compile(s, "sm_90").unwrap_or_else(|e| panic!("{e}"));
     }
@@ -273,6 +321,52 @@ mod gpu {
             for (i, (&yi, &xi)) in yv.iter().zip(&xv).enumerate() {
                 assert_eq!(yi, xi.wrapping_add(1), "y at site {i}");
             }
+        });
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn an_explicit_kernel_in_a_scope_is_queued_and_ordered_with_other_streams() {
+        let (s1, s2) = (Stream::new(), Stream::new());
+        let mut x: Field<u32, AoS> = Field::filled(N, POISON);
+        let mut y: Field<u32, AoS> = Field::filled(N, POISON);
+        let mut z: Field<u32, AoS> = Field::filled(N, POISON);
+        // Unchecked: a checked launch reads its bounds report back, so it waits.
+        ongpu::with_bounds_checks(false, || {
+            twice(|iters| {
+                // s1 writes x slowly; the kernel on s2 must wait for it, and is slow itself.
+                s1.scope(|| spin_write(&mut x, 30 + iters, iters)).unwrap();
+                s2.scope(|| spin_kernel::launch(per_site(N), &x, &mut y, iters))
+                    .unwrap();
+                let kernel_done = s2.record().unwrap();
+                if iters == SLOW {
+                    assert!(
+                        !kernel_done.is_complete().unwrap(),
+                        "the scoped launch waited for its kernel"
+                    );
+                }
+                assert_eq!(y.residency(), Residency::Device);
+                // Back on s1, a call reading y waits for the kernel on s2.
+                s1.scope(|| {
+                    on_gpu!({
+                        z = y + 1u32;
+                    })
+                })
+                .unwrap();
+                let zv = z.to_vec().unwrap();
+                let (xv, yv) = (x.to_vec().unwrap(), y.to_vec().unwrap());
+                check_spin_write("x", &xv, 30 + iters, iters);
+                check_spin_read("y (kernel on s2)", &yv, &xv, iters);
+                for (i, (&zi, &yi)) in zv.iter().zip(&yv).enumerate() {
+                    assert_eq!(zi, yi.wrapping_add(1), "z at site {i}");
+                }
+                // A kernel on the default stream waits for the scoped kernel's write.
+                s2.scope(|| spin_kernel::launch(per_site(N), &x, &mut y, iters))
+                    .unwrap();
+                spin_kernel::launch(per_site(N), &y, &mut z, 1).unwrap();
+                let (yv, zv) = (y.to_vec().unwrap(), z.to_vec().unwrap());
+                check_spin_read("z (default stream)", &zv, &yv, 1);
+            })
         });
     }
 

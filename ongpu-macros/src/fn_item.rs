@@ -5,14 +5,22 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Signature};
 
 /// Refuses generic, `const`, `async`, `unsafe`, `extern` and variadic functions; `attr`
-/// names the attribute in the message (`#[ongpu::device]`).
+/// names the attribute in the message (`#[ongpu::kernel]`).
 pub fn check_plain_signature(sig: &Signature, attr: &str) -> syn::Result<()> {
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         return Err(syn::Error::new(
             sig.generics.span(),
-            format!("{attr} functions cannot be generic; write one per element type"),
+            format!(
+                "{attr} functions cannot be generic; write one per element type (a generic \
+                 #[ongpu::device] function can hold what they share)"
+            ),
         ));
     }
+    check_qualifiers(sig, attr)
+}
+
+/// Refuses `const`, `async`, `unsafe`, `extern` and variadic functions.
+pub fn check_qualifiers(sig: &Signature, attr: &str) -> syn::Result<()> {
     for (present, span, what) in [
         (sig.constness.is_some(), sig.constness.span(), "const"),
         (sig.asyncness.is_some(), sig.asyncness.span(), "async"),

@@ -121,6 +121,15 @@ pub const KERNEL_INTRINSICS: &[(&str, usize)] = &[
     ("atomic_cas", 3),
 ];
 
+/// The kernel intrinsics a device function may call too: the block's barrier and the
+/// memory fence (statements that need nothing of the kernel's).
+pub const DEVICE_FN_INTRINSICS: &[&str] = &["sync_threads", "thread_fence"];
+
+/// True if a device function may call the intrinsic `name`.
+pub fn device_fn_intrinsic(name: &str) -> bool {
+    DEVICE_FN_INTRINSICS.contains(&name)
+}
+
 /// Argument count of a kernel intrinsic.
 pub fn kernel_intrinsic(name: &str) -> Option<usize> {
     KERNEL_INTRINSICS

@@ -115,26 +115,26 @@ ONGPU_FN T* shared_at4(T (&a)[M][N], BoundsReport* r, unsigned int array, I i, Q
   return scratch4<T>(r);
 }
 
-// An array passed to a device function (`&[T]` with T const, `&mut [T]`): the kernel's
-// pointer and length, and what a bounds report names (the kernel's array), so that an
-// access in the function is checked as the same access in the kernel would be.
-template <class T> struct slice {
-  T* p;
+// An array passed to a device function (`&[T]`: slice<const T>, `&mut [T]`: slice<T>): the
+// kernel's pointer and length, and what a bounds report names (the kernel's array), so that
+// an access in the function is checked as the same access in the kernel would be. A
+// writable slice is a read-only one too (its base): a `&mut [T]` passes where `&[T]` is
+// taken, and a generic function's `&[T]` deduces `T` from it.
+template <class T> struct slice;
+template <class T> struct slice<const T> {
+  const T* p;
   u64 n;
   BoundsReport* r;
   unsigned int array;
-  ONGPU_FN slice(T* p, u64 n, BoundsReport* r, unsigned int array) : p(p), n(n), r(r), array(array) {}
-  // A writable array where a read-only one is taken (`&mut [T]` passed as `&[T]`).
-  template <class U>
-  ONGPU_FN slice(const slice<U>& o) : p(o.p), n(o.n), r(o.r), array(o.array) {}
-  template <class I> ONGPU_FN T& operator[](I i) const {
+  ONGPU_FN slice(const T* p, u64 n, BoundsReport* r, unsigned int array) : p(p), n(n), r(r), array(array) {}
+  template <class I> ONGPU_FN const T& operator[](I i) const {
 #if ONGPU_CHECK_BOUNDS
     return at(p, n, i, r, array);
 #else
     return p[i];
 #endif
   }
-  template <class Q> ONGPU_FN T* vec4(Q q) const {
+  template <class Q> ONGPU_FN const T* vec4(Q q) const {
 #if ONGPU_CHECK_BOUNDS
     return at4(p, n, q, r, array);
 #else
@@ -142,6 +142,13 @@ template <class T> struct slice {
 #endif
   }
   ONGPU_FN u64 len() const { return n; }
+};
+template <class T> struct slice : slice<const T> {
+  ONGPU_FN slice(T* p, u64 n, BoundsReport* r, unsigned int array) : slice<const T>(p, n, r, array) {}
+  // The pointer came from a writable array (or the scratch space): writing through it is
+  // what the `&mut [T]` allows.
+  template <class I> ONGPU_FN T& operator[](I i) const { return const_cast<T&>(slice<const T>::operator[](i)); }
+  template <class Q> ONGPU_FN T* vec4(Q q) const { return const_cast<T*>(slice<const T>::vec4(q)); }
 };
 template <class T> ONGPU_FN slice<T> slice_of(T* p, u64 n, BoundsReport* r, unsigned int array) {
   return slice<T>(p, n, r, array);

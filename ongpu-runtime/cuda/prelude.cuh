@@ -452,6 +452,14 @@ ONGPU_FN typename pick_real<typename real_of<T>::type, D>::type lit(float f, dou
   return lit_value<typename pick_real<typename real_of<T>::type, D>::type>::get(f, d);
 }
 
+// ---------------------------------------------------------------- generic device functions
+// A generic `#[ongpu::device] fn f<T: Real>` is a function template. Its type parameter is
+// deduced from one parameter (an array's element type when it takes an array); every other
+// parameter that mentions it is `nondeduced<T>`, so that an argument converts to it (a
+// literal, as rustc typed it) instead of contradicting the deduction.
+template <class T> struct type_is { typedef T type; };
+template <class T> using nondeduced = typename type_is<T>::type;
+
 // ---------------------------------------------------------------- unsuffixed integer literals
 // Rust gives `1` in `let t: u64 = 1 << 40;` the type u64. The translation passes the type T
 // of what the literal meets, and `lit_int<T>(1)` is the literal converted to T when T is an

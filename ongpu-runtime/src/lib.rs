@@ -77,17 +77,24 @@ pub mod __private {
         atomic_add, atomic_cas, atomic_exch, atomic_max, atomic_min, atomic_sub, thread_fence,
         AtomicAdd, AtomicCas, AtomicExch, AtomicMinMax, AtomicSub,
     };
-    pub use crate::kernel::cpu::{SyncThreads, ThreadCtx};
+    pub use crate::kernel::cpu::{barrier_outside_kernel, SyncThreads, ThreadCtx};
     pub use crate::kernel::shape::LaunchShape;
     pub use crate::kernel::site::{
         shared_dim, ConstRef, KernelConst, KernelInfo, KernelSite, SharedDecl,
+    };
+    pub use crate::kernel::unmarked::{
+        NotDeviceFn0, NotDeviceFn1, NotDeviceFn2, NotDeviceFn3, NotDeviceFn4, NotDeviceFn5,
+        NotDeviceFn6, NotDeviceFn7, NotDeviceFn8,
     };
     pub use crate::kernel::views::{
         vector_row_dim, ArrayArg, ArrayView, AtomicPlace, KernelIndex, ReadSlice, ReadView,
         SharedSpec, SharedSpecs, Vector4,
     };
     pub use crate::kernel::{launch_phased, launch_straight};
-    pub use crate::launch::site::{device_fn, CallSite, DeviceFnInfo, DeviceFunction, SiteInfo};
+    pub use crate::launch::site::{
+        any_barriers, device_fn, site_device_fn, CallSite, DeviceFnInfo, DeviceFunction,
+        NotDeviceFn, SiteInfo,
+    };
     pub use crate::launch::source::{kernel_real, push_device_fns, PRELUDE};
     pub use crate::layout::AoS;
     pub use crate::math;
@@ -100,4 +107,5 @@ pub mod __private {
     };
     pub use crate::space::{shift_lattice, IndexSpace, LatticeSpace};
     pub use crate::types::Norm2;
+    pub use crate::types::Real;
 }

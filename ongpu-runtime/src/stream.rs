@@ -1,8 +1,8 @@
 //! [`Stream`]: a queue of device work that runs in order and overlaps other streams, and
 //! [`Event`]: a point in a stream's work to wait for or to time.
 //!
-//! `on_gpu!` keeps its syntax: inside [`Stream::scope`], calls on the same thread are queued
-//! on that stream and return without waiting (as the backend choice of
+//! `on_gpu!` keeps its syntax: inside [`Stream::scope`], calls (and launches of
+//! `#[ongpu::kernel]` functions) on the same thread are queued on that stream and return without waiting (as the backend choice of
 //! [`with_backend`](crate::with_backend) is scoped). Fields know what queued work uses them,
 //! so a host read waits for exactly the work that writes the field, and work on one stream
 //! waits for the work of other streams (or of the default stream) on the same fields.
@@ -72,9 +72,11 @@ impl Stream {
         self.id
     }
 
-    /// Runs `f` with every `on_gpu!` on this thread queued on this stream (then restores the
-    /// previous choice, also when `f` panics). Calls return once their kernel is queued;
-    /// results are read with host reads of the fields, which wait for them.
+    /// Runs `f` with every `on_gpu!` and every `#[ongpu::kernel]` launch on this thread
+    /// queued on this stream (then restores the previous choice, also when `f` panics).
+    /// Calls return once their kernel is queued (a kernel launched with bounds checks on
+    /// waits for its report); results are read with host reads of the fields, which wait
+    /// for them.
     ///
     /// The scope is per thread: threads spawned inside `f` queue on the default stream.
     pub fn scope<R>(&self, f: impl FnOnce() -> R) -> R {
@@ -154,7 +156,7 @@ impl Stream {
     }
 }
 
-/// The queue `on_gpu!` on this thread goes to: the stream of the innermost
+/// The queue `on_gpu!` and kernel launches on this thread go to: the stream of the innermost
 /// [`Stream::scope`], or `None` for the default stream.
 #[cfg(feature = "cuda")]
 #[inline(always)]

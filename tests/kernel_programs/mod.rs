@@ -10,13 +10,17 @@
 use crate::programs::{rng, Kind, Output};
 pub use arrays::local_arrays;
 pub use device_arrays::device_arrays_program as device_arrays;
+pub use device_barriers::device_barriers;
+pub use generic_fns::generic_fns;
 use ongpu::prelude::*;
 use rand::Rng;
 
 pub mod arrays;
 pub mod device_arrays;
+pub mod device_barriers;
 #[path = "../../examples/dot_lock/kernels.rs"]
 pub mod dot;
+pub mod generic_fns;
 #[path = "../../examples/histogram/kernels.rs"]
 pub mod histogram;
 #[path = "../../examples/matmul/kernels.rs"]
@@ -677,5 +681,7 @@ pub fn all() -> Vec<(&'static str, Program)> {
         ("dot_examples", dot_examples),
         ("local_arrays", arrays::local_arrays),
         ("device_arrays", device_arrays),
+        ("generic_fns", generic_fns),
+        ("device_barriers", device_barriers),
     ]
 }

@@ -1,28 +1,30 @@
 //! The C++ types of a device function's signature, and the precision its unsuffixed float
 //! literals take.
 
-use crate::types::cuda_type;
+use crate::types::{cuda_type_in, TypeParams};
 use syn::spanned::Spanned;
 use syn::Type;
 
-/// The C++ type of a parameter.
-pub fn param_type(t: &Type) -> syn::Result<String> {
-    cuda_type(t, "ongpu_real").map_err(|()| {
+/// The C++ type of a parameter (`params`: the function's type parameter, if generic).
+pub fn param_type(t: &Type, params: &TypeParams) -> syn::Result<String> {
+    cuda_type_in(t, "ongpu_real", params).map_err(|()| {
         syn::Error::new(
             t.span(),
             "unsupported parameter type; device functions take f32 f64 i32 u32 i64 u64 usize \
              bool, Complex<f32|f64>, ColorVector<f32|f64>, ColorMatrix<f32|f64>, Philox or \
-             Lattice by value",
+             Lattice by value (and a generic one its type parameter T, Complex<T>, \
+             ColorVector<T> and ColorMatrix<T>)",
         )
     })
 }
 
 /// The C++ element type of a `&[T]` parameter: the element types of kernel arrays, with
-/// their precision spelled.
-pub fn slice_element(t: &Type) -> syn::Result<String> {
-    match cuda_type(t, "ongpu_real") {
+/// their precision spelled (or the function's type parameter).
+pub fn slice_element(t: &Type, params: &TypeParams) -> syn::Result<String> {
+    match cuda_type_in(t, "ongpu_real", params) {
         Ok(c) if c.contains('<') && !c.contains("ongpu_real") => Ok(c),
         Ok(c) if matches!(c.as_str(), "float" | "double" | "int" | "unsigned int") => Ok(c),
+        Ok(c) if params.iter().any(|(_, p)| *p == c) => Ok(c),
         _ => Err(syn::Error::new(
             t.span(),
             "unsupported array element type; a device function's `&[T]` / `&mut [T]` holds \
@@ -33,10 +35,10 @@ pub fn slice_element(t: &Type) -> syn::Result<String> {
 }
 
 /// The C++ type of a local array `[T; N]` (nested arrays too), whose sizes are numbers.
-pub fn array_ref_type(a: &syn::TypeArray) -> syn::Result<String> {
+pub fn array_ref_type(a: &syn::TypeArray, params: &TypeParams) -> syn::Result<String> {
     let element = match &*a.elem {
-        Type::Array(inner) => array_ref_type(inner)?,
-        t => cuda_type(t, "ongpu_real")
+        Type::Array(inner) => array_ref_type(inner, params)?,
+        t => cuda_type_in(t, "ongpu_real", params)
             .map_err(|()| syn::Error::new(t.span(), "unsupported element type of a local array"))?,
     };
     let len = match &a.len {
@@ -56,12 +58,14 @@ pub fn array_ref_type(a: &syn::TypeArray) -> syn::Result<String> {
 }
 
 /// The C++ type of the result.
-pub fn return_type(t: &Type) -> syn::Result<String> {
-    cuda_type(t, "ongpu_real").map_err(|()| syn::Error::new(t.span(), "unsupported return type"))
+pub fn return_type(t: &Type, params: &TypeParams) -> syn::Result<String> {
+    cuda_type_in(t, "ongpu_real", params)
+        .map_err(|()| syn::Error::new(t.span(), "unsupported return type"))
 }
 
-/// The precision of unsuffixed float literals in a device function: the one its signature
-/// uses (double if it mentions f64, else float if it mentions f32, else the kernel's).
+/// The precision of unsuffixed float literals in a non-generic device function: the one
+/// its signature uses (double if it mentions f64, else float if it mentions f32, else the
+/// kernel's). In a generic one they are of its type parameter.
 pub fn literal_real<'a>(sig_types: impl IntoIterator<Item = &'a str>) -> &'static str {
     let types: Vec<&str> = sig_types.into_iter().collect();
     if types.iter().any(|t| t.contains("double")) {

@@ -1,5 +1,10 @@
 //! The Rust items of a device function: the function itself under a hidden name, and a
-//! unit value of the function's name that dereferences to it and carries its C++.
+//! unit value of the function's name that carries its C++ and gives bodies the function
+//! (`__ongpu_fn`: as a `fn` pointer, of the instantiation the arguments select when it is
+//! generic). A plain function's unit value also dereferences to it, so that host code calls
+//! it as written; a generic one's instantiations are `name.instance::<f64>()`. Kernels call
+//! its phased form (`__ongpu_phased`, an `async fn` taking the thread's context), which
+//! waits at the function's barriers.
 
 use super::signature::Signature;
 use proc_macro2::{Span, TokenStream};
@@ -14,8 +19,22 @@ pub struct Cuda<'a> {
     pub calls: &'a [Path],
 }
 
-/// The items of `f`, whose body is `block` (Rust tokens, braces included).
-pub fn items(f: &ItemFn, sig: &Signature, block: TokenStream, cuda: Cuda<'_>) -> TokenStream {
+/// The Rust side of a device function.
+pub struct Rust {
+    /// The plain form's block, braces included.
+    pub plain: TokenStream,
+    /// The phased form's statements (whose thread context is `Hidden::ctx`), or `None`
+    /// when it is the plain form's result (a function that neither waits nor calls).
+    pub phased: Option<TokenStream>,
+    /// True if the body calls `sync_threads()` itself.
+    pub own_barriers: bool,
+    /// True if `plain` only stands for the function (it does not assign its parameters).
+    pub plain_is_stub: bool,
+}
+
+/// The items of `f`.
+pub fn items(f: &ItemFn, sig: &Signature, rust: Rust, cuda: Cuda<'_>) -> TokenStream {
+    let block = &rust.plain;
     let name = &f.sig.ident;
     let cuda_name = crate::emit_cuda::device_fn_name(&syn::parse_quote!(#name));
     let vis = &f.vis;
@@ -28,48 +47,107 @@ pub fn items(f: &ItemFn, sig: &Signature, block: TokenStream, cuda: Cuda<'_>) ->
         name.span(),
     );
     let inputs = sig.params.iter().map(|p| {
-        let (m, ident, ty) = (&p.mutability, &p.ident, &p.rust);
+        let m = p.mutability.filter(|_| !rust.plain_is_stub);
+        let (ident, ty) = (&p.ident, &p.rust);
         quote!(#m #ident: #ty)
     });
-    let param_types = sig.params.iter().map(|p| &p.rust);
+    let param_types: Vec<&syn::Type> = sig.params.iter().map(|p| &p.rust).collect();
     let ret = &sig.ret;
-    let calls = cuda.calls.iter().map(|p| {
-        let span = p
-            .segments
-            .last()
-            .map_or(Span::call_site(), |s| s.ident.span());
-        quote_spanned!(span=> ::ongpu::__private::device_fn(&#p))
-    });
+    // Each callee once (a function called twice is one definition, and one error if it is
+    // not marked).
+    let mut seen = std::collections::HashSet::new();
+    let calls: Vec<TokenStream> = cuda
+        .calls
+        .iter()
+        .filter(|p| seen.insert(quote!(#p).to_string()))
+        .map(|p| {
+            let span = p
+                .segments
+                .last()
+                .map_or(Span::call_site(), |s| s.ident.span());
+            quote_spanned!(span=> ::ongpu::__private::device_fn(&#p))
+        })
+        .collect();
+    let own_barriers = rust.own_barriers;
+    let phased = super::phased::form(sig, vis, &impl_name, rust.phased.as_ref());
     let source = cuda.source;
     let fn_ptr = quote!(fn(#(#param_types),*) -> #ret);
+    let generics = &sig.generics;
+    let where_clause = sig.where_clause();
+    let type_args = sig.type_param.as_ref().map(|t| {
+        let id = &t.ident;
+        quote!(::<#id>)
+    });
+    // Host calls: `f(x)` for a plain function, `f.instance::<f64>()(x)` for a generic one.
+    let host = match &sig.type_param {
+        None => quote! {
+            impl ::core::ops::Deref for #name {
+                type Target = #fn_ptr;
+                #[inline(always)]
+                fn deref(&self) -> &Self::Target {
+                    &(#impl_name as #fn_ptr)
+                }
+            }
+        },
+        Some(t) => {
+            let id = &t.ident;
+            let doc = format!(
+                "The instantiation of `{name}` for `{id}` (`f32` or `f64`), as a plain function \
+                 (host code calls a generic device function through it)."
+            );
+            quote! {
+                impl #name {
+                    #[doc = #doc]
+                    #[inline(always)]
+                    #[allow(dead_code, clippy::multiple_bound_locations)]
+                    #vis fn instance #generics (&self) -> #fn_ptr #where_clause {
+                        #impl_name #type_args
+                    }
+                }
+            }
+        }
+    };
     quote! {
         #(#other_attrs)*
         #[doc(hidden)]
         #[inline(always)]
         // `for i in 0..N` over a local array is the body language's only loop over it; a
         // device function's name is a unit value, whose call clippy takes for a constructor
-        // without effects.
+        // without effects; a generic function's where clause bounds its parameter again.
         #[allow(non_snake_case, clippy::needless_range_loop, clippy::unnecessary_operation, clippy::no_effect)]
-        #vis fn #impl_name(#(#inputs),*) -> #ret #block
+        #[allow(clippy::multiple_bound_locations)]
+        #vis fn #impl_name #generics (#(#inputs),*) -> #ret #where_clause #block
 
         #(#docs)*
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug)]
         #vis struct #name;
 
-        impl ::core::ops::Deref for #name {
-            type Target = #fn_ptr;
+        impl #name {
+            /// The function, for the calls of GPU bodies.
+            #[doc(hidden)]
             #[inline(always)]
-            fn deref(&self) -> &Self::Target {
-                &(#impl_name as #fn_ptr)
+            #[allow(dead_code, clippy::multiple_bound_locations)]
+            #vis fn __ongpu_fn #generics (&self) -> #fn_ptr #where_clause {
+                #impl_name #type_args
             }
         }
 
+        impl #name {
+            #phased
+        }
+
+        #host
+
         impl ::ongpu::__private::DeviceFunction for #name {
-            const INFO: &'static ::ongpu::__private::DeviceFnInfo = &::ongpu::__private::DeviceFnInfo {
-                name: #cuda_name,
-                source: #source,
-                calls: &[#(#calls),*],
+            const INFO: &'static ::ongpu::__private::DeviceFnInfo = {
+                const CALLS: &[&::ongpu::__private::DeviceFnInfo] = &[#(#calls),*];
+                &::ongpu::__private::DeviceFnInfo {
+                    name: #cuda_name,
+                    source: #source,
+                    calls: CALLS,
+                    barriers: #own_barriers || ::ongpu::__private::any_barriers(CALLS),
+                }
             };
         }
     }

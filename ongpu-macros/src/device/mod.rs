@@ -2,16 +2,19 @@
 //! CPU backend and rustc's checks) and gains a CUDA C++ translation. Its name becomes a unit
 //! value that dereferences to the function, so that calls look the same while a body's call
 //! can be checked to be of a marked function (an unmarked one is a compile error that says
-//! to mark it). The pieces: `signature` (the forms accepted), `cuda_types` (their C++
-//! types), `source` (the C++ function), `expand` (the Rust items).
+//! to mark it). The pieces: `signature` (the forms accepted), `generics` (the type
+//! parameter of a generic function), `cuda_types` (their C++ types), `source` (the C++
+//! function), `expand` (the Rust items).
 
 mod cuda_types;
 mod expand;
+mod generics;
+mod phased;
 mod signature;
 mod source;
 
-use crate::ir::{lower, Context};
-use crate::kernel::rust_body::{self, Hidden};
+use crate::ir::{lower_generic, Context};
+use crate::kernel::rust_body::{self, Form, Hidden};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
@@ -36,7 +39,8 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     }
     let f: ItemFn = syn::parse2(item)?;
     let sig = signature::parse(&f.sig)?;
-    let body = lower(&f.block, Context::Function)?;
+    let type_params: Vec<(String, String)> = sig.type_param.iter().map(|t| t.pair()).collect();
+    let body = lower_generic(&f.block, Context::Function, &type_params)?;
     literal_array_lens(&body)?;
     free_names(&sig, &body)?;
     // Arrays are used as in a kernel: the kernel's checks, and its rewrite of their
@@ -47,8 +51,31 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         source: source::source(&f.sig.ident, &sig, &translation.code),
         calls: &translation.device_calls,
     };
-    let stmts = rust_body::emit(&body, &analysis, &Hidden::new()).stmts;
-    Ok(expand::items(&f, &sig, quote!({ #stmts }), cuda))
+    let real_param = sig.type_param.as_ref().map(|t| &t.ident);
+    let hidden = Hidden::new();
+    let emit = |form| rust_body::emit_device_fn(&body, &analysis, &hidden, real_param, form).stmts;
+    let own_barriers = body.has_barriers();
+    // A function with barriers is called by kernels only, in its phased form: its plain
+    // form (for host code) says so. One that calls device functions has both forms (its
+    // callees may have barriers); one that does neither is its plain form at once.
+    let plain = if own_barriers {
+        let params = sig.params.iter().map(|p| &p.ident);
+        quote!({
+            #(let _ = &#params;)*
+            ::ongpu::__private::barrier_outside_kernel()
+        })
+    } else {
+        let stmts = emit(Form::Plain);
+        quote!({ #stmts })
+    };
+    let phased = (own_barriers || body.calls_device_fns()).then(|| emit(Form::Phased));
+    let rust = expand::Rust {
+        plain,
+        phased,
+        own_barriers,
+        plain_is_stub: own_barriers,
+    };
+    Ok(expand::items(&f, &sig, rust, cuda))
 }
 
 /// The sizes of a device function's local arrays are numbers: its C++ is built with the
@@ -97,13 +124,14 @@ fn free_names(sig: &signature::Signature, body: &crate::ir::Body) -> syn::Result
 
 /// What stands for a function with errors: with a valid signature, the usual items around
 /// a body that is never run (callers type-check against the signature as usual); else the
-/// item as written.
+/// function as written around such a body (whose errors would only repeat the signature's).
 fn fallback(item: TokenStream) -> TokenStream {
-    let Ok(f) = syn::parse2::<ItemFn>(item.clone()) else {
+    let Ok(mut f) = syn::parse2::<ItemFn>(item.clone()) else {
         return item;
     };
     let Ok(sig) = signature::parse(&f.sig) else {
-        return quote!(#[allow(dead_code)] #f);
+        f.block = syn::parse_quote!({ ::core::unreachable!() });
+        return quote!(#[allow(dead_code, unused_variables)] #f);
     };
     let params = sig.params.iter().map(|p| &p.ident);
     let block = quote!({
@@ -114,5 +142,11 @@ fn fallback(item: TokenStream) -> TokenStream {
         source: String::new(),
         calls: &[],
     };
-    expand::items(&f, &sig, block, cuda)
+    let rust = expand::Rust {
+        plain: block,
+        phased: None,
+        own_barriers: false,
+        plain_is_stub: true,
+    };
+    expand::items(&f, &sig, rust, cuda)
 }

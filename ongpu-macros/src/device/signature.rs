@@ -1,8 +1,11 @@
-//! The signature of a device function: plain, non-generic, parameters that are plain names
-//! of the types a GPU body has, by value, arrays of a kernel as `&[T]` / `&mut [T]`, and
-//! local arrays by reference, `&[T; N]` / `&mut [T; N]`.
+//! The signature of a device function: plain (or generic over one real type, see
+//! `generics`), parameters that are plain names of the types a GPU body has, by value,
+//! arrays of a kernel as `&[T]` / `&mut [T]`, and local arrays by reference, `&[T; N]` /
+//! `&mut [T; N]`.
 
 use super::cuda_types::{array_ref_type, param_type, return_type, slice_element};
+use super::generics::{self, TypeParam};
+use crate::types::TypeParams;
 use proc_macro2::Span;
 use quote::quote;
 use syn::spanned::Spanned;
@@ -46,6 +49,10 @@ pub struct Param {
 /// A checked signature.
 #[derive(Debug)]
 pub struct Signature {
+    /// The type parameter of a generic function.
+    pub type_param: Option<TypeParam>,
+    /// The generics as written (re-emitted on the Rust items).
+    pub generics: syn::Generics,
     /// The parameters.
     pub params: Vec<Param>,
     /// The Rust result type (`()` if none).
@@ -59,13 +66,13 @@ fn error(span: Span, msg: &str) -> syn::Error {
 }
 
 /// The parameter `ident: ty`.
-fn param(p: &syn::PatIdent, ty: &Type) -> syn::Result<Param> {
+fn param(p: &syn::PatIdent, ty: &Type, tp: &TypeParams) -> syn::Result<Param> {
     let ident = p.ident.clone();
     let (kind, rust, cuda) = match ty {
         Type::Reference(r) => match &*r.elem {
             Type::Slice(s) => {
                 let element = (*s.elem).clone();
-                let cpp = slice_element(&element)?;
+                let cpp = slice_element(&element, tp)?;
                 let writable = r.mutability.is_some();
                 let (rust, constness): (Type, &str) = if writable {
                     (
@@ -82,7 +89,7 @@ fn param(p: &syn::PatIdent, ty: &Type) -> syn::Result<Param> {
                 (kind, rust, format!("ongpu::slice<{constness}{cpp}>"))
             }
             Type::Array(a) => {
-                let cpp = array_ref_type(a)?;
+                let cpp = array_ref_type(a, tp)?;
                 let constness = if r.mutability.is_some() { "" } else { "const " };
                 (
                     ParamKind::ArrayRef,
@@ -90,7 +97,7 @@ fn param(p: &syn::PatIdent, ty: &Type) -> syn::Result<Param> {
                     format!("{constness}{cpp}&"),
                 )
             }
-            _ => (ParamKind::Value, ty.clone(), param_type(ty)?),
+            _ => (ParamKind::Value, ty.clone(), param_type(ty, tp)?),
         },
         Type::Array(a) => {
             let t = quote!(#a).to_string().replace(" ;", ";");
@@ -102,7 +109,7 @@ fn param(p: &syn::PatIdent, ty: &Type) -> syn::Result<Param> {
                 ),
             ));
         }
-        _ => (ParamKind::Value, ty.clone(), param_type(ty)?),
+        _ => (ParamKind::Value, ty.clone(), param_type(ty, tp)?),
     };
     Ok(Param {
         mutability: p.mutability,
@@ -116,7 +123,9 @@ fn param(p: &syn::PatIdent, ty: &Type) -> syn::Result<Param> {
 
 /// Checks `sig` and maps its types.
 pub fn parse(sig: &syn::Signature) -> syn::Result<Signature> {
-    crate::fn_item::check_plain_signature(sig, "#[ongpu::device]")?;
+    crate::fn_item::check_qualifiers(sig, "#[ongpu::device]")?;
+    let type_param = generics::parse(&sig.generics)?;
+    let tp: Vec<(String, String)> = type_param.iter().map(TypeParam::pair).collect();
     let mut params = Vec::new();
     for arg in &sig.inputs {
         match arg {
@@ -125,7 +134,7 @@ pub fn parse(sig: &syn::Signature) -> syn::Result<Signature> {
             }
             FnArg::Typed(t) => match &*t.pat {
                 Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-                    params.push(param(p, &t.ty)?);
+                    params.push(param(p, &t.ty, &tp)?);
                 }
                 other => {
                     return Err(error(
@@ -138,9 +147,23 @@ pub fn parse(sig: &syn::Signature) -> syn::Result<Signature> {
     }
     let (ret, ret_cuda) = match &sig.output {
         ReturnType::Default => (syn::parse_quote!(()), "void".to_string()),
-        ReturnType::Type(_, t) => ((**t).clone(), return_type(t)?),
+        ReturnType::Type(_, t) => ((**t).clone(), return_type(t, &tp)?),
     };
+    if let Some(t) = &type_param {
+        if !params.iter().any(|p| p.cuda.contains(&t.cuda)) {
+            return Err(error(
+                t.ident.span(),
+                &format!(
+                    "`{}` must be the type of a parameter (or of its elements): the GPU's copy \
+                     of the function deduces it from the arguments",
+                    t.ident
+                ),
+            ));
+        }
+    }
     Ok(Signature {
+        type_param,
+        generics: sig.generics.clone(),
         params,
         ret,
         ret_cuda,
@@ -148,6 +171,35 @@ pub fn parse(sig: &syn::Signature) -> syn::Result<Signature> {
 }
 
 impl Signature {
+    /// The where clause of a generic function's items: the user's predicates, and what the
+    /// array views of the Rust copy need of the element types (facts for `f32` and `f64`,
+    /// which rustc cannot see through the type parameter).
+    pub fn where_clause(&self) -> Option<syn::WhereClause> {
+        let t = self.type_param.as_ref()?;
+        let mut w = self
+            .generics
+            .where_clause
+            .clone()
+            .unwrap_or_else(|| syn::parse_quote!(where));
+        let id = &t.ident;
+        for p in &self.params {
+            let ParamKind::Slice { element, .. } = &p.kind else {
+                continue;
+            };
+            let of_t = matches!(element, syn::Type::Path(q) if q.path.is_ident(id));
+            let predicate: syn::WherePredicate = if of_t {
+                // `Real` is an `Element`; `load4` on its arrays needs this too.
+                syn::parse_quote!(#element: ::ongpu::__private::Vector4)
+            } else {
+                syn::parse_quote!(#element: ::ongpu::__private::Element)
+            };
+            if !w.predicates.iter().any(|p| *p == predicate) {
+                w.predicates.push(predicate);
+            }
+        }
+        Some(w)
+    }
+
     /// The slice parameters, as the kernel analysis sees array parameters (which checks
     /// their uses in the body the same way).
     pub fn as_kernel_params(&self) -> Vec<crate::kernel::signature::Param> {
@@ -199,6 +251,27 @@ mod tests {
             ParamKind::Slice { writable: true, .. }
         ));
         assert!(matches!(s.params[2].kind, ParamKind::ArrayRef));
+    }
+
+    #[test]
+    fn generic_over_one_real() {
+        let s = check("fn f<T: Real>(a: &[T], z: &mut [Complex<T>], x: T, v: &[T; 3]) -> T {}")
+            .unwrap();
+        let cuda: Vec<&str> = s.params.iter().map(|p| p.cuda.as_str()).collect();
+        assert_eq!(
+            cuda,
+            [
+                "ongpu::slice<const ongpu_t_T>",
+                "ongpu::slice<ongpu::complex<ongpu_t_T>>",
+                "ongpu_t_T",
+                "const ongpu::array<ongpu_t_T, 3>&"
+            ]
+        );
+        assert_eq!(s.ret_cuda, "ongpu_t_T");
+        assert!(check("fn f<T: Real>(n: u32) -> T {}")
+            .unwrap_err()
+            .contains("must be the type of a parameter"));
+        assert!(check("fn f<T: Real>(a: &[U]) {}").is_err());
     }
 
     #[test]

@@ -169,7 +169,7 @@ impl Translator {
                 .collect::<Vec<_>>()
                 .join(", ");
             let ty_seg = &path.segments[path.segments.len() - 2];
-            return match ty::real_argument(&ty_seg.arguments) {
+            return match ty::real_argument_in(&ty_seg.arguments, &self.type_params) {
                 Some(r) => format!("{f}<{r}>({args})"),
                 None => format!("{f}({args})"),
             };
@@ -183,14 +183,15 @@ impl Translator {
                 let f = path.segments[n - 1].ident.to_string();
                 let ty_name = ty_seg.ident.to_string();
                 match (ty_name.as_str(), f.as_str()) {
-                    ("Complex", "new") => match ty::real_argument(&ty_seg.arguments) {
-                        Some(r) => format!("ongpu::make_complex<{r}>({args})"),
-                        None => format!("ongpu::make_complex({args})"),
-                    },
+                    ("Complex", "new") => {
+                        match ty::real_argument_in(&ty_seg.arguments, &self.type_params) {
+                            Some(r) => format!("ongpu::make_complex<{r}>({args})"),
+                            None => format!("ongpu::make_complex({args})"),
+                        }
+                    }
                     ("ColorMatrix" | "ColorVector", _) => {
-                        let real = ty::real_argument(&ty_seg.arguments)
-                            .unwrap_or(&self.real)
-                            .to_string();
+                        let real = ty::real_argument_in(&ty_seg.arguments, &self.type_params)
+                            .unwrap_or_else(|| self.real.clone());
                         let base = supported::generic_type(&ty_name).expect("a lattice type");
                         format!("{base}<{real}>::{f}({args})")
                     }

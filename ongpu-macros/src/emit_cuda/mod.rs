@@ -32,6 +32,8 @@ pub struct Translator {
     pool: NamePool,
     /// The C++ type of unsuffixed float literals.
     real: String,
+    /// The type parameters the body's types may name (Rust name, C++ name).
+    type_params: Vec<(String, String)>,
     out: String,
     indent: usize,
     /// Device functions called, as written (`helper`, `util::helper`).
@@ -74,6 +76,7 @@ impl Translator {
             declared: bound.iter().map(|(_, c)| c.clone()).collect(),
             pool: NamePool::new(used),
             real: real.to_string(),
+            type_params: body.type_params.clone(),
             out: String::new(),
             indent: 0,
             device_calls: Vec::new(),

@@ -35,8 +35,9 @@ impl Translator {
                 let (cty, placeholder) = match &l.ty {
                     // `ongpu::array` of the value; the entries' type types its literals.
                     Some((_, syn::Type::Array(a))) => {
-                        let entry = ty::cuda_type(innermost(&a.elem), &self.real)
-                            .expect("the type was checked");
+                        let entry =
+                            ty::cuda_type_in(innermost(&a.elem), &self.real, &self.type_params)
+                                .expect("the type was checked");
                         let v = init.map(|e| self.expr_like(e, &Partner::Type(entry)));
                         let name = self.bind(&l.binding.ident);
                         let v = v.expect("the lowering requires a local array's value");
@@ -44,7 +45,8 @@ impl Translator {
                         return;
                     }
                     Some((_, t)) => (
-                        ty::cuda_type(t, &self.real).expect("the type was checked"),
+                        ty::cuda_type_in(t, &self.real, &self.type_params)
+                            .expect("the type was checked"),
                         None,
                     ),
                     // Declared with the type of its first typed use (Rust infers it so).

@@ -220,13 +220,28 @@ fn call<E: EmitRust + ?Sized>(em: &mut E, c: &Call) -> TokenStream {
     let mut t = match &c.callee {
         Callee::Math(id) => quote_spanned!(id.span()=> ::ongpu::__private::math::#id),
         Callee::Intrinsic(id) => id.to_token_stream(),
-        Callee::Associated(p) | Callee::ArrayConstructor(p, _) | Callee::Device(p) => {
-            p.to_token_stream()
-        }
+        Callee::Associated(p) | Callee::ArrayConstructor(p, _) => p.to_token_stream(),
+        Callee::Device(p) => device_callee(p),
     };
     let args = list(em, &c.args);
     c.paren.surround(&mut t, |t| t.extend(args));
     t
+}
+
+/// The device function at `path` as the callee of a body's call: its `__ongpu_fn()`, a
+/// `fn` pointer (of the instantiation the arguments select, for a generic function). For a
+/// callee that is no device function, `NotDeviceFn` makes it the callee itself, so that
+/// the call's only error is the registration's, which says to mark it.
+pub fn device_callee(path: &syn::Path) -> TokenStream {
+    let span = path
+        .segments
+        .last()
+        .map_or(Span::call_site(), |s| s.ident.span());
+    quote_spanned!(span=> ({
+        #[allow(unused_imports)]
+        use ::ongpu::__private::NotDeviceFn as _;
+        #path.__ongpu_fn()
+    }))
 }
 
 fn if_expr<E: EmitRust + ?Sized>(em: &mut E, i: &If) -> TokenStream {

@@ -51,7 +51,8 @@ fn site_info(
             .segments
             .last()
             .map_or(Span::call_site(), |s| s.ident.span());
-        quote_spanned!(span=> ::ongpu::__private::device_fn(&#p))
+        // A function with barriers is refused here, when the site's `static` is evaluated.
+        quote_spanned!(span=> ::ongpu::__private::site_device_fn(&#p))
     });
     quote! {
         ::ongpu::__private::SiteInfo {

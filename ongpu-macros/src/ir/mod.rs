@@ -6,7 +6,7 @@
 mod lower;
 pub mod visit;
 
-pub use lower::{lower, Context};
+pub use lower::{lower, lower_generic, Context};
 
 use std::collections::BTreeSet;
 use syn::punctuated::Punctuated;
@@ -20,6 +20,9 @@ pub struct Body {
     pub block: Block,
     /// Every identifier written in it (the C++ names of new bindings avoid them).
     pub names: BTreeSet<String>,
+    /// The type parameters its types may name (a generic device function's): Rust name and
+    /// C++ name.
+    pub type_params: Vec<(String, String)>,
 }
 
 /// `{ statements }`.
@@ -266,6 +269,32 @@ pub struct For {
 }
 
 impl Body {
+    /// True if it calls `sync_threads()`.
+    pub fn has_barriers(&self) -> bool {
+        self.any_call(|c| matches!(&c.callee, Callee::Intrinsic(id) if id == "sync_threads"))
+    }
+
+    /// True if it calls a device function.
+    pub fn calls_device_fns(&self) -> bool {
+        self.any_call(|c| matches!(c.callee, Callee::Device(_)))
+    }
+
+    /// True if some call of the body satisfies `f`.
+    fn any_call(&self, f: impl Fn(&Call) -> bool) -> bool {
+        struct Any<F>(F, bool);
+        impl<F: Fn(&Call) -> bool> visit::Visit for Any<F> {
+            fn visit_expr(&mut self, e: &Expr) {
+                if let Expr::Call(c) = e {
+                    self.1 |= (self.0)(c);
+                }
+                visit::walk_expr(self, e);
+            }
+        }
+        let mut any = Any(f, false);
+        visit::Visit::visit_block(&mut any, &self.block);
+        any.1
+    }
+
     /// The names in the sizes of its local arrays (`N` of `[0.0; N]`, `M` of `[[x; N]; M]`),
     /// in source order: the passes check that they are constants.
     pub fn array_len_names(&self) -> Vec<Ident> {

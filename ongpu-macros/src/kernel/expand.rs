@@ -25,6 +25,8 @@ pub struct Kernel<'a> {
     pub device_calls: &'a [Path],
     /// The body as one thread's Rust.
     pub rust: RustBody,
+    /// True if `rust` is the phased form (an `async` body).
+    pub phased: bool,
     /// C++ names of the constants, in the order of `analysis.constants`.
     pub const_names: Vec<String>,
 }
@@ -151,7 +153,7 @@ pub fn expand(k: Kernel<'_>) -> TokenStream {
         (#(#pats,)*): (#(#view_types,)*),
         #shared_var: (#(#shared_types,)*)
     };
-    let run = if k.rust.barriers.is_empty() {
+    let run = if !k.phased {
         quote! {
             ::ongpu::__private::launch_straight(
                 &#site, #shape, (#(#wrapped,)*), (#(#specs,)*),

@@ -86,7 +86,15 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let translation = Translator::new(&body, &bound, "ongpu_real")
         .in_kernel(&array_params, params.len(), &shared_ranks)
         .translate(&body.block, Tail::Discard);
-    let rust = rust_body::emit(&body, &analysis, &rust_body::Hidden::new());
+    // Threads run in phases on the CPU if the body has barriers, or calls device functions
+    // (which may have barriers of their own: only their compiled item knows).
+    let phased = body.has_barriers() || body.calls_device_fns();
+    let form = if phased {
+        rust_body::Form::Phased
+    } else {
+        rust_body::Form::Plain
+    };
+    let rust = rust_body::emit(&body, &analysis, &rust_body::Hidden::new(), form);
     Ok(expand::expand(expand::Kernel {
         item: &f,
         params: &params,
@@ -94,6 +102,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         cuda_body: translation.code,
         device_calls: &translation.device_calls,
         rust,
+        phased,
         const_names,
     }))
 }

@@ -10,9 +10,13 @@ use super::analysis::{Analysis, ArrayKind};
 use crate::emit_rust::body::{self, EmitRust};
 use crate::ir::{Body, Call, Callee, Expr, VectorAccess};
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned, ToTokens};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
+
+/// The most arguments of a call that the runtime's fallback for callees that are no device
+/// functions takes (`NotDeviceFn0` to `NotDeviceFn8`).
+const MAX_FALLBACK_ARGS: usize = 8;
 
 /// The body as Rust and the `sync_threads()` calls it contains, in order.
 pub struct RustBody {
@@ -20,6 +24,17 @@ pub struct RustBody {
     pub stmts: TokenStream,
     /// The span of each `sync_threads()`; barrier `k` is the `k`-th.
     pub barriers: Vec<Span>,
+}
+
+/// How the Rust of a body runs a thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// To its end, in one call: device functions are called as plain functions. A
+    /// `sync_threads()` here panics (only the phased form reaches one).
+    Plain,
+    /// As an `async` body that yields at each barrier (an `.await`), device functions called
+    /// in their phased form (`async` too, since they may have barriers of their own).
+    Phased,
 }
 
 /// Names the expansion binds around the body (hygienic: the user's code cannot see them).
@@ -40,19 +55,23 @@ impl Hidden {
     }
 }
 
-/// Emits `body` (checked and analysed) as one thread's Rust.
-pub fn emit(body: &Body, analysis: &Analysis, hidden: &Hidden) -> RustBody {
-    let mut em = KernelRust {
-        arrays: analysis,
-        hidden,
-        barriers: Vec::new(),
-        shared: 0,
-    };
-    let stmts = em.stmts(&body.block);
-    RustBody {
-        stmts,
-        barriers: em.barriers,
-    }
+/// Emits a kernel's `body` (checked and analysed) as one thread's Rust.
+pub fn emit(body: &Body, analysis: &Analysis, hidden: &Hidden, form: Form) -> RustBody {
+    KernelRust::new(analysis, hidden, form, None, false).run(body)
+}
+
+/// [`emit`] for a device function; in a generic one (`real_param`: its type parameter),
+/// unsuffixed float literals are of the type parameter, as in its C++ copy. Its barriers
+/// are numbered by source line (they are the calling kernel's), and wait at the thread
+/// context the phased form takes.
+pub fn emit_device_fn(
+    body: &Body,
+    analysis: &Analysis,
+    hidden: &Hidden,
+    real_param: Option<&Ident>,
+    form: Form,
+) -> RustBody {
+    KernelRust::new(analysis, hidden, form, real_param, true).run(body)
 }
 
 /// The Rust emitter with the kernel's constructs; the rest is emitted as written.
@@ -63,6 +82,39 @@ struct KernelRust<'a> {
     /// `shared!` declarations emitted so far (the analysis keeps them at the top level, so
     /// they come in declaration order).
     shared: usize,
+    form: Form,
+    /// The type parameter of a generic device function.
+    real_param: Option<&'a Ident>,
+    /// True for a device function's body.
+    device_fn: bool,
+}
+
+impl<'a> KernelRust<'a> {
+    fn new(
+        arrays: &'a Analysis,
+        hidden: &'a Hidden,
+        form: Form,
+        real_param: Option<&'a Ident>,
+        device_fn: bool,
+    ) -> Self {
+        KernelRust {
+            arrays,
+            hidden,
+            barriers: Vec::new(),
+            shared: 0,
+            form,
+            real_param,
+            device_fn,
+        }
+    }
+
+    fn run(mut self, body: &Body) -> RustBody {
+        let stmts = self.stmts(&body.block);
+        RustBody {
+            stmts,
+            barriers: self.barriers,
+        }
+    }
 }
 
 /// A place rooted at an array: the array, its indices (one per dimension), and the
@@ -186,7 +238,15 @@ impl KernelRust<'_> {
             "sync_threads" => {
                 let id = self.barriers.len() as u32;
                 self.barriers.push(e.span());
-                quote_spanned!(span=> #ctx.sync_threads(#id).await)
+                match (self.form, self.device_fn) {
+                    (Form::Plain, _) => {
+                        quote_spanned!(span=> ::ongpu::__private::barrier_outside_kernel())
+                    }
+                    (Form::Phased, false) => quote_spanned!(span=> #ctx.sync_threads(#id).await),
+                    (Form::Phased, true) => {
+                        quote_spanned!(span=> #ctx.device_sync_threads(::core::line!()).await)
+                    }
+                }
             }
             "thread_fence" => quote_spanned!(span=> ::ongpu::__private::thread_fence()),
             _atomic => {
@@ -213,17 +273,18 @@ impl KernelRust<'_> {
         quote_spanned!(span=> #root.#name(#row #(#args),*))
     }
 
-    /// A device call that passes arrays: each array converted to the view the function's
-    /// parameter takes (`None` if it passes none).
+    /// A device call that passes arrays (each array converted to the view the function's
+    /// parameter takes), or any device call of the phased form (the function's phased
+    /// form, awaited); `None` for other calls.
     fn device_call(&mut self, c: &Call) -> Option<TokenStream> {
         let Callee::Device(path) = &c.callee else {
             return None;
         };
-        if !c
+        let passes_arrays = c
             .args
             .iter()
-            .any(|a| a.var().is_some_and(|v| self.array(v).is_some()))
-        {
+            .any(|a| a.var().is_some_and(|v| self.array(v).is_some()));
+        if !passes_arrays && self.form == Form::Plain {
             return None;
         }
         let args: Vec<TokenStream> = c
@@ -234,7 +295,23 @@ impl KernelRust<'_> {
                 None => self.expr(a),
             })
             .collect();
-        let mut t = path.to_token_stream();
+        if self.form == Form::Phased {
+            let ctx = &self.hidden.ctx;
+            let span = path
+                .segments
+                .last()
+                .map_or(Span::call_site(), |s| s.ident.span());
+            // The call spanned at the function's name, so that rustc's errors about it
+            // (an argument type that is no `Real`) point there. A callee that is no device
+            // function is called by the fallback of its number of arguments (up to 8).
+            let fallback = (args.len() <= MAX_FALLBACK_ARGS).then(|| {
+                let t = syn::Ident::new(&format!("NotDeviceFn{}", args.len()), span);
+                quote_spanned!(span=> #[allow(unused_imports)] use ::ongpu::__private::#t as _;)
+            });
+            return Some(quote_spanned!(span=>
+                ({ #fallback #path.__ongpu_phased(#ctx, #(#args),*) }).await));
+        }
+        let mut t = body::device_callee(path);
         c.paren.surround(&mut t, |t| t.extend(quote!(#(#args),*)));
         Some(t)
     }
@@ -250,6 +327,11 @@ impl KernelRust<'_> {
 
 impl EmitRust for KernelRust<'_> {
     fn expr(&mut self, e: &Expr) -> TokenStream {
+        if let (Expr::Lit(syn::Lit::Float(f)), Some(t)) = (e, self.real_param) {
+            if f.suffix().is_empty() {
+                return real_literal(f, t);
+            }
+        }
         if let Some((name, call)) = e.intrinsic_call() {
             return self.intrinsic(name, call, e);
         }
@@ -286,6 +368,26 @@ impl EmitRust for KernelRust<'_> {
     }
 }
 
+/// An unsuffixed float literal of a generic device function, as its type parameter `t`:
+/// the literal's `f64` and `f32` values (each rounded once from the digits, as rustc and
+/// the C++ copy round them), of which `t` picks its own.
+fn real_literal(f: &syn::LitFloat, t: &Ident) -> TokenStream {
+    let digits = f.base10_digits();
+    let single = digits.parse::<f32>().unwrap_or(f32::INFINITY).to_bits();
+    let double = syn::LitFloat::new(&format!("{}f64", fmt_f64(digits)), f.span());
+    quote_spanned!(f.span()=>
+        <#t as ::ongpu::__private::Real>::from_literal(#double, f32::from_bits(#single)))
+}
+
+/// `digits` with a decimal point, so that they lex as a float.
+fn fmt_f64(digits: &str) -> String {
+    if digits.contains(['.', 'e', 'E']) {
+        digits.to_string()
+    } else {
+        format!("{digits}.0")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,7 +397,9 @@ mod tests {
         let params = super::super::signature::params(&f).unwrap();
         let body = crate::ir::lower(&f.block, crate::ir::Context::Kernel).unwrap();
         let an = super::super::analysis::analyse(&body, &params).unwrap();
-        emit(&body, &an, &Hidden::new()).stmts.to_string()
+        emit(&body, &an, &Hidden::new(), Form::Phased)
+            .stmts
+            .to_string()
     }
 
     #[test]

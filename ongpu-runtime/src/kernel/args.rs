@@ -2,6 +2,11 @@
 //! `&mut Field<T, AoS>` for a `&mut [T]` one (with the same host/device coherence as
 //! `on_gpu!`: a copy is made only when the side that is needed is stale), and values.
 
+// The stream-path methods of `KernelParam` and `KernelParams` take crate-private types:
+// only this crate implements and calls them (expansions reach the traits through
+// `__private` only).
+#![allow(private_interfaces)]
+
 use super::site::KernelInfo;
 use super::views::{ArrayView, ReadView};
 use crate::capture::Uniform;
@@ -40,6 +45,19 @@ pub trait KernelParam {
     /// Makes the device copy current.
     #[cfg(feature = "cuda")]
     fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()>;
+    /// Makes the device copy current for a launch queued on a stream: copies go to that
+    /// stream, after the queued work of other queues on the same field.
+    #[cfg(feature = "cuda")]
+    #[doc(hidden)]
+    fn device_prepare_on(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        queue: crate::cuda::stream::Queue,
+    ) -> Result<()>;
+    /// Records the queued launch's access to the field, so that later work waits for it.
+    #[cfg(feature = "cuda")]
+    #[doc(hidden)]
+    fn mark_queued(&mut self, mark: &crate::field::pending::Mark);
     /// Pushes the kernel parameters (pointer and length, or the value).
     #[cfg(feature = "cuda")]
     fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
@@ -129,6 +147,24 @@ impl<T: Element> KernelParam for SliceRead<'_, T> {
     }
 
     #[cfg(feature = "cuda")]
+    fn device_prepare_on(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        queue: crate::cuda::stream::Queue,
+    ) -> Result<()> {
+        let what = self.field.what();
+        self.device_ptr = self.field.lock().device_read_on(dev, queue, &what)?;
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
+        // A shared borrow: other users may only read the field meanwhile, which does not
+        // conflict with this read, so recording it after the launch is in time.
+        self.field.lock().mark_kernel_read(mark);
+    }
+
+    #[cfg(feature = "cuda")]
     #[inline(always)]
     fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>) {
         params.push(&self.device_ptr);
@@ -159,6 +195,25 @@ impl<T: Element> KernelParam for SliceWrite<'_, T> {
     }
 
     #[cfg(feature = "cuda")]
+    fn device_prepare_on(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        queue: crate::cuda::stream::Queue,
+    ) -> Result<()> {
+        let what = self.field.what();
+        self.device_ptr = self
+            .field
+            .sides_mut()
+            .device_write_on(dev, queue, false, &what)?;
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
+        self.field.sides_mut().mark_kernel_write(mark);
+    }
+
+    #[cfg(feature = "cuda")]
     #[inline(always)]
     fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>) {
         params.push(&self.device_ptr);
@@ -185,6 +240,18 @@ impl<V: Uniform> KernelParam for ValueArg<V> {
     }
 
     #[cfg(feature = "cuda")]
+    fn device_prepare_on(
+        &mut self,
+        _: &'static crate::cuda::Device,
+        _: crate::cuda::stream::Queue,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    #[cfg(feature = "cuda")]
+    fn mark_queued(&mut self, _: &crate::field::pending::Mark) {}
+
+    #[cfg(feature = "cuda")]
     #[inline(always)]
     fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>) {
         params.push(&self.value);
@@ -202,6 +269,18 @@ pub trait KernelParams {
     /// Device copies of every argument.
     #[cfg(feature = "cuda")]
     fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()>;
+    /// Device copies of every argument, for a launch queued on `queue`.
+    #[cfg(feature = "cuda")]
+    #[doc(hidden)]
+    fn device_prepare_on(
+        &mut self,
+        dev: &'static crate::cuda::Device,
+        queue: crate::cuda::stream::Queue,
+    ) -> Result<()>;
+    /// Records the queued launch's access to every field argument.
+    #[cfg(feature = "cuda")]
+    #[doc(hidden)]
+    fn mark_queued(&mut self, mark: &crate::field::pending::Mark);
     /// Kernel parameters, in order.
     #[cfg(feature = "cuda")]
     fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
@@ -226,6 +305,23 @@ macro_rules! launch_args {
             fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()> {
                 $(self.$i.device_prepare(dev)?;)*
                 Ok(())
+            }
+
+            #[cfg(feature = "cuda")]
+            #[allow(unused_variables)]
+            fn device_prepare_on(
+                &mut self,
+                dev: &'static crate::cuda::Device,
+                queue: crate::cuda::stream::Queue,
+            ) -> Result<()> {
+                $(self.$i.device_prepare_on(dev, queue)?;)*
+                Ok(())
+            }
+
+            #[cfg(feature = "cuda")]
+            #[allow(unused_variables)]
+            fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
+                $(self.$i.mark_queued(mark);)*
             }
 
             #[cfg(feature = "cuda")]

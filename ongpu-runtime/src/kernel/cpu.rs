@@ -26,6 +26,10 @@ use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 /// No barrier: the slot value of a thread that is not waiting.
 const NOT_WAITING: u32 = u32::MAX;
 
+/// The bit of the barrier numbers of device functions, whose other bits are the line of
+/// their `sync_threads()` (a kernel's own barriers are numbered from 0).
+const DEVICE_BARRIER: u32 = 1 << 31;
+
 /// One thread's coordinates (what `thread_idx()` and friends return on the CPU backend).
 #[derive(Debug, Clone, Copy)]
 pub struct ThreadCtx {
@@ -72,6 +76,25 @@ impl ThreadCtx {
             yielded: false,
         }
     }
+
+    /// The `sync_threads()` of a device function, at `line` of its source (the threads of
+    /// a block all wait at the same one, whichever call of the function they are in).
+    #[inline(always)]
+    pub fn device_sync_threads(&self, line: u32) -> SyncThreads {
+        self.sync_threads(DEVICE_BARRIER | line)
+    }
+}
+
+/// What the plain form of a device function with `sync_threads()` does (host code called
+/// it): the barrier of a block of threads only exists in a kernel, which calls the
+/// function's phased form.
+#[cold]
+#[track_caller]
+pub fn barrier_outside_kernel() -> ! {
+    panic!(
+        "a device function with sync_threads() was called outside an #[ongpu::kernel]: its \
+         barrier waits for the other threads of a kernel's block, and only kernels call it"
+    )
 }
 
 /// A thread waiting at a barrier: pending once (after noting which barrier), then ready.
@@ -200,11 +223,12 @@ where
         let waker = noop_waker();
         let mut cx = Context::from_waker(&waker);
         let line = |id: u32| {
-            site.info
-                .barrier_lines
-                .get(id as usize)
-                .copied()
-                .unwrap_or(0)
+            if id & DEVICE_BARRIER != 0 {
+                format!("line {} (in a device function)", id & !DEVICE_BARRIER)
+            } else {
+                let l = site.info.barrier_lines.get(id as usize).copied();
+                format!("line {}", l.unwrap_or(0))
+            }
         };
         loop {
             let mut waiting: Option<(usize, u32)> = None;
@@ -227,8 +251,8 @@ where
                             None => waiting = Some((t, id)),
                             Some((t0, id0)) if id0 != id => {
                                 return Err(format!(
-                                    "thread {} waits at the sync_threads() of line {} while thread {} \
-                                     waits at the one of line {}; every thread of a block must reach \
+                                    "thread {} waits at the sync_threads() of {} while thread {} \
+                                     waits at the one of {}; every thread of a block must reach \
                                      the same barriers in the same order",
                                     geo.block_dim.unflatten(t as u64),
                                     line(id),
@@ -246,7 +270,7 @@ where
                 Some((t0, id)) if finished > 0 => {
                     let gone = done.iter().position(|&d| d).expect("a finished thread");
                     return Err(format!(
-                        "thread {} waits at the sync_threads() of line {} but thread {} has returned \
+                        "thread {} waits at the sync_threads() of {} but thread {} has returned \
                          without reaching it; every thread of a block must reach each barrier \
                          (move the barrier out of the branch, or skip the work instead of returning)",
                         geo.block_dim.unflatten(t0 as u64),

@@ -10,6 +10,7 @@ use super::site::KernelSite;
 use super::source;
 use crate::cuda::{self, DeviceBuffer, Function, ParamList, Shape};
 use crate::error::{Error, Result};
+use crate::field::pending::Mark;
 use crate::launch::compile::compile_and_load;
 use cudarc::driver::sys::CUfunction_attribute as Attr;
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -112,10 +113,21 @@ pub(crate) fn launch<A: KernelParams>(
             ),
         });
     }
-    args.device_prepare(dev)?;
+    // Inside a `Stream::scope` the launch is queued on the stream, as `on_gpu!` calls are
+    // (a graph's pass keeps the default stream, which its capture follows).
+    let queue = if crate::graph_pass::mode().is_some() {
+        None
+    } else {
+        crate::stream::current_queue(dev)?
+    };
+    match queue {
+        None => args.device_prepare(dev)?,
+        Some(q) => args.device_prepare_on(dev, q)?,
+    }
+    let stream = queue.map_or(std::ptr::null_mut(), |q| q.raw());
     let report = if checked {
         let mut r = DeviceBuffer::alloc(dev, REPORT_BYTES, "a kernel's bounds report")?;
-        r.zero()?;
+        r.zero_on(stream)?;
         Some(r)
     } else {
         None
@@ -130,15 +142,28 @@ pub(crate) fn launch<A: KernelParams>(
         shared_bytes: 0,
     };
     // Colour-type and element-array indices have their own record (see the prelude).
-    crate::launch::index_report::clear(&entry.function, std::ptr::null_mut())?;
+    crate::launch::index_report::clear(&entry.function, stream)?;
+    dev.bind()?;
     // SAFETY: the parameters follow the kernel's signature (built by `source::assemble` from
-    // the same argument types in the same order, then the report pointer), and the fields
-    // they point into are borrowed by this call and freed only after the device is done.
-    unsafe { cuda::launch(dev, entry.function, launch_shape, &mut params, what)? };
+    // the same argument types in the same order, then the report pointer), the fields they
+    // point into are borrowed by this call and freed only after the device is done (their
+    // queued work is recorded below), and `stream` is the current scope's live stream of
+    // this device, or the default stream.
+    unsafe { cuda::launch_bound_on(stream, entry.function, launch_shape, &mut params, what)? };
+    if let Some(q) = queue {
+        let mark = Mark::now(q)?;
+        args.mark_queued(&mark);
+    }
     if let Some(r) = report {
+        if let Some(q) = queue {
+            // The report is read on the default stream, which does not wait for streams.
+            // SAFETY: a live stream of the bound context.
+            unsafe { cudarc::driver::result::stream::synchronize(q.raw()) }
+                .map_err(|e| cuda::driver_error(format!("waiting for {}", what()), e))?;
+        }
         read_report(site, &r)?;
     }
-    crate::launch::index_report::check(&entry.function, std::ptr::null_mut(), info.location)
+    crate::launch::index_report::check(&entry.function, stream, info.location)
 }
 
 /// The first out-of-range index the kernel recorded, as an error (this waits for it).

@@ -14,6 +14,7 @@ pub(crate) mod cuda;
 pub(crate) mod shape;
 pub(crate) mod site;
 pub(crate) mod source;
+pub(crate) mod unmarked;
 pub(crate) mod views;
 
 use crate::backend::{self, Backend};

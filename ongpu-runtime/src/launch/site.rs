@@ -18,6 +18,9 @@ pub struct DeviceFnInfo {
     pub source: &'static str,
     /// The device functions it calls.
     pub calls: &'static [&'static DeviceFnInfo],
+    /// True if it calls `sync_threads()`, itself or through the functions it calls: then
+    /// only kernels call it, and they run their threads in phases on the CPU.
+    pub barriers: bool,
 }
 
 /// Implemented by `#[ongpu::device]` for each marked function (the macro checks calls from
@@ -39,6 +42,48 @@ pub trait DeviceFunction {
 pub const fn device_fn<F: DeviceFunction>(_f: &F) -> &'static DeviceFnInfo {
     F::INFO
 }
+
+/// [`device_fn`] for a call from an `on_gpu!` body, where a function with barriers is a
+/// compile error (evaluating the call site's `static` fails with this message).
+pub const fn site_device_fn<F: DeviceFunction>(_f: &F) -> &'static DeviceFnInfo {
+    if F::INFO.barriers {
+        panic!(
+            "a device function with sync_threads() (itself or in a function it calls) can only \
+             be called from an #[ongpu::kernel]: an on_gpu! body runs each site on its own, with \
+             no block of threads to synchronise"
+        );
+    }
+    F::INFO
+}
+
+/// True if any of `fns` has barriers (a kernel that calls one runs its threads in phases
+/// on the CPU backend).
+pub const fn any_barriers(fns: &[&'static DeviceFnInfo]) -> bool {
+    let mut k = 0;
+    while k < fns.len() {
+        if fns[k].barriers {
+            return true;
+        }
+        k += 1;
+    }
+    false
+}
+
+/// How a body's Rust calls a device function: `f.__ongpu_fn()` is the function as a plain
+/// `fn` pointer (of the instantiation the arguments select, for a generic one). Each
+/// `#[ongpu::device]` item has an inherent `__ongpu_fn`; this trait, imported by the call,
+/// gives every other callee one that returns the callee itself, so that a call of an
+/// unmarked function type-checks as written and reports only the error of
+/// [`DeviceFunction`] (which says to mark it).
+pub trait NotDeviceFn {
+    /// The callee itself.
+    #[inline(always)]
+    fn __ongpu_fn(&self) -> &Self {
+        self
+    }
+}
+
+impl<F: ?Sized> NotDeviceFn for F {}
 
 /// What the macro knows of one call site.
 #[derive(Debug)]

@@ -180,8 +180,8 @@ impl<T: Real> Mul for ColorMatrix<T> {
         for i in 0..3 {
             for j in 0..3 {
                 let mut acc = self.m[i][0] * o.m[0][j];
-                acc = acc + self.m[i][1] * o.m[1][j];
-                acc = acc + self.m[i][2] * o.m[2][j];
+                acc += self.m[i][1] * o.m[1][j];
+                acc += self.m[i][2] * o.m[2][j];
                 r.m[i][j] = acc;
             }
         }
@@ -196,8 +196,8 @@ impl<T: Real> Mul<ColorVector<T>> for ColorMatrix<T> {
         let mut r = ColorVector::zero();
         for i in 0..3 {
             let mut acc = self.m[i][0] * v.v[0];
-            acc = acc + self.m[i][1] * v.v[1];
-            acc = acc + self.m[i][2] * v.v[2];
+            acc += self.m[i][1] * v.v[1];
+            acc += self.m[i][2] * v.v[2];
             r.v[i] = acc;
         }
         r

@@ -63,7 +63,7 @@ impl<T: Real> ColorVector<T> {
     pub fn dot(self, other: Self) -> Complex<T> {
         let mut acc = Complex::new(T::zero(), T::zero());
         for i in 0..3 {
-            acc = acc + self.v[i].conj() * other.v[i];
+            acc += self.v[i].conj() * other.v[i];
         }
         acc
     }

@@ -61,7 +61,11 @@ impl Lowerer {
     fn callee(&mut self, path: &syn::Path, args: usize) -> Option<Callee> {
         if let Some(id) = path.get_ident() {
             if let Some(n) = supported::kernel_intrinsic(&id.to_string()) {
-                if self.ctx != Context::Kernel {
+                // A device function may synchronise the block that calls it (its barriers
+                // are the kernel's), but gets indices and arrays from the kernel.
+                let in_function = self.ctx == Context::Function
+                    && supported::device_fn_intrinsic(&id.to_string());
+                if self.ctx != Context::Kernel && !in_function {
                     self.error(
                         id.span(),
                         format!(

@@ -177,6 +177,19 @@ impl Lowerer {
         // `bool` is a type of the body language, but not a cast target (nor is it in Rust).
         match crate::types::scalar_name(&c.ty).filter(|&t| t != "bool") {
             Some(t) => Some(Expr::Cast(boxed(e)?, c.as_token, (*c.ty).clone(), t)),
+            None if crate::types::type_param(&c.ty, &self.type_params).is_some() => {
+                let t = &c.ty;
+                self.error(
+                    t.span(),
+                    format!(
+                        "`as` cannot convert to the type parameter `{}` (Rust has no such cast): \
+                         take the value as a parameter of type `{0}` instead (unsuffixed float \
+                         literals are `{0}`s already)",
+                        quote::quote!(#t)
+                    ),
+                );
+                None
+            }
             None => {
                 self.error(
                     c.ty.span(),

@@ -31,7 +31,21 @@ pub enum Context {
 
 /// Checks `block` and builds its tree, or returns every unsupported construct.
 pub fn lower(block: &syn::Block, ctx: Context) -> syn::Result<Body> {
-    let mut l = Lowerer { ctx, errors: None };
+    lower_generic(block, ctx, &[])
+}
+
+/// [`lower`] for the body of a generic device function, whose types may name
+/// `type_params` (Rust name, C++ name).
+pub fn lower_generic(
+    block: &syn::Block,
+    ctx: Context,
+    type_params: &crate::types::TypeParams,
+) -> syn::Result<Body> {
+    let mut l = Lowerer {
+        ctx,
+        type_params: type_params.to_vec(),
+        errors: None,
+    };
     let lowered = l.block(block);
     match (l.errors, lowered) {
         (None, Some(lowered)) => {
@@ -40,6 +54,7 @@ pub fn lower(block: &syn::Block, ctx: Context) -> syn::Result<Body> {
             Ok(Body {
                 block: lowered,
                 names: names.0,
+                type_params: l.type_params,
             })
         }
         (Some(e), _) => Err(e),
@@ -69,6 +84,8 @@ fn not_supported(what: &str) -> String {
 /// not; it still goes through the children, so that their errors are reported too.
 struct Lowerer {
     ctx: Context,
+    /// The type parameters in scope (Rust name, C++ name).
+    type_params: Vec<(String, String)>,
     errors: Option<syn::Error>,
 }
 
@@ -184,11 +201,18 @@ impl Lowerer {
                 return self.ty(&a.elem);
             }
         }
-        if crate::types::cuda_type(t, "ongpu_real").is_err() {
+        if crate::types::cuda_type_in(t, "ongpu_real", &self.type_params).is_err() {
+            let generic = match self.type_params.first() {
+                Some((p, _)) => format!(", and the type parameter `{p}` (Complex<{p}>, ...)"),
+                None => String::new(),
+            };
             self.error(
                 t.span(),
-                "unsupported type; types in a GPU body are f32 f64 i8 i16 i32 i64 isize u8 u16 u32 u64 \
-                 usize bool, Complex<f32|f64>, ColorVector<f32|f64> and ColorMatrix<f32|f64>",
+                format!(
+                    "unsupported type; types in a GPU body are f32 f64 i8 i16 i32 i64 isize u8 u16 \
+                     u32 u64 usize bool, Complex<f32|f64>, ColorVector<f32|f64> and \
+                     ColorMatrix<f32|f64>{generic}"
+                ),
             );
             false
         } else {
