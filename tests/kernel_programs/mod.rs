@@ -490,21 +490,34 @@ pub fn lattice_types() -> Vec<Output> {
 
 /// Random m×k times k×n products with the naive, the tiled, the register-blocked kernel and
 /// the SGEMMs (sizes that are not multiples of 16, and more than one 64×64 tile; for the
-/// SGEMMs also multiples of 4 that are not multiples of their tiles), against an f64
+/// SGEMMs also multiples of 4 that are not multiples of their tiles, and more than one of
+/// the tall kernel's 256-row tiles), against an f64
 /// reference: each element within the rounding bound (k + 2)·2⁻²⁴·Σ|a b|.
 pub fn matmul_examples() -> Vec<Output> {
     let mut out = Vec::new();
     for ((m, n, k), names, seed) in [
         (
             (70, 83, 37),
-            &["naive", "tiled", "blocked", "sgemm bk8", "sgemm bk16"][..],
+            &[
+                "naive",
+                "tiled",
+                "blocked",
+                "sgemm bk8",
+                "sgemm bk16",
+                "sgemm tall",
+            ][..],
             51,
         ),
         (
             (136, 260, 44),
-            &["sgemm bk8 (vectors)", "sgemm bk16 (vectors)"][..],
+            &[
+                "sgemm bk8 (vectors)",
+                "sgemm bk16 (vectors)",
+                "sgemm tall (vectors)",
+            ][..],
             52,
         ),
+        ((300, 136, 20), &["sgemm tall (vectors)"][..], 53),
     ] {
         out.extend(matmul_checked(m, n, k, names, seed));
     }
@@ -533,6 +546,10 @@ fn matmul_checked(m: usize, n: usize, k: usize, names: &[&'static str], seed: u6
             name if name.starts_with("sgemm bk8") => {
                 let shape = sgemm::bk8::shape(m, n);
                 sgemm::bk8::sgemm::launch(shape, &a, &b, &mut c, mu, nu, ku)
+            }
+            name if name.starts_with("sgemm tall") => {
+                let shape = sgemm::tall::shape(m, n);
+                sgemm::tall::sgemm::launch(shape, &a, &b, &mut c, mu, nu, ku)
             }
             _ => {
                 let shape = sgemm::bk16::shape(m, n);
