@@ -310,18 +310,15 @@ impl Part {
         let layers = self.layers();
         let (mut interior, mut boundary) = (Vec::new(), Vec::new());
         for par in parities {
+            // Layers a..b of this parity as one range of sites (empty when b <= a).
+            let span =
+                |a: usize, b: usize| self.layer(a, par).start..self.layer(b.max(a), par).start;
             // Own layers are h..layers-h; those within h of a halo are the boundary.
-            let lo = self.layer(h, par).start..self.layer((2 * h).min(layers - h) - 1, par).end;
-            let hi_first = (layers - 2 * h).max(2 * h);
-            let hi = self.layer(hi_first, par).start..self.layer(layers - h - 1, par).end;
-            let inner = self.layer(2 * h, par).start..self.layer(layers - 2 * h, par).start;
-            if !inner.is_empty() && 2 * h < layers - 2 * h {
-                interior.push(inner);
-            }
-            boundary.push(lo);
-            if hi_first < layers - h {
-                boundary.push(hi);
-            }
+            let inner = span(2 * h, layers - 2 * h);
+            let lo = span(h, (2 * h).min(layers - h));
+            let hi = span((layers - 2 * h).max(2 * h), layers - h);
+            interior.extend([inner].into_iter().filter(|r| !r.is_empty()));
+            boundary.extend([lo, hi].into_iter().filter(|r| !r.is_empty()));
         }
         (interior, boundary)
     }

@@ -88,24 +88,27 @@ pub(crate) fn for_each_part<C: Captures>(
                 };
                 run(caps, &sites)
             };
+            // On the GPU the boundary goes on the halo stream, where the copies into the
+            // halos are queued, after what the default stream holds before the interior
+            // (the fields are prepared first) and beside it.
             #[cfg(feature = "cuda")]
-            if side {
-                // The boundary goes on the halo stream, where the copies into the halos
-                // are queued, after what the default stream holds now (the fields are
-                // prepared first) and beside the interior.
+            let side_stream = if side {
                 let dev = crate::cuda::device()?;
                 let stream = crate::cuda::peer::halo_stream(dev)?;
                 caps.device_prepare(dev, &part.owned(subset.parity())[0])?;
                 crate::launch::queue::order_after(dev, std::ptr::null_mut(), stream)?;
-                for range in first {
-                    launch(caps, range)?;
-                }
+                Some(stream)
+            } else {
+                None
+            };
+            for range in first {
+                launch(caps, range)?;
+            }
+            #[cfg(feature = "cuda")]
+            if let Some(stream) = side_stream {
                 return crate::launch::queue::on_side_stream(stream, || {
                     after_halos.into_iter().try_for_each(|r| launch(caps, r))
                 });
-            }
-            for range in first {
-                launch(caps, range)?;
             }
             if halos {
                 caps.split_wait(p, SplitStage::Boundary)?;
