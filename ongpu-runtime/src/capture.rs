@@ -12,7 +12,7 @@
 use crate::element::{Element, RealKind, Scalar};
 use crate::error::Result;
 use crate::field::{site_io, Field};
-use crate::lattice::Lattice;
+use crate::geometry::Lattice;
 use crate::layout::Layout;
 use crate::random::Philox;
 use crate::types::{ColorMatrix, ColorVector};

@@ -22,6 +22,7 @@ mod graph;
 mod graph_loop;
 mod graph_pass;
 mod kernel;
+mod geometry;
 mod lattice;
 mod launch;
 pub mod math;
@@ -29,9 +30,6 @@ pub mod nersc;
 pub mod random;
 mod reduce;
 mod scalar;
-mod shift;
-mod space;
-mod split;
 mod stream;
 #[cfg(feature = "cuda")]
 mod trace;
@@ -44,14 +42,14 @@ pub use field::{Field, HostMut, Residency, Storage, Transfers};
 pub use graph::Graph;
 pub use graph_loop::{GraphLoop, LoopTest, LoopValue};
 pub use kernel::shape::{Dim3, LaunchShape};
-pub use lattice::{Lattice, Subset};
+pub use geometry::{Lattice, Subset};
 pub use launch::bounds::{bounds_checks, with_bounds_checks};
 pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
 pub use random::Philox;
 pub use reduce::{InnerProduct, MinMax, Summable};
 pub use scalar::{DeviceScalar, ScalarRead};
-pub use split::{
+pub use lattice::split::{
     Devices, SplitField, SplitLattice, SplitLatticeValue, SplitRead, SplitShifted, SplitSubset,
     SplitWrite,
 };
@@ -102,10 +100,10 @@ pub mod __private {
         compared, run as run_reduction, run_into as run_reduction_into, summand, Max, Min,
         ReduceSite, Reduction, Sum,
     };
-    pub use crate::shift::{
+    pub use crate::lattice::shift::{
         index, read_shifted, shift_site, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
     };
-    pub use crate::space::{shift_lattice, IndexSpace, LatticeSpace};
+    pub use crate::lattice::space::{shift_lattice, IndexSpace, LatticeSpace};
     pub use crate::types::Norm2;
     pub use crate::types::Real;
 }

@@ -5,7 +5,7 @@ mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
 
-pub use crate::space::{sites, threads_per_block, SiteCount};
+pub use crate::lattice::space::{sites, threads_per_block, SiteCount};
 
 use crate::backend::{self, Backend};
 use crate::capture::Captures;
@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::launch::limits::check_threads_per_block;
 use crate::launch::site::CallSite;
 use crate::launch::sites::Sites;
-use crate::space::resolve_sites;
+use crate::lattice::space::resolve_sites;
 
 /// Runs an element-wise call: `body(site, values) -> values` for every site.
 pub fn run<C, F>(
@@ -37,7 +37,7 @@ where
     });
     match count {
         SiteCount::Split(subset) => {
-            crate::split::run::for_each_part(site, &subset, &mut caps, true, |caps, sites| {
+            crate::lattice::split::run::for_each_part(site, &subset, &mut caps, true, |caps, sites| {
                 run_sites(site, sites, tpb, caps, &body)
             })
         }

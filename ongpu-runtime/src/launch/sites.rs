@@ -1,7 +1,7 @@
 //! The sites one launch runs (a range of site indices and the lattice they belong to) and
 //! the kernel parameters that carry them. Which sites a call names is `space`'s job.
 
-use crate::lattice::Lattice;
+use crate::geometry::Lattice;
 use std::ops::Range;
 
 /// What a call runs: the site indices, and the lattice they belong to (shifts need it; a

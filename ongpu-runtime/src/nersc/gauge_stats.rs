@@ -7,7 +7,7 @@
 //! does not depend on how many threads computed it.
 
 use super::links::SiteLinks;
-use crate::lattice::Lattice;
+use crate::geometry::Lattice;
 use crate::types::ColorMatrix;
 use std::ops::Range;
 

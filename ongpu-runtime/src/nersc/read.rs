@@ -10,7 +10,7 @@ use super::site_order::file_order;
 use super::{file_error, GaugeField};
 use crate::error::{Error, Result};
 use crate::field::Field;
-use crate::lattice::Lattice;
+use crate::geometry::Lattice;
 use crate::layout::Layout;
 use crate::types::ColorMatrix;
 use std::fs::File;

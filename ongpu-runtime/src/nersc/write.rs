@@ -13,7 +13,7 @@ use super::site_order::file_order;
 use crate::element::Element;
 use crate::error::Result;
 use crate::field::Field;
-use crate::lattice::Lattice;
+use crate::geometry::Lattice;
 use crate::layout::Layout;
 use crate::types::{ColorMatrix, Real};
 use num_complex::Complex;

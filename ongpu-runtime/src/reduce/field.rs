@@ -12,7 +12,7 @@ use crate::field::Field;
 use crate::launch::site::SiteInfo;
 use crate::layout::Layout;
 use crate::scalar::DeviceScalar;
-use crate::space::SiteCount;
+use crate::lattice::space::SiteCount;
 use crate::types::{ColorMatrix, ColorVector};
 use num_complex::Complex;
 

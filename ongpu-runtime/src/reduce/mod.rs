@@ -25,7 +25,7 @@ use crate::launch::limits::check_threads_per_block;
 use crate::launch::site::{CallSite, SiteInfo};
 use crate::launch::sites::Sites;
 use crate::scalar::DeviceScalar;
-use crate::space::{resolve_sites, SiteCount};
+use crate::lattice::space::{resolve_sites, SiteCount};
 use source::ReductionKind;
 
 /// One reduction call site: what the macro knows of it (as for an element-wise call) and
@@ -133,7 +133,7 @@ where
 /// combined on the host in part order (then parity order), a fixed order for a given split.
 fn split_reduce<Op, C, V, F>(
     site: &'static ReduceSite,
-    subset: &crate::split::SplitSubset,
+    subset: &crate::lattice::split::SplitSubset,
     tpb: Option<u32>,
     caps: &mut C,
     body: &F,
@@ -145,7 +145,7 @@ where
     F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
 {
     let mut acc = Op::identity();
-    crate::split::run::for_each_part(&site.site, subset, caps, false, |caps, sites| {
+    crate::lattice::split::run::for_each_part(&site.site, subset, caps, false, |caps, sites| {
         let part = run_sites::<Op, C, V, F>(site, sites, tpb, caps, body)?;
         acc = Op::combine(acc, part);
         Ok(())

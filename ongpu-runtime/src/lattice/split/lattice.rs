@@ -3,7 +3,7 @@
 
 use super::devices::Devices;
 use crate::error::{Error, Result};
-use crate::lattice::{Lattice, DIMS};
+use crate::geometry::{Lattice, DIMS};
 use std::ops::Range;
 use std::sync::{Mutex, PoisonError};
 

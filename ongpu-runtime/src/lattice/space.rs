@@ -5,10 +5,10 @@
 
 use crate::capture::Captures;
 use crate::error::{Error, Result};
-use crate::lattice::{Lattice, Subset};
+use crate::geometry::{Lattice, Subset};
 use crate::launch::site::CallSite;
 use crate::launch::sites::Sites;
-use crate::split::SplitLattice;
+use crate::lattice::split::SplitLattice;
 
 /// How many sites a call runs.
 #[derive(Debug)]
@@ -20,7 +20,7 @@ pub enum SiteCount {
     /// The sites of a lattice, or of one parity.
     Lattice(Subset),
     /// The sites of a split lattice, or of one parity.
-    Split(crate::split::SplitSubset),
+    Split(crate::lattice::split::SplitSubset),
 }
 
 /// The first argument of `on_gpu!`: a site count (any integer type), a [`Lattice`] or a
@@ -64,28 +64,28 @@ impl IndexSpace for &Subset {
     }
 }
 
-impl IndexSpace for crate::split::SplitLattice {
+impl IndexSpace for crate::lattice::split::SplitLattice {
     #[inline(always)]
     fn into_sites(self) -> SiteCount {
         SiteCount::Split(self.all())
     }
 }
 
-impl IndexSpace for &crate::split::SplitLattice {
+impl IndexSpace for &crate::lattice::split::SplitLattice {
     #[inline(always)]
     fn into_sites(self) -> SiteCount {
         SiteCount::Split(self.all())
     }
 }
 
-impl IndexSpace for crate::split::SplitSubset {
+impl IndexSpace for crate::lattice::split::SplitSubset {
     #[inline(always)]
     fn into_sites(self) -> SiteCount {
         SiteCount::Split(self)
     }
 }
 
-impl IndexSpace for &crate::split::SplitSubset {
+impl IndexSpace for &crate::lattice::split::SplitSubset {
     #[inline(always)]
     fn into_sites(self) -> SiteCount {
         SiteCount::Split(*self)
@@ -116,13 +116,13 @@ impl LatticeSpace for Subset {
     }
 }
 
-impl LatticeSpace for crate::split::SplitLattice {
+impl LatticeSpace for crate::lattice::split::SplitLattice {
     fn lattice(&self) -> Lattice {
         SplitLattice::lattice(self)
     }
 }
 
-impl LatticeSpace for crate::split::SplitSubset {
+impl LatticeSpace for crate::lattice::split::SplitSubset {
     fn lattice(&self) -> Lattice {
         self.split().lattice()
     }

@@ -13,7 +13,7 @@ use crate::capture::{CaptureArg, CaptureKind, FieldRead, HostPtr, ReadCapture};
 use crate::element::Element;
 use crate::error::Result;
 use crate::field::{site_io, Field};
-use crate::lattice::Lattice;
+use crate::geometry::Lattice;
 use crate::layout::Layout;
 use std::marker::PhantomData;
 use std::ops::Range;

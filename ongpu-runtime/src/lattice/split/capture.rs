@@ -14,9 +14,9 @@ use crate::capture::{
 };
 use crate::element::Element;
 use crate::error::Result;
-use crate::lattice::Lattice;
+use crate::geometry::Lattice;
 use crate::layout::Layout;
-use crate::shift::{FieldShifted, ShiftCapture};
+use crate::lattice::shift::{FieldShifted, ShiftCapture};
 use std::ops::Range;
 
 /// A split field the body reads.

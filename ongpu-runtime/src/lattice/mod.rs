@@ -1,0 +1,15 @@
+//! The lattice layer: what turns a lattice's geometry ([`Lattice`](crate::Lattice) and
+//! [`Subset`](crate::Subset), a plain value type on the ground floor in `geometry.rs`,
+//! because bodies capture it and every launch passes it) into calls over sites.
+//!
+//! - `shift`: a captured field read at other sites (`f.shift(mu, k)`);
+//! - `space`: the index space of a call (a count, a lattice, a subset, a split lattice),
+//!   checked against the captured fields;
+//! - `split`: one lattice over several devices of one process, with halo exchange.
+//!
+//! It sits above the runtime core (fields, captures, launches, backends) and below the call
+//! kinds (`elementwise`, `reduce`), which resolve their sites through `space`.
+
+pub(crate) mod shift;
+pub(crate) mod space;
+pub(crate) mod split;
