@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every check of the project: formatting, clippy on both feature sets, all workspace tests
 # (NVRTC compiles every generated kernel; GPU tests are ignored on machines without one),
-# the CPU-only build's tests, the docs, and the packages of the three crates.
+# the CPU-only build's tests (with the physics library), the docs, and the packages of the
+# four crates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/nvrtc-env.sh
@@ -10,13 +11,13 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy --workspace --all-targets --no-default-features --features rayon -- -D warnings
 cargo test --workspace
-cargo test --workspace --no-default-features --features rayon
+cargo test --workspace --no-default-features --features rayon,qcd
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
-# The three crates as they would be published (each packaged and built from its package), in
+# The four crates as they would be published (each packaged and built from its package), in
 # a target folder of its own: cargo keys a registry crate's build by name and version only,
 # so a reused folder would build the packages against an earlier package of the same version.
 # Cargo also unpacks each verified package into the registry's source folder under its name and
 # version and reuses an unpacked folder it finds there, so earlier packages are removed first.
-rm -rf target/package-check "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ongpu{,-macros,-runtime}-[0-9]*
+rm -rf target/package-check "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ongpu{,-macros,-runtime,-qcd}-[0-9]*
 CARGO_TARGET_DIR=target/package-check cargo package --workspace --allow-dirty --quiet
 echo "all checks passed"

@@ -216,9 +216,11 @@ pub use ongpu_runtime::{
 };
 pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
 
-/// Gauge configurations on disk in the NERSC archive format (host-side): [`nersc::read`],
-/// [`nersc::write`].
-pub use ongpu_runtime::nersc;
+/// Lattice QCD as a library, written with `on_gpu!`: gauge fields and their observables,
+/// quenched updates, the staggered operator and its solvers, NERSC gauge files (the
+/// `ongpu-qcd` crate; the default feature `qcd`).
+#[cfg(feature = "qcd")]
+pub use ongpu_qcd as qcd;
 /// Counter-based random numbers: [`Philox`] and the portable functions its normal deviates use.
 pub use ongpu_runtime::random;
 

@@ -2,8 +2,8 @@
 //! byte here (so the site and link order are checked against the format, not against the
 //! writer), and damaged files, each of which must be an error that returns nothing.
 
-use ongpu::nersc::{self, ByteOrder, Ensemble, Format, Precision, Rows};
 use ongpu::prelude::*;
+use ongpu::qcd::nersc::{self, ByteOrder, Ensemble, Format, Precision, Rows};
 use ongpu::Error;
 use std::path::{Path, PathBuf};
 

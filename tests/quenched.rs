@@ -1,4 +1,4 @@
-//! The quenched example's physics, checked against physics: exact special cases (the cold
+//! The quenched updates of `ongpu::qcd` (`gauge`, `quenched`), checked against physics: exact special cases (the cold
 //! start, overrelaxation conserving the action exactly), the group (links stay in SU(3)),
 //! and the strong-coupling limit, where the plaquette is the one-plaquette integral
 //! `u(β) = ⟨Re tr U / 3⟩` with weight `exp((β/3) Re tr U)` up to O(u⁵) (the first closed
@@ -7,22 +7,22 @@
 #[cfg(feature = "cuda")]
 mod common;
 
-#[path = "../examples/quenched/analysis.rs"]
-#[allow(dead_code)]
-mod analysis;
-#[path = "../examples/quenched/heatbath.rs"]
-#[allow(dead_code)]
-mod heatbath;
-#[path = "../examples/quenched/su2.rs"]
-#[allow(dead_code)]
-mod su2;
-#[path = "../examples/quenched/update.rs"]
-#[allow(dead_code)]
-mod update;
-
 use ongpu::prelude::*;
+use ongpu::qcd::gauge::{random_gauge_transformation, su3, GaugeField};
+use ongpu::qcd::quenched::{su2_x0, QuenchedUpdate};
+use ongpu::qcd::{nersc, stats};
 use ongpu::{with_backend, Backend};
-use update::Ensemble;
+
+/// A chain on the test lattice: a hot or cold start and the updates that continue it.
+fn chain(hot: bool, seed: u64) -> (GaugeField, QuenchedUpdate) {
+    let lat = lattice();
+    let mut u = GaugeField::unit(lat);
+    let mut update = QuenchedUpdate::new(lat, seed);
+    if hot {
+        update.heatbath(&mut u, 0.0).unwrap();
+    }
+    (u, update)
+}
 
 fn lattice() -> Lattice {
     Lattice::new([4, 4, 4, 4]).unwrap()
@@ -30,62 +30,49 @@ fn lattice() -> Lattice {
 
 /// The largest deviation of the links from SU(3): `|U†U − 1|` entries and `|det U − 1|`.
 fn distance_from_su3(u: &[[ColorMatrix<f64>; 4]]) -> f64 {
-    let mut worst: f64 = 0.0;
-    for links in u {
-        for m in links {
-            let p = m.adj() * *m;
-            for i in 0..3 {
-                for j in 0..3 {
-                    let want = if i == j { 1.0 } else { 0.0 };
-                    worst = worst.max((p[i][j] - Complex::new(want, 0.0)).norm());
-                }
-            }
-            let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-                - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-                + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-            worst = worst.max((det - Complex::new(1.0, 0.0)).norm());
-        }
-    }
-    worst
+    u.iter()
+        .flatten()
+        .map(su3::distance_from_su3)
+        .fold(0.0, f64::max)
 }
 
 fn cold_start_is_ordered() {
-    let e = Ensemble::new(lattice(), false, 1).unwrap();
-    assert_eq!(e.plaquette().unwrap(), 1.0);
-    assert_eq!(e.link_trace().unwrap(), 1.0);
+    let (u, _) = chain(false, 1);
+    assert_eq!(u.plaquette().unwrap(), 1.0);
+    assert_eq!(u.link_trace().unwrap(), 1.0);
 }
 
 fn updates_stay_in_su3() {
-    let mut e = Ensemble::new(lattice(), true, 2).unwrap();
-    assert!(distance_from_su3(&e.u.to_vec().unwrap()) < 1e-13);
-    e.heatbath(5.7).unwrap();
-    e.overrelax().unwrap();
-    let d = distance_from_su3(&e.u.to_vec().unwrap());
+    let (mut u, mut update) = chain(true, 2);
+    assert!(distance_from_su3(&u.to_host().unwrap()) < 1e-13);
+    update.heatbath(&mut u, 5.7).unwrap();
+    update.overrelax(&mut u).unwrap();
+    let d = distance_from_su3(&u.to_host().unwrap());
     assert!(d < 1e-13, "links are {d:e} from SU(3)");
 }
 
 /// Each overrelaxation step keeps its link's local action, so a whole sweep keeps the action:
 /// the plaquette is unchanged up to rounding, while the links move.
 fn overrelaxation_conserves_the_action() {
-    let mut e = Ensemble::new(lattice(), true, 3).unwrap();
+    let (mut u, mut update) = chain(true, 3);
     for _ in 0..3 {
-        e.heatbath(6.0).unwrap();
+        update.heatbath(&mut u, 6.0).unwrap();
     }
-    let before = e.plaquette().unwrap();
-    let links_before = e.u.to_vec().unwrap();
-    e.overrelax().unwrap();
-    let after = e.plaquette().unwrap();
+    let before = u.plaquette().unwrap();
+    let links_before = u.to_host().unwrap();
+    update.overrelax(&mut u).unwrap();
+    let after = u.plaquette().unwrap();
     assert!(
         (after - before).abs() < 1e-13,
         "plaquette {before} → {after}"
     );
-    let moved =
-        e.u.to_vec()
-            .unwrap()
-            .iter()
-            .zip(&links_before)
-            .map(|(a, b)| (a[0] - b[0]).norm2())
-            .fold(0.0, f64::max);
+    let moved = u
+        .to_host()
+        .unwrap()
+        .iter()
+        .zip(&links_before)
+        .map(|(a, b)| (a[0] - b[0]).norm2())
+        .fold(0.0, f64::max);
     assert!(moved > 1e-2, "overrelaxation left the links in place");
 }
 
@@ -118,17 +105,17 @@ fn strong_coupling_plaquette() {
     assert!((one_plaquette(b) - (b / 18.0 + b * b / 216.0)).abs() < 1e-6);
     let beta = 1.5;
     let u = one_plaquette(beta);
-    let mut e = Ensemble::new(lattice(), true, 4).unwrap();
+    let (mut links, mut update) = chain(true, 4);
     for _ in 0..10 {
-        e.heatbath(beta).unwrap();
+        update.heatbath(&mut links, beta).unwrap();
     }
     let history: Vec<f64> = (0..150)
         .map(|_| {
-            e.heatbath(beta).unwrap();
-            e.plaquette().unwrap()
+            update.heatbath(&mut links, beta).unwrap();
+            links.plaquette().unwrap()
         })
         .collect();
-    let s = analysis::summarise(&history);
+    let s = stats::summarise(&history);
     eprintln!(
         "strong coupling: <P> = {} ± {}, u(β) = {u}, β/18 = {}",
         s.mean,
@@ -153,23 +140,78 @@ fn strong_coupling_plaquette() {
 fn saved_chains_continue_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.nersc");
-    let mut e = Ensemble::new(lattice(), true, 6).unwrap();
-    e.heatbath(5.7).unwrap();
-    let ensemble = ongpu::nersc::Ensemble {
-        sequence_number: e.sweeps_done(),
+    let (mut u, mut update) = chain(true, 6);
+    update.heatbath(&mut u, 5.7).unwrap();
+    let ensemble = nersc::Ensemble {
+        sequence_number: update.sweeps_done(),
         ..Default::default()
     };
-    let header =
-        ongpu::nersc::write_with(&path, &e.lat, &e.u, Default::default(), &ensemble).unwrap();
-    assert!((header.plaquette - e.plaquette().unwrap()).abs() < 1e-12);
-    let (lat, u, header) = ongpu::nersc::read(&path).unwrap();
-    assert_eq!(lat, e.lat);
-    assert_eq!(u.to_vec().unwrap(), e.u.to_vec().unwrap());
+    let header = u.write_nersc(&path, Default::default(), &ensemble).unwrap();
+    assert!((header.plaquette - u.plaquette().unwrap()).abs() < 1e-12);
+    let (mut loaded, header) = GaugeField::read_nersc(&path).unwrap();
+    assert_eq!(loaded.lattice(), u.lattice());
+    assert_eq!(loaded.to_host().unwrap(), u.to_host().unwrap());
     let done = header.get("SEQUENCE_NUMBER").unwrap().parse().unwrap();
-    let mut resumed = Ensemble::from_links(lat, u, 6, done);
-    e.heatbath(5.7).unwrap();
-    resumed.heatbath(5.7).unwrap();
-    assert_eq!(resumed.u.to_vec().unwrap(), e.u.to_vec().unwrap());
+    assert_eq!(done, 2, "the hot start and one sweep");
+    let mut resumed = QuenchedUpdate::resume(loaded.lattice(), 6, done);
+    update.heatbath(&mut u, 5.7).unwrap();
+    resumed.heatbath(&mut loaded, 5.7).unwrap();
+    assert_eq!(loaded.to_host().unwrap(), u.to_host().unwrap());
+}
+
+/// Gauge invariance, exactly as the library states it: a random gauge transformation keeps
+/// the plaquette (to rounding) and the links in SU(3), while it moves the links; the hot
+/// start is the chain's first sweep at β = 0; reunitarising SU(3) links changes them only by
+/// rounding; and a field or an update on another lattice is refused.
+fn gauge_field_identities() {
+    let (mut u, mut update) = chain(true, 8);
+    update.heatbath(&mut u, 5.5).unwrap();
+    let before = u.to_host().unwrap();
+    let plaquette = u.plaquette().unwrap();
+    let g = random_gauge_transformation(u.lattice(), 9);
+    u.gauge_transform(&g).unwrap();
+    let after = u.to_host().unwrap();
+    assert!((u.plaquette().unwrap() - plaquette).abs() < 1e-13);
+    assert!(distance_from_su3(&after) < 1e-13);
+    let moved = after
+        .iter()
+        .zip(&before)
+        .map(|(a, b)| (a[1] - b[1]).norm2())
+        .fold(0.0, f64::max);
+    assert!(moved > 1e-2, "the transformation left the links in place");
+    u.reunitarise().unwrap();
+    let worst = u
+        .to_host()
+        .unwrap()
+        .iter()
+        .zip(&after)
+        .flat_map(|(a, b)| (0..4).map(move |mu| (a[mu] - b[mu]).norm2().sqrt()))
+        .fold(0.0, f64::max);
+    assert!(
+        worst < 1e-13,
+        "reunitarisation moved SU(3) links by {worst:e}"
+    );
+
+    let (hot, _) = chain(true, 10);
+    let direct = GaugeField::hot(lattice(), 10).unwrap();
+    assert_eq!(direct.to_host().unwrap(), hot.to_host().unwrap());
+
+    let other = Lattice::new([4, 4, 4, 6]).unwrap();
+    let err = QuenchedUpdate::new(other, 1)
+        .heatbath(&mut u, 6.0)
+        .unwrap_err();
+    assert!(err.to_string().contains("4x4x4x6"), "{err}");
+    let err = u
+        .gauge_transform(&Field::filled(other.volume(), ColorMatrix::identity()))
+        .unwrap_err();
+    assert!(err.to_string().contains("384"), "{err}");
+    let short = Field::filled(10, [ColorMatrix::identity(); 4]);
+    assert!(GaugeField::from_links(lattice(), short).is_err());
+}
+
+#[test]
+fn gauge_field() {
+    with_backend(Backend::Cpu, gauge_field_identities);
 }
 
 #[test]
@@ -185,7 +227,7 @@ fn su2_heatbath_distribution() {
     let rng = Philox::new(11).stream(3);
     for alpha in [0.3, 0.99, 1.0, 4.0, 20.0] {
         let n = 100_000;
-        let draws: Vec<f64> = (0..n).map(|i| heatbath::su2_x0(alpha, rng, i, 0)).collect();
+        let draws: Vec<f64> = (0..n).map(|i| su2_x0(alpha, rng, i, 0)).collect();
         let moment = |k: i32| {
             // Σ over a fine midpoint grid of x^k √(1 − x²) e^{α x}, normalised.
             let m = 200_000;
@@ -253,10 +295,10 @@ fn sweep_kernels_compile_with_nvrtc() {
     let (_, sources) = collect_kernel_sources(|| {
         with_backend(Backend::Cpu, || {
             let lat = Lattice::new([2, 2, 2, 2]).unwrap();
-            let mut e = Ensemble::new(lat, true, 1).unwrap();
-            e.overrelax().unwrap();
-            e.plaquette().unwrap();
-            e.link_trace().unwrap();
+            let mut u = GaugeField::hot(lat, 1).unwrap();
+            QuenchedUpdate::resume(lat, 1, 1).overrelax(&mut u).unwrap();
+            u.plaquette().unwrap();
+            u.link_trace().unwrap();
         })
     });
     let sources = common::distinct_kernels(sources);
@@ -306,6 +348,7 @@ mod gpu {
             overrelaxation_conserves_the_action();
             strong_coupling_plaquette();
             saved_chains_continue_exactly();
+            gauge_field_identities();
         });
     }
 
@@ -315,11 +358,11 @@ mod gpu {
     #[ignore = "needs a CUDA device"]
     fn backends_agree_on_sweeps() {
         let run = || {
-            let mut e = Ensemble::new(lattice(), true, 5).unwrap();
-            e.heatbath(5.7).unwrap();
-            e.overrelax().unwrap();
-            e.heatbath(5.7).unwrap();
-            e.u.to_vec().unwrap()
+            let (mut u, mut update) = chain(true, 5);
+            update.heatbath(&mut u, 5.7).unwrap();
+            update.overrelax(&mut u).unwrap();
+            update.heatbath(&mut u, 5.7).unwrap();
+            u.to_host().unwrap()
         };
         let (gpu, cpu) = (
             with_backend(Backend::Cuda, run),

@@ -1,63 +1,72 @@
-//! The graph CG and the device-loop CG of `examples/small_lattice` (its files included
-//! here): they meet the tolerance on the true residual and agree with the eager solver of
-//! `staggered_cg`, on the CPU backend and, with `cargo test --test small_lattice --
+//! The graph CG and the device-loop CG of `ongpu::qcd::staggered` (what
+//! `examples/small_lattice` measures): they meet the tolerance on the true residual and
+//! agree with the eager solver, on the CPU backend and, with `cargo test --test small_lattice --
 //! --include-ignored`, on the GPU, where the graph holds four kernels per iteration; on
 //! CPUs, their kernels are compiled by NVRTC for sm_90 and sm_80 without spills.
 
 #[cfg(feature = "cuda")]
 mod common;
-#[path = "../examples/small_lattice/device_passes.rs"]
-mod device_passes;
-#[allow(dead_code)] // the example's set-up; not all of it is needed here
-#[path = "../examples/staggered_cg/gauge.rs"]
-mod gauge;
-#[path = "../examples/small_lattice/graph_cg.rs"]
-mod graph_cg;
-#[allow(dead_code)]
-#[path = "../examples/staggered_cg/host.rs"]
-mod host;
-#[path = "../examples/small_lattice/loop_cg.rs"]
-mod loop_cg;
-#[allow(dead_code)] // the example's report uses the byte and flop counts
-#[path = "../examples/staggered_cg/operator.rs"]
-mod operator;
-#[allow(dead_code)]
-#[path = "../examples/staggered_cg/solver.rs"]
-mod solver;
-
-use gauge::{device_links, even_part, links, random_vector, GaugeKind};
-use graph_cg::{GraphCg, KERNELS_PER_ITERATION};
-use host::HostOperator;
-use loop_cg::LoopCg;
 use ongpu::prelude::*;
-use operator::Fermion;
-use solver::Solver;
+use ongpu::qcd::gauge::GaugeField;
+use ongpu::qcd::solver::{LinearSolver, Solution};
+use ongpu::qcd::staggered::reference::HostStaggered;
+use ongpu::qcd::staggered::{
+    cg_solver, even_part, random_vector, Cg, CgVariant, Fermion, GraphCg, HostVector, LoopCg,
+    Staggered, KERNELS_PER_ITERATION,
+};
 
 const MASS: f64 = 0.1;
 const TOL: f64 = 1e-10;
 const BLOCK: usize = 7;
 
+/// The test problem on 4^4: the operator, its host twin, the source, and the eager
+/// solution.
+struct Problem {
+    lat: Lattice,
+    op: Staggered,
+    host: HostStaggered,
+    b_host: HostVector,
+    b: Fermion,
+    eager: Solution,
+    x_eager: HostVector,
+}
+
+fn problem() -> Problem {
+    let lat = Lattice::new([4; 4]).unwrap();
+    let gauge = GaugeField::random(lat, 21);
+    let b_host = even_part(&lat, &random_vector(&lat, 22));
+    let op = Staggered::new(&gauge, MASS).unwrap();
+    let b = Fermion::from_vec(b_host.clone());
+    let mut x = Fermion::zeros(lat.volume());
+    let eager = Cg::new(lat, TOL, 2000).solve(&op, &b, &mut x).unwrap();
+    Problem {
+        lat,
+        host: HostStaggered::from_gauge(&gauge, MASS).unwrap(),
+        op,
+        b_host,
+        b,
+        eager,
+        x_eager: x.to_vec().unwrap(),
+    }
+}
+
 /// Solves on 4^4 both ways, twice with the graph solver (the second solve replays).
 fn graph_cg_meets_the_tolerance_and_agrees_with_the_eager_solver() {
-    let lat = Lattice::new([4; 4]).unwrap();
-    let u_host = links(&lat, GaugeKind::Random, 21);
-    let b_host = even_part(&lat, &random_vector(&lat, 22));
-    let u = device_links(&lat, &u_host);
-    let b = Fermion::from_vec(b_host.clone());
-    let op = HostOperator::new(lat, &u_host, MASS);
-
-    let mut x_eager = Fermion::zeros(lat.volume());
-    let eager = Solver::new(lat, MASS, TOL, 2000)
-        .solve(&u, &b, &mut x_eager)
-        .unwrap();
-    let x_eager = x_eager.to_vec().unwrap();
-
-    let mut cg = GraphCg::new(lat, MASS, TOL, 2000, BLOCK).unwrap();
+    let Problem {
+        lat,
+        op,
+        host,
+        b_host,
+        b,
+        eager,
+        x_eager,
+    } = problem();
+    let mut cg = GraphCg::new(lat, TOL, 2000, BLOCK).unwrap();
     for solve in 0..2 {
         let mut x = Fermion::zeros(lat.volume());
-        let sol = cg.solve(&u, &b, &mut x).unwrap();
+        let sol = cg.solve(&op, &b, &mut x).unwrap();
         let x = x.to_vec().unwrap();
-        let residual = op.relative_residual(&b_host, &x);
+        let residual = host.relative_residual(&b_host, &x);
         assert!(
             residual <= TOL,
             "solve {solve}: |b − A x|/|b| = {residual:e}"
@@ -91,24 +100,21 @@ fn graph_cg_meets_the_tolerance_and_agrees_with_the_eager_solver() {
 /// the loop): the same iterations as the eager solver, give or take one (α and β are
 /// computed on the device, in another order of operations), and the tolerance met.
 fn loop_cg_meets_the_tolerance_and_agrees_with_the_eager_solver() {
-    let lat = Lattice::new([4; 4]).unwrap();
-    let u_host = links(&lat, GaugeKind::Random, 21);
-    let b_host = even_part(&lat, &random_vector(&lat, 22));
-    let u = device_links(&lat, &u_host);
-    let b = Fermion::from_vec(b_host.clone());
-    let op = HostOperator::new(lat, &u_host, MASS);
-
-    let mut x_eager = Fermion::zeros(lat.volume());
-    let eager = Solver::new(lat, MASS, TOL, 2000)
-        .solve(&u, &b, &mut x_eager)
-        .unwrap();
-
-    let mut cg = LoopCg::new(lat, MASS, TOL, 2000).unwrap();
+    let Problem {
+        lat,
+        op,
+        host,
+        b_host,
+        b,
+        eager,
+        ..
+    } = problem();
+    let mut cg = LoopCg::new(lat, TOL, 2000).unwrap();
     let mut iterations = Vec::new();
     for solve in 0..2 {
         let mut x = Fermion::zeros(lat.volume());
-        let sol = cg.solve(&u, &b, &mut x).unwrap();
-        let residual = op.relative_residual(&b_host, &x.to_vec().unwrap());
+        let sol = cg.solve(&op, &b, &mut x).unwrap();
+        let residual = host.relative_residual(&b_host, &x.to_vec().unwrap());
         assert!(
             residual <= TOL,
             "solve {solve}: |b − A x|/|b| = {residual:e}"
@@ -125,6 +131,50 @@ fn loop_cg_meets_the_tolerance_and_agrees_with_the_eager_solver() {
     if ongpu::backend().unwrap() == ongpu::Backend::Cuda {
         assert_eq!(cg.loop_kernels(), KERNELS_PER_ITERATION);
     }
+}
+
+/// The three variants behind one interface, chosen at run time: each meets the tolerance
+/// on the host operator's residual, reports its own true residual and a time, and a solver
+/// made for too few iterations says so instead of answering.
+fn every_variant_behind_one_interface() {
+    let p = problem();
+    for variant in [
+        CgVariant::Eager,
+        CgVariant::Graph { block: 5 },
+        CgVariant::DeviceLoop,
+    ] {
+        let mut solver = cg_solver(variant, p.lat, TOL, 2000).unwrap();
+        let mut x = Fermion::zeros(p.lat.volume());
+        let sol = solver.solve(&p.op, &p.b, &mut x).unwrap();
+        let residual = p.host.relative_residual(&p.b_host, &x.to_vec().unwrap());
+        assert!(residual <= TOL, "{}: {residual:e}", solver.name());
+        assert!(
+            (sol.relative_residual - residual).abs() <= 1e-3 * residual,
+            "{}: reported {} against the host's {residual}",
+            solver.name(),
+            sol.relative_residual
+        );
+        assert!(sol.seconds > 0.0 && sol.iterations >= p.eager.iterations - 1);
+        let mut short = cg_solver(variant, p.lat, TOL, 10).unwrap();
+        let err = short.solve(&p.op, &p.b, &mut x).unwrap_err();
+        assert!(
+            err.to_string().contains("did not converge"),
+            "{}: {err}",
+            solver.name()
+        );
+    }
+}
+
+#[test]
+fn cpu_every_variant() {
+    ongpu::with_backend(ongpu::Backend::Cpu, every_variant_behind_one_interface)
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_every_variant() {
+    ongpu::with_backend(ongpu::Backend::Cuda, every_variant_behind_one_interface)
 }
 
 #[test]
@@ -176,12 +226,12 @@ fn graph_cg_kernels_compile_for_sm90_and_sm80_without_spills() {
         ongpu::with_bounds_checks(false, || {
             ongpu::with_backend(ongpu::Backend::Cpu, || {
                 let lat = Lattice::new([4; 4]).unwrap();
-                let u = device_links(&lat, &links(&lat, GaugeKind::Smooth, 14));
+                let op = Staggered::new(&GaugeField::smooth(lat, 0.2, 14), 1.0).unwrap();
                 let b = Fermion::from_vec(even_part(&lat, &random_vector(&lat, 15)));
                 let mut x = Fermion::zeros(lat.volume());
-                GraphCg::new(lat, 1.0, 1e-6, 100, 3)
+                GraphCg::new(lat, 1e-6, 100, 3)
                     .unwrap()
-                    .solve(&u, &b, &mut x)
+                    .solve(&op, &b, &mut x)
                     .unwrap();
             })
         })

@@ -1,4 +1,4 @@
-//! The staggered CG example's operator and solver (`examples/staggered_cg/`, included here):
+//! The staggered operator and CG of `ongpu::qcd::staggered`:
 //! the operator is anti-Hermitian, gauge covariant and equal to an independent host
 //! implementation at every site; CG agrees with a dense direct solve, meets its tolerance
 //! on the true residual, returns zero for a zero source and fails when it runs out of
@@ -10,34 +10,40 @@
 mod common;
 #[path = "staggered_cg/dense.rs"]
 mod dense;
-#[allow(dead_code)] // the example's set-up; not all of it is needed here
-#[path = "../examples/staggered_cg/gauge.rs"]
-mod gauge;
-#[path = "../examples/staggered_cg/host.rs"]
-mod host;
-#[allow(dead_code)] // the example's report uses the byte and flop counts
-#[path = "../examples/staggered_cg/operator.rs"]
-mod operator;
-#[path = "../examples/staggered_cg/solver.rs"]
-mod solver;
-
-use gauge::{device_links, even_part, links, random_su3, random_vector, GaugeKind, HostVector};
-use host::{parity_of, HostOperator};
 use ongpu::prelude::*;
-use operator::{apply_and_reduce, hop, Fermion, Links};
+use ongpu::qcd::gauge::{su3::random_su3, GaugeField};
+use ongpu::qcd::solver::{LinearSolver, SolverError};
+use ongpu::qcd::staggered::passes::{apply_and_reduce, hop};
+use ongpu::qcd::staggered::reference::{self, parity_of, HostStaggered};
+use ongpu::qcd::staggered::{even_part, random_vector, Cg, Fermion, HostVector, Staggered};
 use rand::SeedableRng;
-use solver::{CgError, Solver};
 
 /// The mass of the solves: small enough for a hundred-odd iterations on random links.
 const MASS: f64 = 0.25;
 
+/// Which gauge field a test solves on.
+#[derive(Debug, Clone, Copy)]
+enum GaugeKind {
+    /// Independent random SU(3) links.
+    Random,
+    /// Links near the identity.
+    Smooth,
+}
+
+/// The gauge field of `kind` on `lat` from `seed`.
+fn gauge(lat: Lattice, kind: GaugeKind, seed: u64) -> GaugeField {
+    match kind {
+        GaugeKind::Random => GaugeField::random(lat, seed),
+        GaugeKind::Smooth => GaugeField::smooth(lat, 0.2, seed),
+    }
+}
+
 /// The full-lattice `D ψ` of the `on_gpu!` operator: `D_oe` on the odd sites and `D_eo` on
 /// the even ones, the two calls the solver makes.
-fn device_dslash(lat: Lattice, u: &Links, psi: &HostVector) -> HostVector {
+fn device_dslash(op: &Staggered, psi: &HostVector) -> HostVector {
     let psi = Fermion::from_vec(psi.clone());
-    let mut out = Fermion::zeros(lat.volume());
-    hop(lat.odd(), u, &psi, &mut out).unwrap();
-    hop(lat.even(), u, &psi, &mut out).unwrap();
+    let mut out = Fermion::zeros(op.lattice().volume());
+    op.dslash(&psi, &mut out).unwrap();
     out.to_vec().unwrap()
 }
 
@@ -63,10 +69,10 @@ fn dot(a: &[ColorVector<f64>], b: &[ColorVector<f64>]) -> Complex<f64> {
 /// `⟨χ, D ψ⟩ = −⟨D χ, ψ⟩` for random χ and ψ on the whole lattice.
 fn anti_hermiticity() {
     let lat = Lattice::new([4, 2, 4, 6]).unwrap();
-    let u = device_links(&lat, &links(&lat, GaugeKind::Random, 1));
+    let op = Staggered::new(&GaugeField::random(lat, 1), MASS).unwrap();
     let (chi, psi) = (random_vector(&lat, 2), random_vector(&lat, 3));
-    let lhs = dot(&chi, &device_dslash(lat, &u, &psi));
-    let rhs = -dot(&device_dslash(lat, &u, &chi), &psi);
+    let lhs = dot(&chi, &device_dslash(&op, &psi));
+    let rhs = -dot(&device_dslash(&op, &chi), &psi);
     assert!(
         lhs.norm() > 1.0,
         "<chi, D psi> = {lhs} is suspiciously small"
@@ -82,7 +88,7 @@ fn anti_hermiticity() {
 fn gauge_covariance() {
     let lat = Lattice::new([4, 4, 2, 6]).unwrap();
     let v = lat.volume();
-    let u = links(&lat, GaugeKind::Random, 4);
+    let u = GaugeField::random(lat, 4).to_host().unwrap();
     let mut r = rand::rngs::SmallRng::seed_from_u64(5);
     let g: Vec<ColorMatrix<f64>> = (0..v).map(|_| random_su3(&mut r)).collect();
     let u_g: Vec<[ColorMatrix<f64>; 4]> = (0..v)
@@ -90,8 +96,9 @@ fn gauge_covariance() {
         .collect();
     let psi = random_vector(&lat, 6);
     let psi_g: HostVector = (0..v).map(|i| g[i] * psi[i]).collect();
-    let d = device_dslash(lat, &device_links(&lat, &u), &psi);
-    let got = device_dslash(lat, &device_links(&lat, &u_g), &psi_g);
+    let op = |links| Staggered::new(&GaugeField::from_host(lat, links).unwrap(), MASS).unwrap();
+    let d = device_dslash(&op(u), &psi);
+    let got = device_dslash(&op(u_g), &psi_g);
     let want: HostVector = (0..v).map(|i| g[i] * d[i]).collect();
     let (diff, scale) = max_diff(&got, &want);
     assert!(
@@ -104,11 +111,12 @@ fn gauge_covariance() {
 /// `A r` of `hop` + `apply_and_reduce`, and that pass's two sums.
 fn operator_matches_host() {
     let lat = Lattice::new([4, 6, 2, 4]).unwrap();
-    let u_host = links(&lat, GaugeKind::Random, 7);
-    let u = device_links(&lat, &u_host);
-    let host = HostOperator::new(lat, &u_host, MASS);
+    let gauge = GaugeField::random(lat, 7);
+    let op = Staggered::new(&gauge, MASS).unwrap();
+    let u = op.links();
+    let host = HostStaggered::from_gauge(&gauge, MASS).unwrap();
     let psi = random_vector(&lat, 8);
-    let (diff, scale) = max_diff(&device_dslash(lat, &u, &psi), &host.dslash_at(&psi, None));
+    let (diff, scale) = max_diff(&device_dslash(&op, &psi), &host.dslash_at(&psi, None));
     assert!(
         diff <= 1e-14 * scale,
         "D: {diff:e} from the host (scale {scale})"
@@ -117,8 +125,8 @@ fn operator_matches_host() {
     let r_host = even_part(&lat, &psi);
     let r = Fermion::from_vec(r_host.clone());
     let (mut t, mut w) = (Fermion::zeros(lat.volume()), Fermion::zeros(lat.volume()));
-    hop(lat.odd(), &u, &r, &mut t).unwrap();
-    let sums = apply_and_reduce(lat, &u, &t, &r, MASS * MASS, &mut w).unwrap();
+    hop(lat.odd(), u, &r, &mut t).unwrap();
+    let sums = apply_and_reduce(lat, u, &t, &r, MASS * MASS, &mut w).unwrap();
     let want = host.apply(&r_host);
     let got: HostVector = even_part(&lat, &w.to_vec().unwrap());
     let (diff, scale) = max_diff(&got, &want);
@@ -126,7 +134,7 @@ fn operator_matches_host() {
         diff <= 1e-14 * scale,
         "A r: {diff:e} from the host (scale {scale})"
     );
-    let want_r2 = host::norm2_even(&lat, &r_host);
+    let want_r2 = reference::norm2_even(&lat, &r_host);
     let want_rar = dot(&r_host, &want);
     assert!(
         (sums.r_norm2 - want_r2).abs() <= 1e-13 * want_r2,
@@ -145,24 +153,29 @@ fn operator_matches_host() {
 /// A solve and what went into it.
 struct Solved {
     lat: Lattice,
-    links: gauge::HostLinks,
+    gauge: GaugeField,
     b: HostVector,
     x: HostVector,
-    solution: solver::Solution,
+    solution: ongpu::qcd::solver::Solution,
+    passes: ongpu::qcd::staggered::PassCounts,
 }
 
 /// Solves on `dims` with links of `kind` and a random even source, and checks the true
 /// residual of the solver and of the host operator against `tol`.
 fn solve(dims: [usize; 4], kind: GaugeKind, tol: f64) -> Solved {
     let lat = Lattice::new(dims).unwrap();
-    let u_host = links(&lat, kind, 9);
+    let gauge = gauge(lat, kind, 9);
     let b_host = even_part(&lat, &random_vector(&lat, 10));
     let b = Fermion::from_vec(b_host.clone());
     let mut x = Fermion::zeros(lat.volume());
-    let mut cg = Solver::new(lat, MASS, tol, 1000);
-    let solution = cg.solve(&device_links(&lat, &u_host), &b, &mut x).unwrap();
+    let mut cg = Cg::new(lat, tol, 1000);
+    let solution = cg
+        .solve(&Staggered::new(&gauge, MASS).unwrap(), &b, &mut x)
+        .unwrap();
     let x = x.to_vec().unwrap();
-    let host_residual = HostOperator::new(lat, &u_host, MASS).relative_residual(&b_host, &x);
+    let host_residual = HostStaggered::from_gauge(&gauge, MASS)
+        .unwrap()
+        .relative_residual(&b_host, &x);
     assert!(
         solution.relative_residual <= tol && host_residual <= tol,
         "{dims:?}: |b - A x|/|b| = {} (solver), {host_residual:e} (host), tolerance {tol:e}",
@@ -173,12 +186,14 @@ fn solve(dims: [usize; 4], kind: GaugeKind, tol: f64) -> Solved {
         "the solver's residual {} is not the host's {host_residual}",
         solution.relative_residual
     );
+    assert!(solution.seconds > 0.0);
     Solved {
         lat,
-        links: u_host,
+        gauge,
         b: b_host,
         x,
         solution,
+        passes: cg.passes(),
     }
 }
 
@@ -186,8 +201,12 @@ fn solve(dims: [usize; 4], kind: GaugeKind, tol: f64) -> Solved {
 /// three passes per iteration.
 fn cg_meets_the_tolerance() {
     for dims in [[4, 4, 4, 4], [4, 4, 6, 8]] {
-        let Solved { lat, solution, .. } = solve(dims, GaugeKind::Random, 1e-10);
-        let (s, p) = (solution, solution.passes);
+        let Solved {
+            lat,
+            solution: s,
+            passes: p,
+            ..
+        } = solve(dims, GaugeKind::Random, 1e-10);
         assert!(
             s.iterations > 10,
             "{dims:?}: only {} iterations",
@@ -218,9 +237,9 @@ fn cg_meets_the_tolerance() {
 /// to the largest component, is at most 1e-8.
 fn cg_matches_a_dense_solve() {
     let Solved {
-        lat, links, b, x, ..
+        lat, gauge, b, x, ..
     } = solve([4; 4], GaugeKind::Random, 1e-12);
-    let host = HostOperator::new(lat, &links, MASS);
+    let host = HostStaggered::from_gauge(&gauge, MASS).unwrap();
     let even: Vec<usize> = (0..lat.volume())
         .filter(|&i| parity_of(lat.coords(i)) == 0)
         .collect();
@@ -259,13 +278,11 @@ fn cg_matches_a_dense_solve() {
 /// A zero source gives x = 0 at iteration 0 (x's even sites zeroed, its odd ones untouched).
 fn zero_source_gives_zero_at_once() {
     let lat = Lattice::new([4; 4]).unwrap();
-    let u = device_links(&lat, &links(&lat, GaugeKind::Random, 11));
+    let op = Staggered::new(&GaugeField::random(lat, 11), MASS).unwrap();
     let b = Fermion::zeros(lat.volume());
     let marker = ColorVector::new([Complex::new(7.0, -7.0); 3]);
     let mut x = Fermion::filled(lat.volume(), marker);
-    let s = Solver::new(lat, MASS, 1e-10, 100)
-        .solve(&u, &b, &mut x)
-        .unwrap();
+    let s = Cg::new(lat, 1e-10, 100).solve(&op, &b, &mut x).unwrap();
     assert_eq!((s.iterations, s.restarts, s.relative_residual), (0, 0, 0.0));
     for (i, xi) in x.to_vec().unwrap().iter().enumerate() {
         let want = if lat.parity(i) == 0 {
@@ -280,11 +297,11 @@ fn zero_source_gives_zero_at_once() {
 /// Too few iterations is an error that says how far it got, not a wrong answer.
 fn too_few_iterations_is_an_error() {
     let lat = Lattice::new([4; 4]).unwrap();
-    let u = device_links(&lat, &links(&lat, GaugeKind::Random, 12));
+    let op = Staggered::new(&GaugeField::random(lat, 12), MASS).unwrap();
     let b = Fermion::from_vec(even_part(&lat, &random_vector(&lat, 13)));
     let mut x = Fermion::zeros(lat.volume());
-    match Solver::new(lat, MASS, 1e-10, 5).solve(&u, &b, &mut x) {
-        Err(CgError::NotConverged {
+    match Cg::new(lat, 1e-10, 5).solve(&op, &b, &mut x) {
+        Err(SolverError::NotConverged {
             iterations,
             relative_residual,
         }) => {
@@ -292,6 +309,17 @@ fn too_few_iterations_is_an_error() {
             assert!(relative_residual > 1e-10 && relative_residual.is_finite());
         }
         other => panic!("want NotConverged, got {other:?}"),
+    }
+    // A solver for another lattice, or vectors of another size, are refused before any call.
+    let other = Lattice::new([4, 4, 4, 6]).unwrap();
+    match Cg::new(other, 1e-10, 5).solve(&op, &b, &mut x) {
+        Err(SolverError::Ongpu(e)) => assert!(e.to_string().contains("4x4x4x6"), "{e}"),
+        other => panic!("want a lattice error, got {other:?}"),
+    }
+    let mut short = Fermion::zeros(10);
+    match Cg::new(lat, 1e-10, 5).solve(&op, &b, &mut short) {
+        Err(SolverError::Ongpu(e)) => assert!(e.to_string().contains("solution"), "{e}"),
+        other => panic!("want a size error, got {other:?}"),
     }
 }
 
@@ -341,12 +369,10 @@ fn cg_kernels_compile_for_sm90_and_sm80_without_spills() {
         ongpu::with_bounds_checks(false, || {
             ongpu::with_backend(ongpu::Backend::Cpu, || {
                 let lat = Lattice::new([4; 4]).unwrap();
-                let u = device_links(&lat, &links(&lat, GaugeKind::Smooth, 14));
+                let op = Staggered::new(&gauge(lat, GaugeKind::Smooth, 14), 1.0).unwrap();
                 let b = Fermion::from_vec(even_part(&lat, &random_vector(&lat, 15)));
                 let mut x = Fermion::zeros(lat.volume());
-                Solver::new(lat, 1.0, 1e-6, 100)
-                    .solve(&u, &b, &mut x)
-                    .unwrap();
+                Cg::new(lat, 1e-6, 100).solve(&op, &b, &mut x).unwrap();
             })
         })
     });

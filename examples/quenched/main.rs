@@ -14,16 +14,15 @@
 //! links); `--load` continues from one (its lattice replaces `--size`, and its sequence
 //! number, the sweeps behind it, moves the random streams past those already used).
 
-mod analysis;
-mod heatbath;
 mod output;
-mod su2;
-mod update;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
+use ongpu::qcd::gauge::GaugeField;
+use ongpu::qcd::nersc;
+use ongpu::qcd::quenched::QuenchedUpdate;
+use ongpu::qcd::stats;
 use std::time::Instant;
-use update::Ensemble;
 
 type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -108,9 +107,10 @@ impl Options {
 
 fn main() -> AnyResult<()> {
     let o = Options::parse()?;
-    let (lat, mut e) = match &o.load {
+    let (mut u, mut update) = match &o.load {
         Some(path) => {
-            let (lat, u, header) = ongpu::nersc::read(path)?;
+            let (u, header) = GaugeField::read_nersc(path)?;
+            let lat = u.lattice();
             let done = header
                 .get("SEQUENCE_NUMBER")
                 .and_then(|s| s.parse().ok())
@@ -119,13 +119,19 @@ fn main() -> AnyResult<()> {
                 "loaded {path}: {lat}, plaquette {:.6} (checksum, plaquette and link trace verified), {done} heatbath sweeps behind it",
                 header.plaquette
             );
-            (lat, Ensemble::from_links(lat, u, o.seed, done))
+            (u, QuenchedUpdate::resume(lat, o.seed, done))
         }
         None => {
             let lat = Lattice::new(o.dims)?;
-            (lat, Ensemble::new(lat, o.hot, o.seed)?)
+            let mut u = GaugeField::unit(lat);
+            let mut update = QuenchedUpdate::new(lat, o.seed);
+            if o.hot {
+                update.heatbath(&mut u, 0.0)?; // the Haar measure: a sweep at β = 0
+            }
+            (u, update)
         }
     };
+    let lat = u.lattice();
     println!(
         "quenched SU(3), Wilson action: lattice {lat}, β = {}, {} start, seed {}, \
          {} thermalisation + {} measured sweeps (1 heatbath + {} overrelaxation each), backend {:?}",
@@ -145,8 +151,8 @@ fn main() -> AnyResult<()> {
     );
     println!(
         "start: plaquette {:.6}, link trace {:.6}",
-        e.plaquette()?,
-        e.link_trace()?
+        u.plaquette()?,
+        u.link_trace()?
     );
     let total = o.therm + o.sweeps;
     let bar = ProgressBar::new(total as u64);
@@ -156,11 +162,8 @@ fn main() -> AnyResult<()> {
     let mut history = Vec::with_capacity(total);
     let start = Instant::now();
     for sweep in 1..=total {
-        e.heatbath(o.beta)?;
-        for _ in 0..o.or_steps {
-            e.overrelax()?;
-        }
-        let p = e.plaquette()?;
+        update.sweep(&mut u, o.beta, o.or_steps)?;
+        let p = u.plaquette()?;
         history.push(output::Point {
             sweep,
             thermalising: sweep <= o.therm,
@@ -176,12 +179,12 @@ fn main() -> AnyResult<()> {
         .filter(|p| !p.thermalising)
         .map(|p| p.plaquette)
         .collect();
-    let s = analysis::summarise(&measured);
+    let s = stats::summarise(&measured);
     println!(
         "<P> = {:.6} ± {:.6}  (β = {}, {} measurements, τ_int = {:.2} sweeps, bins of {})",
         s.mean, s.error, o.beta, s.n, s.tau_int, s.bin
     );
-    println!("end: link trace {:.6}", e.link_trace()?);
+    println!("end: link trace {:.6}", u.link_trace()?);
     let links = 4.0 * lat.volume() as f64 * total as f64;
     println!(
         "{total} sweeps in {seconds:.2} s: {:.2} sweeps/s, {:.3e} heatbath link updates/s \
@@ -191,19 +194,19 @@ fn main() -> AnyResult<()> {
         links * (1 + o.or_steps) as f64 / seconds
     );
     if let Some(path) = &o.save {
-        let ensemble = ongpu::nersc::Ensemble {
+        let ensemble = nersc::Ensemble {
             label: format!("quenched SU(3) Wilson action, beta = {}", o.beta),
-            sequence_number: e.sweeps_done(),
+            sequence_number: update.sweeps_done(),
             ..Default::default()
         };
-        let header = ongpu::nersc::write_with(path, &lat, &e.u, Default::default(), &ensemble)?;
+        let header = u.write_nersc(path, Default::default(), &ensemble)?;
         println!(
             "saved {path}: plaquette {:.12} in its header",
             header.plaquette
         );
     }
     if o.timing {
-        timing(&mut e, o.beta)?;
+        timing(&mut u, &mut update, o.beta)?;
     }
     if let Some(path) = &o.csv {
         output::csv(&history, path)?;
@@ -219,7 +222,7 @@ fn main() -> AnyResult<()> {
 
 /// Where a sweep's time goes: each kind of call timed alone over a few sweeps (a profile by
 /// call, with a synchronisation around each timed region).
-fn timing(e: &mut Ensemble, beta: f64) -> AnyResult<()> {
+fn timing(u: &mut GaugeField, update: &mut QuenchedUpdate, beta: f64) -> AnyResult<()> {
     let reps = 5;
     let time = |f: &mut dyn FnMut() -> ongpu::Result<()>| -> AnyResult<f64> {
         f()?;
@@ -231,10 +234,10 @@ fn timing(e: &mut Ensemble, beta: f64) -> AnyResult<()> {
         ongpu::synchronize()?;
         Ok(t.elapsed().as_secs_f64() / reps as f64)
     };
-    let staples = time(&mut || e.staples_sweep())?;
-    let heatbath = time(&mut || e.heatbath(beta))?;
-    let overrelax = time(&mut || e.overrelax())?;
-    let plaquette = time(&mut || e.plaquette().map(|_| ()))?;
+    let staples = time(&mut || update.staples_sweep(u))?;
+    let heatbath = time(&mut || update.heatbath(u, beta))?;
+    let overrelax = time(&mut || update.overrelax(u))?;
+    let plaquette = time(&mut || u.plaquette().map(|_| ()))?;
     let ms = |s: f64| s * 1e3;
     println!(
         "per sweep: staples alone {:.3} ms (8 calls); heatbath sweep {:.3} ms, of which \
@@ -247,7 +250,7 @@ fn timing(e: &mut Ensemble, beta: f64) -> AnyResult<()> {
         ms(overrelax - staples),
         ms(plaquette)
     );
-    let v = e.lat.volume() as f64;
+    let v = u.lattice().volume() as f64;
     // Staples read 18 links of 144 B per updated link (no cache reuse) and write 144 B.
     let bytes = 4.0 * v * (18.0 + 1.0) * 144.0;
     println!(

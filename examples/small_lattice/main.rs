@@ -1,16 +1,16 @@
-//! The staggered CG of `examples/staggered_cg` on small lattices, where launches and host
+//! The staggered CG of `ongpu::qcd::staggered` on small lattices, where launches and host
 //! waits rather than memory set the pace. For each size it solves with
 //!
-//! - **eager**: the example's own solver (one host wait per iteration, for α and β);
-//! - **graph**: α and β computed on the device from device scalars (`device_passes.rs`),
+//! - **eager**: `staggered::Cg` (one host wait per iteration, for α and β);
+//! - **graph**: `staggered::GraphCg`: α and β computed on the device from device scalars,
 //!   `--block` iterations recorded once as a `Graph` and replayed, the host reading `|r|²`
-//!   once per block (`graph_cg.rs`);
-//! - **device loop**: the same iteration recorded once into a CUDA WHILE node (`GraphLoop`),
-//!   a test kernel on the device deciding after each iteration whether to go on; one graph
-//!   launch per solve, the host waiting once (`loop_cg.rs`);
+//!   once per block;
+//! - **device loop**: `staggered::LoopCg`: the same iteration recorded once into a CUDA
+//!   WHILE node (`GraphLoop`), a test kernel on the device deciding after each iteration
+//!   whether to go on; one graph launch per solve, the host waiting once;
 //!
-//! checks each solution's true residual `|b − A x| / |b| ≤ tol` with the example's host
-//! operator, and reports the time per iteration of each against the sum of the graph
+//! checks each solution's true residual `|b − A x| / |b| ≤ tol` with the library's host
+//! operator (`staggered::reference`), and reports the time per iteration of each against the sum of the graph
 //! iteration's kernels timed alone (CUDA events around back-to-back calls of each), and a
 //! replay's time per kernel node; then what a node itself costs, from a graph of `--nodes`
 //! one-site calls against the same calls made eagerly.
@@ -21,31 +21,17 @@
 //!     [--nodes 100]
 //! ```
 
-#![allow(dead_code)] // the shared files of staggered_cg hold passes only it uses
-
 #[path = "../common/mod.rs"]
 mod common;
-#[path = "../staggered_cg/gauge.rs"]
-mod gauge;
-#[path = "../staggered_cg/host.rs"]
-mod host;
-#[path = "../staggered_cg/operator.rs"]
-mod operator;
-#[path = "../staggered_cg/solver.rs"]
-mod solver;
 
-mod device_passes;
-mod graph_cg;
-mod loop_cg;
 mod measure;
 
-use gauge::GaugeKind;
-use graph_cg::{GraphCg, KERNELS_PER_ITERATION};
-use host::HostOperator;
-use loop_cg::LoopCg;
 use ongpu::prelude::*;
-use operator::Fermion;
-use solver::Solver;
+use ongpu::qcd::gauge::GaugeField;
+use ongpu::qcd::solver::LinearSolver;
+use ongpu::qcd::staggered::reference::HostStaggered;
+use ongpu::qcd::staggered::KERNELS_PER_ITERATION;
+use ongpu::qcd::staggered::{self, Cg, Fermion, GraphCg, LoopCg, Staggered};
 use std::process::ExitCode;
 
 /// The example's errors: ongpu's, the solvers', a failed check.
@@ -83,7 +69,7 @@ impl Options {
 /// Fails unless `x` solves the system to `tol` by the host operator's count.
 fn check(
     what: &str,
-    op: &HostOperator,
+    op: &HostStaggered,
     b: &[ColorVector<f64>],
     x: &Fermion,
     tol: f64,
@@ -101,32 +87,32 @@ fn check(
 /// Solves on an `l^4` lattice both ways and prints one row.
 fn run_size(opts: &Options, backend: ongpu::Backend, l: usize) -> BenchResult<()> {
     let lat = Lattice::new([l; 4])?;
-    let links = gauge::links(&lat, GaugeKind::Random, opts.seed);
-    let b_host = gauge::even_part(&lat, &gauge::random_vector(&lat, opts.seed + 1));
-    let op = HostOperator::new(lat, &links, opts.mass);
-    let u = gauge::device_links(&lat, &links);
+    let gauge = GaugeField::random(lat, opts.seed);
+    let b_host = staggered::even_part(&lat, &staggered::random_vector(&lat, opts.seed + 1));
+    let host = HostStaggered::from_gauge(&gauge, opts.mass)?;
+    let op = Staggered::new(&gauge, opts.mass)?;
     let b = Fermion::from_vec(b_host.clone());
 
     let mut x = Fermion::zeros(lat.volume());
-    let mut eager = Solver::new(lat, opts.mass, opts.tol, opts.max_iter);
-    let (eager_sol, eager_s) = measure::time_solves(opts.repeat, || eager.solve(&u, &b, &mut x))?;
-    let eager_res = check("eager", &op, &b_host, &x, opts.tol)?;
+    let mut eager = Cg::new(lat, opts.tol, opts.max_iter);
+    let (eager_sol, eager_s) = measure::time_solves(opts.repeat, || eager.solve(&op, &b, &mut x))?;
+    let eager_res = check("eager", &host, &b_host, &x, opts.tol)?;
 
     // The graph keeps its own solution field: a replay must see the fields it recorded.
     let mut x_graph = Fermion::zeros(lat.volume());
-    let mut graph = GraphCg::new(lat, opts.mass, opts.tol, opts.max_iter, opts.block)?;
+    let mut graph = GraphCg::new(lat, opts.tol, opts.max_iter, opts.block)?;
     let (graph_sol, graph_s) =
-        measure::time_solves(opts.repeat, || graph.solve(&u, &b, &mut x_graph))?;
-    let graph_res = check("graph", &op, &b_host, &x_graph, opts.tol)?;
+        measure::time_solves(opts.repeat, || graph.solve(&op, &b, &mut x_graph))?;
+    let graph_res = check("graph", &host, &b_host, &x_graph, opts.tol)?;
 
     let mut x = Fermion::zeros(lat.volume());
-    let mut device_loop = LoopCg::new(lat, opts.mass, opts.tol, opts.max_iter)?;
+    let mut device_loop = LoopCg::new(lat, opts.tol, opts.max_iter)?;
     let (loop_sol, loop_s) =
-        measure::time_solves(opts.repeat, || device_loop.solve(&u, &b, &mut x))?;
-    let loop_res = check("device loop", &op, &b_host, &x, opts.tol)?;
+        measure::time_solves(opts.repeat, || device_loop.solve(&op, &b, &mut x))?;
+    let loop_res = check("device loop", &host, &b_host, &x, opts.tol)?;
 
-    let kernels = measure::time_kernels(backend, lat, opts.mass, &u, &b, opts.reps)?;
-    let node = measure::time_replay_per_kernel(backend, &mut graph, &u, &mut x_graph, opts.reps)?;
+    let kernels = measure::time_kernels(backend, lat, opts.mass, op.links(), &b, opts.reps)?;
+    let node = measure::time_replay_per_kernel(backend, &mut graph, &op, &mut x_graph, opts.reps)?;
     let eager_it = eager_s / eager_sol.iterations.max(1) as f64;
     let graph_it = graph_s / graph_sol.iterations.max(1) as f64;
     let loop_it = loop_s / loop_sol.iterations.max(1) as f64;

@@ -3,10 +3,11 @@
 //! around batches of back-to-back calls, `examples/common`), and graph replays.
 
 use crate::common;
-use crate::device_passes::{apply_and_reduce_into, coefficients, update_from, Scalars};
-use crate::graph_cg::{GraphCg, KERNELS_PER_ITERATION};
-use crate::operator::{hop, Fermion, Links};
 use ongpu::prelude::*;
+use ongpu::qcd::gauge::Links;
+use ongpu::qcd::staggered::passes::hop;
+use ongpu::qcd::staggered::{apply_and_reduce_into, coefficients, update_from, Scalars};
+use ongpu::qcd::staggered::{Fermion, GraphCg, Staggered, KERNELS_PER_ITERATION};
 use ongpu::Backend;
 use std::time::Instant;
 
@@ -87,12 +88,12 @@ pub fn time_kernels(
 pub fn time_replay_per_kernel(
     backend: Backend,
     cg: &mut GraphCg,
-    u: &Links,
+    op: &Staggered,
     x: &mut Fermion,
     reps: usize,
 ) -> ongpu::Result<f64> {
-    let per_replay = common::time(backend, reps, || cg.replay(u, x))?;
-    Ok(per_replay / (cg.block * KERNELS_PER_ITERATION) as f64)
+    let per_replay = common::time(backend, reps, || cg.replay(op, x))?;
+    Ok(per_replay / (cg.block() * KERNELS_PER_ITERATION) as f64)
 }
 
 /// What a kernel node costs: one-site calls that each add 1 to a one-element field (so each

@@ -3,9 +3,11 @@
 //! (CUDA events on the GPU, the host clock on the CPU; see `examples/common`).
 
 use crate::common;
-use crate::operator::{apply_and_reduce, dslash_eo_oe, hop, update, Fermion, Links};
-use crate::solver::{CgError, Solution, Solver};
 use ongpu::prelude::*;
+use ongpu::qcd::gauge::Links;
+use ongpu::qcd::solver::{LinearSolver, Solution, SolverError};
+use ongpu::qcd::staggered::passes::{apply_and_reduce, dslash_eo_oe, hop, update};
+use ongpu::qcd::staggered::{Cg, Fermion, Staggered};
 use ongpu::Backend;
 use std::time::Instant;
 
@@ -25,18 +27,18 @@ pub struct PassSeconds {
 /// Solves once to warm up (kernels compile on first use), then `repeat` times, each between
 /// two synchronisations; returns the last solution and the seconds of each timed solve.
 pub fn time_solves(
-    solver: &mut Solver,
-    u: &Links,
+    solver: &mut Cg,
+    op: &Staggered,
     b: &Fermion,
     x: &mut Fermion,
     repeat: usize,
-) -> Result<(Solution, Vec<f64>), CgError> {
-    let mut solution = solver.solve(u, b, x)?;
+) -> Result<(Solution, Vec<f64>), SolverError> {
+    let mut solution = solver.solve(op, b, x)?;
     let mut seconds = Vec::with_capacity(repeat);
     for _ in 0..repeat {
         ongpu::synchronize()?;
         let start = Instant::now();
-        solution = solver.solve(u, b, x)?;
+        solution = solver.solve(op, b, x)?;
         ongpu::synchronize()?;
         seconds.push(start.elapsed().as_secs_f64());
     }

@@ -3,8 +3,9 @@
 //! `D ψ(x) = ½ Σ_mu η_mu(x) [U_mu(x) ψ(x+mû) − U_mu(x−mû)† ψ(x−mû)]` on a periodic lattice
 //! with SU(3) links, in three passes over memory per iteration (`solver.rs`).
 //!
-//! After the solve it checks the true residual `|b − A x| / |b| ≤ tol` with an independent
-//! host implementation of the operator (`host.rs`) and fails if it is not met. It reports
+//! The operator and the solver are `ongpu::qcd::staggered`'s; after the solve the program
+//! checks the true residual `|b − A x| / |b| ≤ tol` with the library's independent host
+//! implementation of the operator (`staggered::reference`) and fails if it is not met. It reports
 //! the iterations, the time per iteration, the GFLOP/s of the solve and, measured in the
 //! same run, of the Dslash alone (`D_oe` then `D_eo`), their ratio, and each pass's share.
 //!
@@ -19,18 +20,13 @@
 mod common;
 
 mod bench;
-mod gauge;
-mod host;
-mod operator;
 mod options;
 mod report;
-mod solver;
 
-use host::HostOperator;
 use ongpu::prelude::*;
-use operator::Fermion;
-use options::Options;
-use solver::Solver;
+use ongpu::qcd::gauge::GaugeField;
+use ongpu::qcd::staggered::{self, reference::HostStaggered, Cg, Fermion, Staggered};
+use options::{GaugeKind, Options, SMOOTH_SPREAD};
 use std::process::ExitCode;
 
 /// The example's errors: ongpu's, the solver's, the command line's, a failed check.
@@ -41,15 +37,18 @@ fn run() -> BenchResult<()> {
     let backend = ongpu::backend()?;
     common::warn_if_checked(backend);
     let lat = Lattice::new(opts.dims)?;
-    let links = gauge::links(&lat, opts.gauge, opts.seed);
-    let b_host = gauge::even_part(&lat, &gauge::random_vector(&lat, opts.seed + 1));
-    let u = gauge::device_links(&lat, &links);
+    let gauge = match opts.gauge {
+        GaugeKind::Random => GaugeField::random(lat, opts.seed),
+        GaugeKind::Smooth => GaugeField::smooth(lat, SMOOTH_SPREAD, opts.seed),
+    };
+    let b_host = staggered::even_part(&lat, &staggered::random_vector(&lat, opts.seed + 1));
+    let op = Staggered::new(&gauge, opts.mass)?;
     let b = Fermion::from_vec(b_host.clone());
     let mut x = Fermion::zeros(lat.volume());
-    let mut solver = Solver::new(lat, opts.mass, opts.tol, opts.max_iter);
-    let (solution, solve_seconds) = bench::time_solves(&mut solver, &u, &b, &mut x, opts.repeat)?;
+    let mut solver = Cg::new(lat, opts.tol, opts.max_iter);
+    let (solution, solve_seconds) = bench::time_solves(&mut solver, &op, &b, &mut x, opts.repeat)?;
     let host_residual =
-        HostOperator::new(lat, &links, opts.mass).relative_residual(&b_host, &x.to_vec()?);
+        HostStaggered::from_gauge(&gauge, opts.mass)?.relative_residual(&b_host, &x.to_vec()?);
     if host_residual.is_nan() || host_residual > opts.tol {
         return Err(format!(
             "the true residual |b − A x|/|b| = {host_residual:.3e} of the host operator is \
@@ -58,12 +57,13 @@ fn run() -> BenchResult<()> {
         )
         .into());
     }
-    let passes = bench::time_passes(backend, lat, opts.mass, &u, &b, opts.reps)?;
+    let passes = bench::time_passes(backend, lat, opts.mass, op.links(), &b, opts.reps)?;
     report::print(&report::Measured {
         opts: &opts,
         lat,
         device: common::device_name(backend),
         solution,
+        passes_run: solver.passes(),
         solve_seconds,
         host_residual,
         passes,

@@ -1,7 +1,18 @@
 //! The command line of the example.
 
-use crate::gauge::GaugeKind;
 use crate::BenchResult;
+
+/// Which gauge field to make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GaugeKind {
+    /// Every link an independent random SU(3) matrix (the hardest case for CG).
+    Random,
+    /// Links near the identity (`GaugeField::smooth` with spread [`SMOOTH_SPREAD`]).
+    Smooth,
+}
+
+/// How far from the identity the links of `--smooth` are (before projection).
+pub const SMOOTH_SPREAD: f64 = 0.2;
 
 /// What to solve and how to time it.
 #[derive(Debug, Clone)]

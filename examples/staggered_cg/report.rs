@@ -4,13 +4,14 @@
 
 use crate::bench::PassSeconds;
 use crate::common;
-use crate::operator::{
+use crate::options::{GaugeKind, Options};
+use ongpu::prelude::*;
+use ongpu::qcd::solver::Solution;
+use ongpu::qcd::staggered::passes::{
     APPLY_AND_REDUCE_BYTES, APPLY_AND_REDUCE_FLOPS, HOP_BYTES, HOP_FLOPS, UPDATE_BYTES,
     UPDATE_FLOPS,
 };
-use crate::options::Options;
-use crate::solver::Solution;
-use ongpu::prelude::*;
+use ongpu::qcd::staggered::PassCounts;
 
 /// Everything one run measured.
 pub struct Measured<'a> {
@@ -22,6 +23,8 @@ pub struct Measured<'a> {
     pub device: String,
     /// The last timed solve.
     pub solution: Solution,
+    /// The passes it ran.
+    pub passes_run: PassCounts,
     /// Seconds of each timed solve.
     pub solve_seconds: Vec<f64>,
     /// `|b − A x| / |b|` of the host operator.
@@ -47,8 +50,8 @@ pub fn print(m: &Measured) {
         o.mass,
         o.tol,
         match o.gauge {
-            crate::gauge::GaugeKind::Random => "random SU(3)",
-            crate::gauge::GaugeKind::Smooth => "smooth SU(3)",
+            GaugeKind::Random => "random SU(3)",
+            GaugeKind::Smooth => "smooth SU(3)",
         }
     );
     println!("device: {}", m.device);
@@ -62,7 +65,7 @@ pub fn print(m: &Measured) {
         .iter()
         .copied()
         .fold(f64::INFINITY, f64::min);
-    let flops = s.passes.flops(&m.lat);
+    let flops = m.passes_run.flops(&m.lat);
     let cg_gflops = flops / t / 1e9;
     println!(
         "solve time: {:.3} ms (median of {}, min {:.3} ms), {:.1} us per iteration, {:.1} GFLOP/s \
@@ -92,21 +95,21 @@ pub fn print(m: &Measured) {
     let rows = [
         (
             "hop: t = D_oe r (odd)",
-            s.passes.hop,
+            m.passes_run.hop,
             m.passes.hop,
             HOP_BYTES,
             HOP_FLOPS,
         ),
         (
             "w = A r, |r|², <r,w> (even)",
-            s.passes.apply_and_reduce,
+            m.passes_run.apply_and_reduce,
             m.passes.apply_and_reduce,
             APPLY_AND_REDUCE_BYTES,
             APPLY_AND_REDUCE_FLOPS,
         ),
         (
             "update p s x r (even)",
-            s.passes.update,
+            m.passes_run.update,
             m.passes.update,
             UPDATE_BYTES,
             UPDATE_FLOPS,
@@ -128,7 +131,7 @@ pub fn print(m: &Measured) {
     println!(
         "{:<32} {:>6} {:>10} {:>8} {:>8} {:>7.1}%",
         "rest (set-up, residual, waits)",
-        s.passes.residual + s.passes.norm + s.passes.setup,
+        m.passes_run.residual + m.passes_run.norm + m.passes_run.setup,
         "-",
         "-",
         "-",

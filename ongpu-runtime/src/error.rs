@@ -356,7 +356,7 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    /// A gauge configuration file ([`nersc`](crate::nersc)) that could not be read or
+    /// A gauge configuration file (`ongpu::qcd::nersc`) that could not be read or
     /// written: a missing or damaged file, a header that does not describe its data, a
     /// checksum, plaquette or link trace that disagrees with the links, or a field that is
     /// not on the lattice. A read that fails returns nothing; a write that fails leaves no

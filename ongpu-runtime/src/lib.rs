@@ -18,15 +18,14 @@ mod element;
 mod elementwise;
 mod error;
 mod field;
+mod geometry;
 mod graph;
 mod graph_loop;
 mod graph_pass;
 mod kernel;
-mod geometry;
 mod lattice;
 mod launch;
 pub mod math;
-pub mod nersc;
 pub mod random;
 mod reduce;
 mod scalar;
@@ -39,20 +38,20 @@ pub use backend::{cuda_available, current as backend, synchronize, with_backend,
 pub use element::{Element, RealKind, Scalar};
 pub use error::{number_lines, Error, Location, Result};
 pub use field::{Field, HostMut, Residency, Storage, Transfers};
+pub use geometry::{Lattice, Subset};
 pub use graph::Graph;
 pub use graph_loop::{GraphLoop, LoopTest, LoopValue};
 pub use kernel::shape::{Dim3, LaunchShape};
-pub use geometry::{Lattice, Subset};
+pub use lattice::split::{
+    Devices, SplitField, SplitLattice, SplitLatticeValue, SplitRead, SplitShifted, SplitSubset,
+    SplitWrite,
+};
 pub use launch::bounds::{bounds_checks, with_bounds_checks};
 pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
 pub use random::Philox;
 pub use reduce::{InnerProduct, MinMax, Summable};
 pub use scalar::{DeviceScalar, ScalarRead};
-pub use lattice::split::{
-    Devices, SplitField, SplitLattice, SplitLatticeValue, SplitRead, SplitShifted, SplitSubset,
-    SplitWrite,
-};
 pub use stream::{in_stream_scope, Event, Stream};
 pub use types::{ColorMatrix, ColorVector, Norm2, Real};
 
@@ -89,6 +88,10 @@ pub mod __private {
         SharedSpec, SharedSpecs, Vector4,
     };
     pub use crate::kernel::{launch_phased, launch_straight};
+    pub use crate::lattice::shift::{
+        index, read_shifted, shift_site, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
+    };
+    pub use crate::lattice::space::{shift_lattice, IndexSpace, LatticeSpace};
     pub use crate::launch::site::{
         any_barriers, device_fn, site_device_fn, CallSite, DeviceFnInfo, DeviceFunction,
         NotDeviceFn, SiteInfo,
@@ -100,10 +103,6 @@ pub mod __private {
         compared, run as run_reduction, run_into as run_reduction_into, summand, Max, Min,
         ReduceSite, Reduction, Sum,
     };
-    pub use crate::lattice::shift::{
-        index, read_shifted, shift_site, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
-    };
-    pub use crate::lattice::space::{shift_lattice, IndexSpace, LatticeSpace};
     pub use crate::types::Norm2;
     pub use crate::types::Real;
 }

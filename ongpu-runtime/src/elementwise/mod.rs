@@ -10,10 +10,10 @@ pub use crate::lattice::space::{sites, threads_per_block, SiteCount};
 use crate::backend::{self, Backend};
 use crate::capture::Captures;
 use crate::error::Result;
+use crate::lattice::space::resolve_sites;
 use crate::launch::limits::check_threads_per_block;
 use crate::launch::site::CallSite;
 use crate::launch::sites::Sites;
-use crate::lattice::space::resolve_sites;
 
 /// Runs an element-wise call: `body(site, values) -> values` for every site.
 pub fn run<C, F>(
@@ -36,11 +36,13 @@ where
         )
     });
     match count {
-        SiteCount::Split(subset) => {
-            crate::lattice::split::run::for_each_part(site, &subset, &mut caps, true, |caps, sites| {
-                run_sites(site, sites, tpb, caps, &body)
-            })
-        }
+        SiteCount::Split(subset) => crate::lattice::split::run::for_each_part(
+            site,
+            &subset,
+            &mut caps,
+            true,
+            |caps, sites| run_sites(site, sites, tpb, caps, &body),
+        ),
         count => {
             let sites = resolve_sites(site, count, &caps)?;
             run_sites(site, &sites, tpb, &mut caps, &body)

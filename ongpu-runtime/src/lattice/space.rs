@@ -6,9 +6,9 @@
 use crate::capture::Captures;
 use crate::error::{Error, Result};
 use crate::geometry::{Lattice, Subset};
+use crate::lattice::split::SplitLattice;
 use crate::launch::site::CallSite;
 use crate::launch::sites::Sites;
-use crate::lattice::split::SplitLattice;
 
 /// How many sites a call runs.
 #[derive(Debug)]

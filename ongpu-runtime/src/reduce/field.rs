@@ -9,10 +9,10 @@ use crate::capture::Uniform;
 use crate::element::Element;
 use crate::error::{Error, Location, Result};
 use crate::field::Field;
+use crate::lattice::space::SiteCount;
 use crate::launch::site::SiteInfo;
 use crate::layout::Layout;
 use crate::scalar::DeviceScalar;
-use crate::lattice::space::SiteCount;
 use crate::types::{ColorMatrix, ColorVector};
 use num_complex::Complex;
 

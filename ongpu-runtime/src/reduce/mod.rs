@@ -21,11 +21,11 @@ use crate::backend::{self, Backend};
 use crate::capture::{Captures, Uniform};
 use crate::element::Element;
 use crate::error::Result;
+use crate::lattice::space::{resolve_sites, SiteCount};
 use crate::launch::limits::check_threads_per_block;
 use crate::launch::site::{CallSite, SiteInfo};
 use crate::launch::sites::Sites;
 use crate::scalar::DeviceScalar;
-use crate::lattice::space::{resolve_sites, SiteCount};
 use source::ReductionKind;
 
 /// One reduction call site: what the macro knows of it (as for an element-wise call) and

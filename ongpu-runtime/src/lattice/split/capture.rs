@@ -15,8 +15,8 @@ use crate::capture::{
 use crate::element::Element;
 use crate::error::Result;
 use crate::geometry::Lattice;
-use crate::layout::Layout;
 use crate::lattice::shift::{FieldShifted, ShiftCapture};
+use crate::layout::Layout;
 use std::ops::Range;
 
 /// A split field the body reads.

@@ -10,13 +10,13 @@ use super::gauge_stats::{link_trace, plaquette};
 use super::header::{for_writing, Contents, Ensemble, Header};
 use super::links::{decode, encode, SiteLinks};
 use super::site_order::file_order;
-use crate::element::Element;
-use crate::error::Result;
-use crate::field::Field;
-use crate::geometry::Lattice;
-use crate::layout::Layout;
-use crate::types::{ColorMatrix, Real};
-use num_complex::Complex;
+use ongpu_runtime::Complex;
+use ongpu_runtime::Element;
+use ongpu_runtime::Field;
+use ongpu_runtime::Lattice;
+use ongpu_runtime::Layout;
+use ongpu_runtime::Result;
+use ongpu_runtime::{ColorMatrix, Real};
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -26,9 +26,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// given [`Format`], with the default [`Ensemble`] lines; see [`write_with`].
 ///
 /// ```
-/// # fn main() -> ongpu_runtime::Result<()> {
-/// use ongpu_runtime::nersc::{self, Format, Precision, Rows};
-/// use ongpu_runtime::{ColorMatrix, Field, Lattice};
+/// # mod ongpu { pub use ::ongpu_runtime::*; pub mod qcd { pub use ::ongpu_qcd::*; } }
+/// # fn main() -> ongpu::Result<()> {
+/// use ongpu::qcd::nersc::{self, Format, Precision, Rows};
+/// use ongpu::{ColorMatrix, Field, Lattice};
 /// let lat = Lattice::new([4, 4, 4, 8])?;
 /// let u: Field<[ColorMatrix<f32>; 4]> =
 ///     Field::filled(lat.volume(), [ColorMatrix::identity(); 4]);
@@ -74,7 +75,7 @@ where
 /// `ensemble` value with a line break, and I/O failures are [`Error::GaugeFile`]s;
 /// reading the field back from the device may fail with its own error.
 ///
-/// [`Error::GaugeFile`]: crate::Error::GaugeFile
+/// [`Error::GaugeFile`]: ongpu_runtime::Error::GaugeFile
 pub fn write_with<R, L>(
     path: impl AsRef<Path>,
     lat: &Lattice,
@@ -152,7 +153,7 @@ fn stored_links<R, L>(
     lat: &Lattice,
     u: &Field<[ColorMatrix<R>; 4], L>,
     format: Format,
-    fail: &impl Fn(String) -> crate::Error,
+    fail: &impl Fn(String) -> ongpu_runtime::Error,
 ) -> Result<Vec<SiteLinks>>
 where
     R: Real,

@@ -2,9 +2,10 @@
 //! Grid, Chroma/QDP++ and most lattice codes read and write.
 //!
 //! ```
-//! # fn main() -> ongpu_runtime::Result<()> {
-//! use ongpu_runtime::nersc::{self, Format, Precision};
-//! use ongpu_runtime::{ColorMatrix, Field, Lattice};
+//! # mod ongpu { pub use ::ongpu_runtime::*; pub mod qcd { pub use ::ongpu_qcd::*; } }
+//! # fn main() -> ongpu::Result<()> {
+//! use ongpu::qcd::nersc::{self, Format};
+//! use ongpu::{ColorMatrix, Field, Lattice};
 //!
 //! let lat = Lattice::new([4, 4, 4, 8])?;
 //! let u: Field<[ColorMatrix<f64>; 4]> =
@@ -24,8 +25,8 @@
 //! first two for `4D_SU3_GAUGE`), each entry as (re, im), in the precision and byte order
 //! `FLOATING_POINT` names. The header's `CHECKSUM` (the 32-bit word sum of the stored
 //! values), `PLAQUETTE` and `LINK_TRACE` let a reader check the links; [`read`] checks all
-//! three. Fields on a [`Lattice`](crate::Lattice) hold sites in even-odd order, so both
-//! directions reorder through [`Lattice::index`](crate::Lattice::index).
+//! three. Fields on a [`Lattice`](ongpu_runtime::Lattice) hold sites in even-odd order, so both
+//! directions reorder through [`Lattice::index`](ongpu_runtime::Lattice::index).
 //!
 //! The format details were checked against the readers and writers of Grid
 //! (`Grid/parallelIO/NerscIO.h`, `BinaryIO.h`, `MetaData.h`), QDP++
@@ -48,15 +49,15 @@ pub use header::{Ensemble, Header};
 pub use read::read;
 pub use write::{write, write_with};
 
-use crate::error::Error;
-use crate::field::Field;
-use crate::layout::AoSoA;
-use crate::types::ColorMatrix;
+use ongpu_runtime::AoSoA;
+use ongpu_runtime::ColorMatrix;
+use ongpu_runtime::Error;
+use ongpu_runtime::Field;
 use std::path::Path;
 
 /// A gauge field in double precision, as [`read`] returns it: per site the links in
 /// directions x, y, z, t. (`write` takes single precision too.)
-pub type GaugeField<L = AoSoA<32>> = Field<[ColorMatrix<f64>; 4], L>;
+pub type LinkField<L = AoSoA<32>> = Field<[ColorMatrix<f64>; 4], L>;
 
 /// The error of every failure with the file at `path`.
 fn file_error(path: &Path, reason: impl Into<String>) -> Error {

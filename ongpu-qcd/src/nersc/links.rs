@@ -3,8 +3,8 @@
 //! order. On reading two rows, the third is rebuilt as `conj(row0 × row1)`.
 
 use super::format::{ByteOrder, Format, Precision, Rows};
-use crate::types::ColorMatrix;
-use num_complex::Complex;
+use ongpu_runtime::ColorMatrix;
+use ongpu_runtime::Complex;
 
 /// A site's links, in double precision.
 pub(super) type SiteLinks = [ColorMatrix<f64>; 4];

@@ -38,8 +38,10 @@ impl Header {
     /// The value of the first line with this key.
     ///
     /// ```
-    /// # fn main() -> ongpu_runtime::Result<()> {
-    /// use ongpu_runtime::{nersc, ColorMatrix, Field, Lattice};
+    /// # mod ongpu { pub use ::ongpu_runtime::*; pub mod qcd { pub use ::ongpu_qcd::*; } }
+    /// # fn main() -> ongpu::Result<()> {
+    /// use ongpu::qcd::nersc;
+    /// use ongpu::{ColorMatrix, Field, Lattice};
     /// let lat = Lattice::new([2, 2, 2, 2])?;
     /// let u: Field<[ColorMatrix<f64>; 4]> = Field::filled(16, [ColorMatrix::identity(); 4]);
     /// let path = std::env::temp_dir().join(format!("header-doc-{}.nersc", std::process::id()));

@@ -3,7 +3,7 @@
 //! `crtesn`, Grid writes lexicographic arrays), while fields on a lattice hold even sites
 //! first. `Lattice::index` maps one to the other.
 
-use crate::geometry::Lattice;
+use ongpu_runtime::Lattice;
 
 /// The field index of each site of a file, in the file's order.
 pub(super) fn file_order(lat: Lattice) -> impl Iterator<Item = usize> {

@@ -3,7 +3,8 @@
 //! not `Lattice::shift`), parities and phases from coordinates, the links as they are (not
 //! folded) and the 1/2 applied here. The solver's answer is checked against it.
 
-use crate::gauge::HostVector;
+use super::HostVector;
+use crate::gauge::{GaugeField, HostLinks};
 use ongpu::prelude::*;
 
 /// The parity of the site at coordinates `c`: 0 even, 1 odd.
@@ -30,16 +31,21 @@ pub fn norm2_even(lat: &Lattice, v: &[ColorVector<f64>]) -> f64 {
 
 /// The operator on the host: `D ψ(x) = ½ Σ_mu η_mu(x) [U_mu(x) ψ(x+mû) − U_mu(x−mû)† ψ(x−mû)]`
 /// and `A = m² − D_eo D_oe` on the even sites.
-pub struct HostOperator<'a> {
+pub struct HostStaggered {
     lat: Lattice,
-    links: &'a [[ColorMatrix<f64>; 4]],
+    links: HostLinks,
     mass: f64,
 }
 
-impl<'a> HostOperator<'a> {
+impl HostStaggered {
     /// The operator of the links `links` (`U_mu(x)`, no phases) and the mass `mass`.
-    pub fn new(lat: Lattice, links: &'a [[ColorMatrix<f64>; 4]], mass: f64) -> Self {
-        HostOperator { lat, links, mass }
+    pub fn new(lat: Lattice, links: HostLinks, mass: f64) -> Self {
+        HostStaggered { lat, links, mass }
+    }
+
+    /// The operator of the links of `u` (copied to the host) and the mass `mass`.
+    pub fn from_gauge(u: &GaugeField, mass: f64) -> ongpu::Result<Self> {
+        Ok(HostStaggered::new(u.lattice(), u.to_host()?, mass))
     }
 
     /// The site one step from `c` along `mu`, forwards or backwards, periodically.

@@ -7,12 +7,12 @@ use super::gauge_stats::{link_trace, plaquette};
 use super::header::{self, Header};
 use super::links::{decode, SiteLinks};
 use super::site_order::file_order;
-use super::{file_error, GaugeField};
-use crate::error::{Error, Result};
-use crate::field::Field;
-use crate::geometry::Lattice;
-use crate::layout::Layout;
-use crate::types::ColorMatrix;
+use super::{file_error, LinkField};
+use ongpu_runtime::ColorMatrix;
+use ongpu_runtime::Field;
+use ongpu_runtime::Lattice;
+use ongpu_runtime::Layout;
+use ongpu_runtime::{Error, Result};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -38,8 +38,10 @@ use std::path::Path;
 /// Any failure is an [`Error::GaugeFile`] saying what is wrong, and nothing is returned.
 ///
 /// ```
-/// # fn main() -> ongpu_runtime::Result<()> {
-/// use ongpu_runtime::{nersc, ColorMatrix, Field, Lattice};
+/// # mod ongpu { pub use ::ongpu_runtime::*; pub mod qcd { pub use ::ongpu_qcd::*; } }
+/// # fn main() -> ongpu::Result<()> {
+/// use ongpu::qcd::nersc;
+/// use ongpu::{ColorMatrix, Field, Lattice};
 /// let lat = Lattice::new([4, 4, 4, 8])?;
 /// let u: Field<[ColorMatrix<f64>; 4]> =
 ///     Field::filled(lat.volume(), [ColorMatrix::identity(); 4]);
@@ -53,7 +55,7 @@ use std::path::Path;
 /// # Ok(())
 /// # }
 /// ```
-pub fn read<L: Layout>(path: impl AsRef<Path>) -> Result<(Lattice, GaugeField<L>, Header)> {
+pub fn read<L: Layout>(path: impl AsRef<Path>) -> Result<(Lattice, LinkField<L>, Header)> {
     let path = path.as_ref();
     let fail = |reason: String| file_error(path, format!("{reason}; nothing was read"));
     let file = File::open(path).map_err(|e| fail(format!("could not open it: {e}")))?;

@@ -7,8 +7,8 @@
 //! does not depend on how many threads computed it.
 
 use super::links::SiteLinks;
-use crate::geometry::Lattice;
-use crate::types::ColorMatrix;
+use ongpu_runtime::ColorMatrix;
+use ongpu_runtime::Lattice;
 use std::ops::Range;
 
 /// Sites per partial sum.
@@ -82,7 +82,7 @@ fn chunked_sum(n: usize, part: impl Fn(Range<usize>) -> f64 + Sync) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use num_complex::Complex;
+    use ongpu_runtime::Complex;
 
     #[test]
     fn unit_links_give_one() {

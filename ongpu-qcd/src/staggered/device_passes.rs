@@ -2,10 +2,11 @@
 //! iterations can be recorded as one graph: the sums go into a [`DeviceScalar`], a
 //! one-site kernel turns them into α and β, and the vector updates read those.
 
-use crate::operator::{Fermion, Links};
+use super::Fermion;
+use crate::gauge::Links;
 use ongpu::prelude::*;
 
-/// The device scalars of CG in the Chronopoulos–Gear arrangement of `solver.rs`.
+/// The device scalars of CG in the Chronopoulos–Gear arrangement of [`Cg`](super::Cg).
 pub struct Scalars {
     /// `(|r|², Re⟨r, A r⟩)` as one complex sum, from [`apply_and_reduce_into`].
     pub sums: DeviceScalar<Complex<f64>>,
@@ -41,9 +42,9 @@ impl Scalars {
     }
 }
 
-/// [`apply_and_reduce`](crate::operator::apply_and_reduce) with its sums left in `sums` on
+/// [`apply_and_reduce`](super::passes::apply_and_reduce) with its sums left in `sums` on
 /// the device: `w = m² r − D_eo t` at the even sites, `sums = (|r|², Re⟨r, w⟩)`. The
-/// stencil is [`hop`](crate::operator::hop)'s body (a device function cannot shift).
+/// stencil is [`hop`](super::passes::hop)'s body (a device function cannot shift).
 pub fn apply_and_reduce_into(
     lat: Lattice,
     u: &Links,
@@ -65,7 +66,7 @@ pub fn apply_and_reduce_into(
 }
 
 /// One site: `β = γ / γ_old`, `α = γ / (δ − β γ / α_old)` from the sums, as the host
-/// computes them in `solver.rs`, then `γ_old = γ`, `α_old = α`.
+/// computes them in [`Cg`](super::Cg), then `γ_old = γ`, `α_old = α`.
 pub fn coefficients(s: &mut Scalars) -> ongpu::Result<()> {
     let Scalars {
         sums,
@@ -85,7 +86,7 @@ pub fn coefficients(s: &mut Scalars) -> ongpu::Result<()> {
     })
 }
 
-/// [`update`](crate::operator::update) with α and β read from the device.
+/// [`update`](super::passes::update) with α and β read from the device.
 #[allow(clippy::too_many_arguments)]
 pub fn update_from(
     lat: Lattice,

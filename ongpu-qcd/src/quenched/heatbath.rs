@@ -7,7 +7,8 @@
 //! projection `k v` of `w` (v in SU(2), k ≥ 0) matters. With `X = r v`, the heatbath draws
 //! `X` with weight `exp((2βk/3) x0)` under the Haar measure, then `r = X v†`.
 
-use crate::su2::{project, reunitarise, rotate_rows};
+use super::su2::{project, rotate_rows};
+use crate::gauge::reunitarise;
 use ongpu::prelude::*;
 
 /// `x0` with density `∝ √(1 − x0²) exp(α x0)` on `[−1, 1]`, from draws `base..base + 1024`.

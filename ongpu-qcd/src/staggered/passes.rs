@@ -1,5 +1,5 @@
 //! The staggered operator as `on_gpu!` passes over the links of
-//! [`device_links`](crate::gauge::device_links) (phases and 1/2 folded in):
+//! [`Staggered::links`](super::Staggered::links) (phases and 1/2 folded in):
 //!
 //! `D ψ(x) = Σ_mu Ũ_mu(x) ψ(x+mû) − Ũ_mu(x−mû)† ψ(x−mû)`, `Ũ_mu(x) = η_mu(x) U_mu(x) / 2`.
 //!
@@ -8,13 +8,9 @@
 //! `D_eo`. [`apply_and_reduce`] is the second half of `A = m² − D_eo D_oe` fused with the
 //! two inner products CG needs, and [`update`] is the vector updates of an iteration.
 
+use super::Fermion;
+use crate::gauge::Links;
 use ongpu::prelude::*;
-
-/// The links the operator reads: `η_mu(x) U_mu(x) / 2`.
-pub type Links = Field<[ColorMatrix<f64>; 4]>;
-
-/// A colour vector at every site (the solver uses one parity of each).
-pub type Fermion = Field<ColorVector<f64>>;
 
 /// Useful flops of one site of [`hop`]: 8 SU(3) matrix times vector products (9 complex
 /// multiplications and 6 complex additions, 66 flops each) and 7 vector additions (6 each).
@@ -132,6 +128,24 @@ pub fn residual(lat: Lattice, b: &Fermion, w: &Fermion, r: &mut Fermion) -> ongp
     on_gpu!(sum: lat.even(), {
         r = b - w;
         r.norm2()
+    })
+}
+
+/// `out = m² x − D_eo t` at the even sites (with `t = D_oe x`: `out = A x`).
+pub fn normal(
+    lat: Lattice,
+    u: &Links,
+    t: &Fermion,
+    x: &Fermion,
+    mass2: f64,
+    out: &mut Fermion,
+) -> ongpu::Result<()> {
+    on_gpu!(lat.even(), {
+        let mut h = ColorVector::zero();
+        for mu in 0..4 {
+            h += u[mu] * t.shift(mu, 1) - u.shift(mu, -1)[mu].adj() * t.shift(mu, -1);
+        }
+        out = mass2 * x - h;
     })
 }
 

@@ -82,7 +82,8 @@ pub enum ByteOrder {
 /// of big-endian doubles (`IEEE64BIG`). Change one field with struct update syntax:
 ///
 /// ```
-/// use ongpu_runtime::nersc::{Format, Precision, Rows};
+/// # mod ongpu { pub use ::ongpu_runtime::*; pub mod qcd { pub use ::ongpu_qcd::*; } }
+/// use ongpu::qcd::nersc::{Format, Precision, Rows};
 /// let small = Format { precision: Precision::Single, rows: Rows::Two, ..Format::default() };
 /// assert_eq!(small.floating_point(), "IEEE32BIG");
 /// assert_eq!(small.site_bytes(), 4 * 2 * 3 * 2 * 4);

@@ -1,0 +1,70 @@
+//! # ongpu-qcd
+//!
+//! Lattice QCD written with `on_gpu!`, as a user of `ongpu` would write it, and reached
+//! through the facade as `ongpu::qcd`: the operators, solvers, updates and files that lattice
+//! programs call, written once.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`gauge`] | [`GaugeField`](gauge::GaugeField): the four links per site; unit, random, smooth and hot starts, the plaquette, staples, reunitarisation, gauge transformations, NERSC files |
+//! | [`quenched`] | [`QuenchedUpdate`](quenched::QuenchedUpdate): Cabibbo–Marinari heatbath and overrelaxation sweeps for the Wilson gauge action |
+//! | [`staggered`] | the staggered operator [`Staggered`](staggered::Staggered) (`D_eo`, `D_oe`, the even-odd normal operator), its passes, a host reference, and its CG solvers: eager, graph and device loop |
+//! | [`solver`] | the interface every solver implements: [`LinearSolver`](solver::LinearSolver), [`Solution`](solver::Solution), [`SolverError`](solver::SolverError) |
+//! | [`nersc`] | gauge configurations on disk in the NERSC archive format |
+//! | [`stats`] | Monte Carlo statistics: autocorrelation times and jackknife errors |
+//!
+//! ```
+//! # mod ongpu { pub use ::ongpu_runtime::*; pub mod qcd { pub use ::ongpu_qcd::*; } }
+//! use ongpu::qcd::gauge::GaugeField;
+//! use ongpu::qcd::quenched::QuenchedUpdate;
+//! use ongpu::Lattice;
+//!
+//! # fn main() -> ongpu::Result<()> {
+//! let lat = Lattice::new([4, 4, 4, 4])?;
+//! let mut u = GaugeField::unit(lat);
+//! let mut update = QuenchedUpdate::new(lat, 7);       // the seed of the counter-based generator
+//! for _ in 0..5 {
+//!     update.heatbath(&mut u, 6.0)?;                  // β = 6.0
+//!     update.overrelax(&mut u)?;
+//! }
+//! let p = u.plaquette()?;
+//! assert!(p > 0.3 && p < 0.9, "plaquette {p}");
+//! # Ok(())
+//! # }
+//! ```
+
+#![warn(missing_docs)]
+
+// The expansions of `on_gpu!`, `#[ongpu::device]` and `#[ongpu::kernel]` name
+// `::ongpu::__private`, the facade's door. The facade re-exports this crate (`ongpu::qcd`),
+// so this crate cannot depend on it; naming itself `ongpu` and opening the same door below
+// lets its code be written exactly as a user's, against the same runtime.
+extern crate self as ongpu;
+
+#[allow(unused_imports)] // the names a user reaches as `ongpu::…`
+use ongpu_macros::{device, kernel, on_gpu};
+#[allow(unused_imports)]
+use ongpu_runtime::{backend, synchronize, Backend, Error, Philox, Result};
+
+/// The facade's prelude, for this crate's own code (`use ongpu::prelude::*`).
+mod prelude {
+    pub use ongpu_macros::on_gpu;
+    #[allow(unused_imports)]
+    pub use ongpu_runtime::{
+        AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Field, Graph, GraphLoop,
+        Lattice, LoopTest, Norm2, Philox, Real, Result, SoA, Subset,
+    };
+}
+
+/// The facade's door for expansions, opened for this crate's own calls.
+#[doc(hidden)]
+mod __private {
+    pub use ongpu_runtime::__private::*;
+}
+
+pub mod gauge;
+pub mod nersc;
+pub mod quenched;
+pub mod solver;
+pub mod staggered;
+pub mod stats;

@@ -1,0 +1,127 @@
+//! The interface of linear solvers: an operator says what vectors it acts on, a solver
+//! solves `A x = b` for it and reports a [`Solution`], or says why it could not in a
+//! [`SolverError`]. Every solver of this crate (the staggered CG variants, and those to
+//! come) is called the same way, so programs can choose one at run time
+//! ([`staggered::cg_solver`](crate::staggered::cg_solver)).
+
+use ongpu::prelude::*;
+
+/// An operator a solver can invert.
+pub trait LinearOperator {
+    /// The vectors it acts on.
+    type Vector;
+
+    /// The lattice of its vectors.
+    fn lattice(&self) -> Lattice;
+}
+
+/// A solver of `A x = b` for the operators `Op`.
+pub trait LinearSolver<Op: LinearOperator> {
+    /// Solves `op x = b` from `x = 0`, to the solver's tolerance on the true residual.
+    fn solve(
+        &mut self,
+        op: &Op,
+        b: &Op::Vector,
+        x: &mut Op::Vector,
+    ) -> Result<Solution, SolverError>;
+
+    /// A short name for reports ("CG", "graph CG", …).
+    fn name(&self) -> &'static str;
+}
+
+/// What a successful solve reports.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Solution {
+    /// Iterations (applications of the operator in the recursion), over all restarts.
+    pub iterations: usize,
+    /// How often the solver started again from the true residual.
+    pub restarts: usize,
+    /// The true `|b − A x| / |b|`, recomputed from `x` at the end of the solve.
+    pub relative_residual: f64,
+    /// Wall-clock seconds of the solve (the host waits for the device at its end).
+    pub seconds: f64,
+}
+
+/// Why a solve returned no solution.
+#[derive(Debug)]
+pub enum SolverError {
+    /// A call failed.
+    Ongpu(ongpu::Error),
+    /// The residual did not reach the tolerance within the allowed iterations (or restarts).
+    NotConverged {
+        /// Iterations done.
+        iterations: usize,
+        /// `|r| / |b|` when it stopped.
+        relative_residual: f64,
+    },
+    /// `⟨p, A p⟩` came out non-positive or not finite: A is not positive definite, or the
+    /// inputs hold NaN.
+    Breakdown {
+        /// Iterations done.
+        iterations: usize,
+        /// The offending `⟨p, A p⟩`.
+        p_dot_ap: f64,
+    },
+}
+
+impl std::fmt::Display for SolverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SolverError::Ongpu(e) => write!(f, "{e}"),
+            SolverError::NotConverged {
+                iterations,
+                relative_residual,
+            } => write!(
+                f,
+                "the solver did not converge: |r|/|b| = {relative_residual:.3e} after \
+                 {iterations} iterations (allow more iterations or a larger tolerance)"
+            ),
+            SolverError::Breakdown {
+                iterations,
+                p_dot_ap,
+            } => write!(
+                f,
+                "CG broke down at iteration {iterations}: <p, A p> = {p_dot_ap:e} (the operator \
+                 is not positive definite, or the input holds NaN)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SolverError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SolverError::Ongpu(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<ongpu::Error> for SolverError {
+    fn from(e: ongpu::Error) -> Self {
+        SolverError::Ongpu(e)
+    }
+}
+
+/// An [`ongpu::Error`] unless the operator, the source and the solution are on `lat`.
+pub(crate) fn check_vectors<T: ongpu_runtime::Element>(
+    lat: Lattice,
+    op_lat: Lattice,
+    b: &Field<T>,
+    x: &Field<T>,
+) -> ongpu::Result<()> {
+    if op_lat != lat {
+        return Err(ongpu::Error::InvalidArgument(format!(
+            "the solver was made for {lat}, the operator is on {op_lat}"
+        )));
+    }
+    for (name, len) in [("source", b.len()), ("solution", x.len())] {
+        if len != lat.volume() {
+            return Err(ongpu::Error::InvalidArgument(format!(
+                "the {name} has {len} sites, the lattice {lat} {}",
+                lat.volume()
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,112 @@
+//! What every CG variant shares: its work fields, the set-up of a solve, and the outer loop
+//! that checks the true residual `b − A x` when the recursion says it has converged and, if
+//! rounding has let the recursion drift below it, starts again from that residual (at most
+//! [`MAX_RESTARTS`] times). The variants differ only in how they iterate from `r`.
+
+use super::passes::{apply_and_reduce, copy_even, hop, norm2_even, residual, zero_even};
+use super::Fermion;
+use crate::gauge::Links;
+use crate::solver::SolverError;
+use ongpu::prelude::*;
+
+/// How often CG may start again from the true residual before it gives up.
+pub const MAX_RESTARTS: usize = 5;
+
+/// The work fields of a solve, allocated once per solver so that repeated solves allocate
+/// nothing: the residual `r`, the direction `p`, `s = A p`, `w = A r` and `t = D_oe r`.
+pub(crate) struct Work {
+    pub r: Fermion,
+    pub p: Fermion,
+    pub s: Fermion,
+    pub w: Fermion,
+    pub t: Fermion,
+}
+
+impl Work {
+    pub fn new(lat: Lattice) -> Work {
+        let v = lat.volume();
+        Work {
+            r: Fermion::zeros(v),
+            p: Fermion::zeros(v),
+            s: Fermion::zeros(v),
+            w: Fermion::zeros(v),
+            t: Fermion::zeros(v),
+        }
+    }
+}
+
+/// The problem of one solve, as the variants' iterations see it.
+pub(crate) struct Problem<'a> {
+    pub lat: Lattice,
+    pub u: &'a Links,
+    pub mass2: f64,
+    /// `tol² |b|²`: the recursion stops when `|r|²` is at or below it.
+    pub target: f64,
+    pub b_norm2: f64,
+    pub max_iter: usize,
+}
+
+/// Which passes the frame itself ran (the eager solver counts them for its flops).
+#[derive(Default)]
+pub(crate) struct FramePasses {
+    pub norm: usize,
+    pub setup: usize,
+    pub true_residual: usize,
+}
+
+/// Solves `A x = b` from `x = 0` to `|b − A x|² ≤ tol² |b|²`: `iterate` runs the recursion
+/// from the residual in `work.r` (adding to the iteration count) until `|r|²` meets the
+/// target by the recursion. Returns the iterations, restarts and true relative residual.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_with_restarts(
+    lat: Lattice,
+    u: &Links,
+    mass2: f64,
+    tol: f64,
+    max_iter: usize,
+    b: &Fermion,
+    x: &mut Fermion,
+    work: &mut Work,
+    counts: &mut FramePasses,
+    mut iterate: impl FnMut(&Problem, &mut Work, &mut Fermion, &mut usize) -> Result<(), SolverError>,
+) -> Result<(usize, usize, f64), SolverError> {
+    let b_norm2 = norm2_even(lat, b)?;
+    zero_even(lat, x)?;
+    counts.norm += 1;
+    counts.setup += 1;
+    if b_norm2 == 0.0 {
+        return Ok((0, 0, 0.0));
+    }
+    let problem = Problem {
+        lat,
+        u,
+        mass2,
+        target: tol * tol * b_norm2,
+        b_norm2,
+        max_iter,
+    };
+    copy_even(lat, b, &mut work.r)?;
+    zero_even(lat, &mut work.p)?;
+    zero_even(lat, &mut work.s)?;
+    counts.setup += 3;
+    let (mut iterations, mut restarts) = (0, 0);
+    loop {
+        iterate(&problem, work, x, &mut iterations)?;
+        // The true residual, into r: t = D_oe x, w = A x, r = b − w.
+        hop(lat.odd(), u, x, &mut work.t)?;
+        apply_and_reduce(lat, u, &work.t, x, mass2, &mut work.w)?;
+        let r_norm2 = residual(lat, b, &work.w, &mut work.r)?;
+        counts.true_residual += 1;
+        let relative_residual = (r_norm2 / b_norm2).sqrt();
+        if r_norm2 <= problem.target {
+            return Ok((iterations, restarts, relative_residual));
+        }
+        if restarts == MAX_RESTARTS || iterations >= max_iter {
+            return Err(SolverError::NotConverged {
+                iterations,
+                relative_residual,
+            });
+        }
+        restarts += 1;
+    }
+}

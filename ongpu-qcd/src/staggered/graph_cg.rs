@@ -1,0 +1,186 @@
+//! CG as in [`Cg`](super::Cg), with α and β computed on the device and `block` iterations
+//! recorded once as a graph and replayed: the host waits once per block, to read `|r|²` and
+//! decide whether to go on. A block may run past convergence by up to `block − 1`
+//! iterations, which only lowers the residual further.
+
+use super::device_passes::{apply_and_reduce_into, coefficients, update_from, Scalars};
+use super::frame::{solve_with_restarts, FramePasses, Work};
+use super::passes::hop;
+use super::{Fermion, Staggered};
+use crate::gauge::Links;
+use crate::solver::{check_vectors, LinearSolver, Solution, SolverError};
+use ongpu::prelude::*;
+use std::time::Instant;
+
+/// Kernels of one [`iteration`].
+pub const KERNELS_PER_ITERATION: usize = 4;
+
+/// The solver's fields, scalars and graph, kept between solves so that a repeated solve
+/// replays the graph recorded by the first.
+pub struct GraphCg {
+    lat: Lattice,
+    tol: f64,
+    max_iter: usize,
+    block: usize,
+    work: Work,
+    scalars: Scalars,
+    graph: Graph,
+}
+
+impl GraphCg {
+    /// A solver like [`Cg::new`](super::Cg::new), replaying `block` iterations at a time.
+    pub fn new(lat: Lattice, tol: f64, max_iter: usize, block: usize) -> ongpu::Result<GraphCg> {
+        Ok(GraphCg {
+            lat,
+            tol,
+            max_iter,
+            block: block.max(1),
+            work: Work::new(lat),
+            scalars: Scalars::new()?,
+            graph: Graph::new(),
+        })
+    }
+
+    /// Iterations per replay.
+    pub fn block(&self) -> usize {
+        self.block
+    }
+
+    /// Kernels in the recorded graph (0 before the first solve, or on CPU threads).
+    pub fn graph_kernels(&self) -> usize {
+        self.graph.kernels()
+    }
+
+    /// Runs `block` iterations of `op` from the current state as one graph launch (recorded
+    /// on the first call): what a solve replays, exposed to time a replay alone.
+    pub fn replay(&mut self, op: &Staggered, x: &mut Fermion) -> ongpu::Result<()> {
+        let mass2 = op.mass() * op.mass();
+        replay(
+            &mut self.graph,
+            self.block,
+            self.lat,
+            mass2,
+            op.links(),
+            x,
+            &mut self.work,
+            &mut self.scalars,
+        )
+    }
+}
+
+/// `block` iterations as one graph launch.
+#[allow(clippy::too_many_arguments)]
+fn replay(
+    graph: &mut Graph,
+    block: usize,
+    lat: Lattice,
+    mass2: f64,
+    u: &Links,
+    x: &mut Fermion,
+    work: &mut Work,
+    scalars: &mut Scalars,
+) -> ongpu::Result<()> {
+    graph.run(|| {
+        for _ in 0..block {
+            iteration(lat, mass2, u, x, work, scalars)?;
+        }
+        Ok(())
+    })
+}
+
+/// One iteration, [`KERNELS_PER_ITERATION`] kernels: α and β from the sums, the updates,
+/// `t = D_oe r`, and `w = A r` with the next sums.
+pub(crate) fn iteration(
+    lat: Lattice,
+    mass2: f64,
+    u: &Links,
+    x: &mut Fermion,
+    w: &mut Work,
+    scalars: &mut Scalars,
+) -> ongpu::Result<()> {
+    coefficients(scalars)?;
+    update_from(
+        lat,
+        &scalars.alpha,
+        &scalars.beta,
+        &w.w,
+        &mut w.p,
+        &mut w.s,
+        x,
+        &mut w.r,
+    )?;
+    hop(lat.odd(), u, &w.r, &mut w.t)?;
+    apply_and_reduce_into(lat, u, &w.t, &w.r, mass2, &mut w.w, &mut scalars.sums)
+}
+
+/// The start of the device-side recursion from the residual in `w.r`: β = 0, `t = D_oe r`,
+/// `w = A r` and the sums.
+pub(crate) fn start(
+    lat: Lattice,
+    mass2: f64,
+    u: &Links,
+    w: &mut Work,
+    scalars: &mut Scalars,
+) -> ongpu::Result<()> {
+    scalars.restart()?;
+    hop(lat.odd(), u, &w.r, &mut w.t)?;
+    apply_and_reduce_into(lat, u, &w.t, &w.r, mass2, &mut w.w, &mut scalars.sums)
+}
+
+impl LinearSolver<Staggered> for GraphCg {
+    fn solve(
+        &mut self,
+        op: &Staggered,
+        b: &Fermion,
+        x: &mut Fermion,
+    ) -> Result<Solution, SolverError> {
+        check_vectors(self.lat, op.lattice(), b, x)?;
+        let start_time = Instant::now();
+        let GraphCg {
+            lat,
+            tol,
+            max_iter,
+            block,
+            work,
+            scalars,
+            graph,
+        } = self;
+        let (lat, block) = (*lat, *block);
+        let mass2 = op.mass() * op.mass();
+        let (iterations, restarts, relative_residual) = solve_with_restarts(
+            lat,
+            op.links(),
+            mass2,
+            *tol,
+            *max_iter,
+            b,
+            x,
+            work,
+            &mut FramePasses::default(),
+            |p, work, x, iterations| {
+                start(lat, mass2, p.u, work, scalars)?;
+                while scalars.sums.get()?.re > p.target {
+                    if *iterations >= p.max_iter {
+                        return Err(SolverError::NotConverged {
+                            iterations: *iterations,
+                            relative_residual: (scalars.sums.get()?.re / p.b_norm2).sqrt(),
+                        });
+                    }
+                    replay(graph, block, lat, mass2, p.u, x, work, scalars)?;
+                    *iterations += block;
+                }
+                Ok(())
+            },
+        )?;
+        Ok(Solution {
+            iterations,
+            restarts,
+            relative_residual,
+            seconds: start_time.elapsed().as_secs_f64(),
+        })
+    }
+
+    fn name(&self) -> &'static str {
+        "graph CG"
+    }
+}

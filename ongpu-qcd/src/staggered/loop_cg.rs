@@ -1,0 +1,148 @@
+//! CG as in [`GraphCg`](super::GraphCg), with the loop itself on the device: the iterations
+//! are recorded once into the body of a CUDA WHILE node ([`GraphLoop`]), and a test kernel
+//! after each stops the loop when `|r|²` has reached the target, or at the iteration limit.
+//! One graph launch solves; the host waits once, to read the iteration count. The iterations
+//! are those of the graph solver, so none is run past convergence.
+
+use super::device_passes::Scalars;
+use super::frame::{solve_with_restarts, FramePasses, Work};
+use super::graph_cg::{iteration, start};
+use super::{Fermion, Staggered};
+use crate::gauge::Links;
+use crate::solver::{check_vectors, LinearSolver, Solution, SolverError};
+use ongpu::prelude::*;
+use std::time::Instant;
+
+/// The loop's state, which both its test (on `|r|²` in `scalars.sums`) and its body (an
+/// iteration) take.
+struct LoopState<'a> {
+    lat: Lattice,
+    mass2: f64,
+    u: &'a Links,
+    x: &'a mut Fermion,
+    work: &'a mut Work,
+    scalars: &'a mut Scalars,
+}
+
+impl LoopState<'_> {
+    fn iterate(&mut self) -> ongpu::Result<()> {
+        iteration(
+            self.lat,
+            self.mass2,
+            self.u,
+            self.x,
+            self.work,
+            self.scalars,
+        )
+    }
+}
+
+/// The solver's fields, scalars and loop, kept between solves so that a repeated solve
+/// replays the loop recorded by the first.
+pub struct LoopCg {
+    lat: Lattice,
+    tol: f64,
+    max_iter: usize,
+    work: Work,
+    scalars: Scalars,
+    solve: GraphLoop,
+}
+
+impl LoopCg {
+    /// A solver like [`Cg::new`](super::Cg::new), its loop on the device.
+    pub fn new(lat: Lattice, tol: f64, max_iter: usize) -> ongpu::Result<LoopCg> {
+        Ok(LoopCg {
+            lat,
+            tol,
+            max_iter,
+            work: Work::new(lat),
+            scalars: Scalars::new()?,
+            solve: GraphLoop::new(),
+        })
+    }
+
+    /// Kernels in one iteration of the recorded loop, besides its test (0 before the first
+    /// solve, or on CPU threads).
+    pub fn loop_kernels(&self) -> usize {
+        self.solve.kernels()
+    }
+}
+
+/// Iterates on the device while `|r|² > target`, at most `max` times; returns the
+/// iterations made (the one wait of a solve).
+fn run_loop(
+    solve: &mut GraphLoop,
+    mut state: LoopState,
+    target: f64,
+    max: usize,
+) -> ongpu::Result<usize> {
+    let max = u32::try_from(max).unwrap_or(u32::MAX);
+    solve.run_while(
+        &mut state,
+        |s| LoopTest::above(&s.scalars.sums, target),
+        max,
+        LoopState::iterate,
+    )?;
+    Ok(solve.iterations()? as usize)
+}
+
+impl LinearSolver<Staggered> for LoopCg {
+    fn solve(
+        &mut self,
+        op: &Staggered,
+        b: &Fermion,
+        x: &mut Fermion,
+    ) -> Result<Solution, SolverError> {
+        check_vectors(self.lat, op.lattice(), b, x)?;
+        let start_time = Instant::now();
+        let LoopCg {
+            lat,
+            tol,
+            max_iter,
+            work,
+            scalars,
+            solve,
+        } = self;
+        let lat = *lat;
+        let mass2 = op.mass() * op.mass();
+        let (iterations, restarts, relative_residual) = solve_with_restarts(
+            lat,
+            op.links(),
+            mass2,
+            *tol,
+            *max_iter,
+            b,
+            x,
+            work,
+            &mut FramePasses::default(),
+            |p, work, x, iterations| {
+                start(lat, mass2, p.u, work, scalars)?;
+                let state = LoopState {
+                    lat,
+                    mass2,
+                    u: p.u,
+                    x,
+                    work,
+                    scalars,
+                };
+                *iterations += run_loop(
+                    solve,
+                    state,
+                    p.target,
+                    p.max_iter.saturating_sub(*iterations),
+                )?;
+                Ok(())
+            },
+        )?;
+        Ok(Solution {
+            iterations,
+            restarts,
+            relative_residual,
+            seconds: start_time.elapsed().as_secs_f64(),
+        })
+    }
+
+    fn name(&self) -> &'static str {
+        "device-loop CG"
+    }
+}

@@ -1,0 +1,93 @@
+//! Staggered fermions: the operator
+//!
+//! `D ψ(x) = ½ Σ_mu η_mu(x) [U_mu(x) ψ(x+mû) − U_mu(x−mû)† ψ(x−mû)]`,
+//! `η_mu(x) = (−1)^(x_0 + … + x_{mu−1})`,
+//!
+//! on a periodic lattice, and conjugate gradients for the even-odd normal system
+//! `(m² − D_eo D_oe) x_e = b_e`.
+//!
+//! - [`Staggered`]: the operator (phases and ½ folded into its links once), with `D_oe`,
+//!   `D_eo`, the full `D` and the normal operator as calls;
+//! - [`passes`]: the `on_gpu!` passes the solvers are made of, with their flop and byte
+//!   counts;
+//! - [`Cg`] (one host wait per iteration), [`GraphCg`] (blocks of iterations replayed as a
+//!   CUDA graph) and [`LoopCg`] (the whole loop on the device, in a WHILE node), all behind
+//!   [`LinearSolver`](crate::solver::LinearSolver); [`cg_solver`] picks one by [`CgVariant`];
+//! - [`reference`]: the operator again on the host, written independently, to check
+//!   results against.
+//!
+//! ```
+//! # mod ongpu { pub use ::ongpu_runtime::*; pub mod qcd { pub use ::ongpu_qcd::*; } }
+//! use ongpu::qcd::gauge::GaugeField;
+//! use ongpu::qcd::solver::LinearSolver;
+//! use ongpu::qcd::staggered::{self, reference::HostStaggered, Cg, Fermion, Staggered};
+//! use ongpu::Lattice;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let lat = Lattice::new([4, 4, 4, 4])?;
+//! let u = GaugeField::random(lat, 1);
+//! let op = Staggered::new(&u, 0.5)?;                       // mass 0.5
+//! let b_host = staggered::even_part(&lat, &staggered::random_vector(&lat, 2));
+//! let b = Fermion::from_vec(b_host.clone());
+//! let mut x = Fermion::zeros(lat.volume());
+//! let mut cg = Cg::new(lat, 1e-10, 1000);
+//! let solution = cg.solve(&op, &b, &mut x)?;
+//! let host = HostStaggered::from_gauge(&u, 0.5)?;
+//! assert!(host.relative_residual(&b_host, &x.to_vec()?) <= 1e-10);
+//! println!("{} iterations in {:.3} s", solution.iterations, solution.seconds);
+//! # Ok(())
+//! # }
+//! ```
+
+mod cg;
+mod device_passes;
+mod frame;
+mod graph_cg;
+mod loop_cg;
+mod operator;
+pub mod passes;
+pub mod reference;
+mod sources;
+
+pub use cg::{Cg, PassCounts};
+pub use device_passes::{apply_and_reduce_into, coefficients, update_from, Scalars};
+pub use frame::MAX_RESTARTS;
+pub use graph_cg::{GraphCg, KERNELS_PER_ITERATION};
+pub use loop_cg::LoopCg;
+pub use operator::{staggered_phase, Staggered};
+pub use sources::{even_part, random_vector, HostVector};
+
+use crate::solver::LinearSolver;
+use ongpu::prelude::*;
+
+/// A colour vector at every site (the even-odd solvers use one parity of each).
+pub type Fermion = Field<ColorVector<f64>>;
+
+/// Which CG runs a solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CgVariant {
+    /// [`Cg`]: α and β on the host, one wait per iteration.
+    Eager,
+    /// [`GraphCg`]: `block` iterations recorded once as a graph and replayed.
+    Graph {
+        /// Iterations per replay.
+        block: usize,
+    },
+    /// [`LoopCg`]: the iterations in a device-side loop, one launch and one wait per solve.
+    DeviceLoop,
+}
+
+/// A CG solver of `variant` for the normal system of [`Staggered`] on `lat`, to
+/// `|b − A x| ≤ tol |b|` in at most `max_iter` iterations.
+pub fn cg_solver(
+    variant: CgVariant,
+    lat: Lattice,
+    tol: f64,
+    max_iter: usize,
+) -> ongpu::Result<Box<dyn LinearSolver<Staggered>>> {
+    Ok(match variant {
+        CgVariant::Eager => Box::new(Cg::new(lat, tol, max_iter)),
+        CgVariant::Graph { block } => Box::new(GraphCg::new(lat, tol, max_iter, block)?),
+        CgVariant::DeviceLoop => Box::new(LoopCg::new(lat, tol, max_iter)?),
+    })
+}
