@@ -9,7 +9,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-mod kernels;
+use ongpu_classic::dot as kernels;
 
 use common::{arg, time};
 use ongpu::prelude::*;

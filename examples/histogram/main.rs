@@ -10,7 +10,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-mod kernels;
+use ongpu_classic::histogram as kernels;
 
 use common::{arg, time};
 use ongpu::prelude::*;

@@ -22,8 +22,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-mod kernels;
-mod sgemm;
+use ongpu_classic::matmul as kernels;
+use ongpu_classic::sgemm;
 
 use common::{arg, arg_list, time};
 use ongpu::prelude::*;

@@ -18,15 +18,8 @@ use rand::Rng;
 pub mod arrays;
 pub mod device_arrays;
 pub mod device_barriers;
-#[path = "../../examples/dot_lock/kernels.rs"]
-pub mod dot;
 pub mod generic_fns;
-#[path = "../../examples/histogram/kernels.rs"]
-pub mod histogram;
-#[path = "../../examples/matmul/kernels.rs"]
-pub mod matmul;
-#[path = "../../examples/matmul/sgemm.rs"]
-pub mod sgemm;
+pub use ongpu_classic::{dot, histogram, matmul, sgemm};
 
 pub type Program = fn() -> Vec<Output>;
 

@@ -4,7 +4,8 @@
 //! Constructors give the ordered start ([`GaugeField::unit`]), independent random links
 //! ([`GaugeField::random`]: the hardest case for a solver), links near the identity
 //! ([`GaugeField::smooth`]) and the hot start of a Markov chain ([`GaugeField::hot`]: a
-//! heatbath sweep at β = 0, the Haar measure). Observables ([`GaugeField::plaquette`],
+//! heatbath sweep at β = 0, the Haar measure; defined with the updates, in
+//! [`crate::quenched`]). Observables ([`GaugeField::plaquette`],
 //! [`GaugeField::link_trace`]), staples, reunitarisation and gauge transformations are
 //! `on_gpu!` calls; NERSC files are read and written through [`crate::nersc`].
 
@@ -18,7 +19,6 @@ pub use projection::reunitarise;
 pub use su3::HostLinks;
 pub use transform::random_gauge_transformation;
 
-use crate::quenched::QuenchedUpdate;
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -72,16 +72,6 @@ impl GaugeField {
             lat,
             links: Field::from_vec(host),
         }
-    }
-
-    /// The hot start of a Markov chain: the links after one heatbath sweep at β = 0 from the
-    /// unit field, i.e. drawn from the Haar measure on the device, by
-    /// [`QuenchedUpdate::new(lat, seed)`](QuenchedUpdate::new). A chain that goes on from
-    /// here draws from later streams with [`QuenchedUpdate::resume(lat, seed, 1)`](QuenchedUpdate::resume).
-    pub fn hot(lat: Lattice, seed: u64) -> ongpu::Result<GaugeField> {
-        let mut u = GaugeField::unit(lat);
-        QuenchedUpdate::new(lat, seed).heatbath(&mut u, 0.0)?;
-        Ok(u)
     }
 
     /// A gauge field of the links `links` on `lat`; an [`ongpu::Error`] if their number is
