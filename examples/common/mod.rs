@@ -128,3 +128,44 @@ fn timed(backend: Backend, f: &mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::R
         }
     }
 }
+
+/// `X,Y,Z,T` as four lattice extents (the `--dims` flag).
+pub fn parse_dims(v: &str) -> Result<[usize; 4], String> {
+    let parts: Vec<usize> = v
+        .split(',')
+        .map(|x| x.trim().parse())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("--dims {v}: {e}"))?;
+    parts
+        .try_into()
+        .map_err(|_| format!("--dims {v}: want four extents X,Y,Z,T"))
+}
+
+/// Runs `f` once to warm up (kernels compile on first use), then `repeat` times, each
+/// between two synchronisations; returns the last result and the seconds of each timed run.
+pub fn time_runs<R, E: From<ongpu::Error>>(
+    repeat: usize,
+    mut f: impl FnMut() -> Result<R, E>,
+) -> Result<(R, Vec<f64>), E> {
+    let mut result = f()?;
+    let mut seconds = Vec::with_capacity(repeat);
+    for _ in 0..repeat.max(1) {
+        ongpu::synchronize()?;
+        let start = Instant::now();
+        result = f()?;
+        ongpu::synchronize()?;
+        seconds.push(start.elapsed().as_secs_f64());
+    }
+    Ok((result, seconds))
+}
+
+/// The exit code of a program's `run`: success, or its error printed to stderr.
+pub fn exit_code(result: Result<(), Box<dyn std::error::Error>>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

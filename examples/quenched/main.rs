@@ -14,6 +14,8 @@
 //! links); `--load` continues from one (its lattice replaces `--size`, and its sequence
 //! number, the sweeps behind it, moves the random streams past those already used).
 
+#[path = "../common/mod.rs"]
+mod common;
 mod output;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -67,16 +69,7 @@ impl Options {
         while let Some(arg) = p.next()? {
             match arg {
                 Long("size") => o.dims = [p.value()?.parse()?; 4],
-                Long("dims") => {
-                    let v = p.value()?.string()?;
-                    let d: Vec<usize> = v
-                        .split(',')
-                        .map(|s| s.trim().parse())
-                        .collect::<Result<_, _>>()?;
-                    o.dims = d
-                        .try_into()
-                        .map_err(|_| format!("--dims {v}: want four extents"))?;
-                }
+                Long("dims") => o.dims = common::parse_dims(&p.value()?.string()?)?,
                 Long("beta") => o.beta = p.value()?.parse()?,
                 Long("sweeps") => o.sweeps = p.value()?.parse()?,
                 Long("therm") => o.therm = p.value()?.parse()?,

@@ -15,17 +15,9 @@ use std::time::Instant;
 /// synchronisations, and the last run's result.
 pub fn time_solves<R, E: From<ongpu::Error>>(
     repeat: usize,
-    mut solve: impl FnMut() -> Result<R, E>,
+    solve: impl FnMut() -> Result<R, E>,
 ) -> Result<(R, f64), E> {
-    let mut result = solve()?;
-    let mut seconds = Vec::with_capacity(repeat);
-    for _ in 0..repeat.max(1) {
-        ongpu::synchronize()?;
-        let start = Instant::now();
-        result = solve()?;
-        ongpu::synchronize()?;
-        seconds.push(start.elapsed().as_secs_f64());
-    }
+    let (result, seconds) = common::time_runs(repeat, solve)?;
     Ok((result, common::median(seconds)))
 }
 

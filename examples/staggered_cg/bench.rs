@@ -9,7 +9,6 @@ use ongpu::qcd::solver::{LinearSolver, Solution, SolverError};
 use ongpu::qcd::staggered::passes::{apply_and_reduce, dslash_eo_oe, hop, update};
 use ongpu::qcd::staggered::{Cg, Fermion, Staggered};
 use ongpu::Backend;
-use std::time::Instant;
 
 /// Seconds per call of each pass, and of `D_oe` then `D_eo` alone.
 #[derive(Debug, Clone, Copy)]
@@ -33,16 +32,7 @@ pub fn time_solves(
     x: &mut Fermion,
     repeat: usize,
 ) -> Result<(Solution, Vec<f64>), SolverError> {
-    let mut solution = solver.solve(op, b, x)?;
-    let mut seconds = Vec::with_capacity(repeat);
-    for _ in 0..repeat {
-        ongpu::synchronize()?;
-        let start = Instant::now();
-        solution = solver.solve(op, b, x)?;
-        ongpu::synchronize()?;
-        seconds.push(start.elapsed().as_secs_f64());
-    }
-    Ok((solution, seconds))
+    common::time_runs(repeat, || solver.solve(op, b, x))
 }
 
 /// Times each pass on its own on fields like the solver's (the source as `r`; α and β keep

@@ -58,16 +58,7 @@ impl Options {
         while let Some(arg) = p.next()? {
             match arg {
                 Long("size") => o.dims = [p.value()?.parse()?; 4],
-                Long("dims") => {
-                    let v = p.value()?.string()?;
-                    let parts: Vec<usize> = v
-                        .split(',')
-                        .map(|x| x.trim().parse())
-                        .collect::<Result<_, _>>()?;
-                    o.dims = parts
-                        .try_into()
-                        .map_err(|_| format!("--dims {v}: want four extents X,Y,Z,T"))?;
-                }
+                Long("dims") => o.dims = crate::common::parse_dims(&p.value()?.string()?)?,
                 Long("mass") => o.mass = p.value()?.parse()?,
                 Long("tol") => o.tol = p.value()?.parse()?,
                 Long("max-iter") => o.max_iter = p.value()?.parse()?,

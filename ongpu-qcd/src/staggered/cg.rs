@@ -18,15 +18,14 @@
 //! `b − A x` with the same passes; if rounding has let the recursion drift below it, CG
 //! starts again from that residual (at most [`MAX_RESTARTS`](super::MAX_RESTARTS) times).
 
-use super::frame::{solve_with_restarts, FramePasses, Problem, Work};
+use super::frame::{solve_with_restarts, FramePasses, Limits, Problem, Work};
 use super::passes::{
     apply_and_reduce, hop, update, APPLY_AND_REDUCE_FLOPS, HOP_FLOPS, NORM_FLOPS, RESIDUAL_FLOPS,
     UPDATE_FLOPS,
 };
 use super::{Fermion, Staggered};
-use crate::solver::{check_vectors, LinearSolver, Solution, SolverError};
+use crate::solver::{LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
-use std::time::Instant;
 
 /// How many times a solve ran each pass (for its flop count and the time shares).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -61,9 +60,7 @@ impl PassCounts {
 /// once per iteration. Its work fields are allocated once, so repeated solves allocate
 /// nothing.
 pub struct Cg {
-    lat: Lattice,
-    tol: f64,
-    max_iter: usize,
+    limits: Limits,
     passes: PassCounts,
     work: Work,
 }
@@ -73,9 +70,7 @@ impl Cg {
     /// `max_iter` iterations.
     pub fn new(lat: Lattice, tol: f64, max_iter: usize) -> Cg {
         Cg {
-            lat,
-            tol,
-            max_iter,
+            limits: Limits { lat, tol, max_iter },
             passes: PassCounts::default(),
             work: Work::new(lat),
         }
@@ -143,17 +138,11 @@ impl LinearSolver<Staggered> for Cg {
         b: &Fermion,
         x: &mut Fermion,
     ) -> Result<Solution, SolverError> {
-        check_vectors(self.lat, op.lattice(), b, x)?;
-        let start = Instant::now();
         let mut passes = PassCounts::default();
         let mut frame = FramePasses::default();
-        let mass2 = op.mass() * op.mass();
         let result = solve_with_restarts(
-            self.lat,
-            op.links(),
-            mass2,
-            self.tol,
-            self.max_iter,
+            &self.limits,
+            op,
             b,
             x,
             &mut self.work,
@@ -166,13 +155,7 @@ impl LinearSolver<Staggered> for Cg {
         passes.apply_and_reduce += frame.true_residual;
         passes.residual += frame.true_residual;
         self.passes = passes;
-        let (iterations, restarts, relative_residual) = result?;
-        Ok(Solution {
-            iterations,
-            restarts,
-            relative_residual,
-            seconds: start.elapsed().as_secs_f64(),
-        })
+        result
     }
 
     fn name(&self) -> &'static str {

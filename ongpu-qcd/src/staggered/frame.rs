@@ -5,9 +5,11 @@
 
 use super::passes::{apply_and_reduce, copy_even, hop, norm2_even, residual, zero_even};
 use super::Fermion;
+use super::Staggered;
 use crate::gauge::Links;
-use crate::solver::SolverError;
+use crate::solver::{check_vectors, Solution, SolverError};
 use ongpu::prelude::*;
+use std::time::Instant;
 
 /// How often CG may start again from the true residual before it gives up.
 pub const MAX_RESTARTS: usize = 5;
@@ -54,22 +56,52 @@ pub(crate) struct FramePasses {
     pub true_residual: usize,
 }
 
-/// Solves `A x = b` from `x = 0` to `|b − A x|² ≤ tol² |b|²`: `iterate` runs the recursion
-/// from the residual in `work.r` (adding to the iteration count) until `|r|²` meets the
-/// target by the recursion. Returns the iterations, restarts and true relative residual.
-#[allow(clippy::too_many_arguments)]
+/// What a solver asks of a solve: its lattice, tolerance and iteration limit.
+pub(crate) struct Limits {
+    pub lat: Lattice,
+    pub tol: f64,
+    pub max_iter: usize,
+}
+
+/// Solves `op x = b` from `x = 0` to `|b − A x|² ≤ tol² |b|²` (the operator and vectors
+/// checked first, the solve timed): `iterate` runs the recursion from the residual in
+/// `work.r` (adding to the iteration count) until `|r|²` meets the target by the recursion.
 pub(crate) fn solve_with_restarts(
-    lat: Lattice,
+    limits: &Limits,
+    op: &Staggered,
+    b: &Fermion,
+    x: &mut Fermion,
+    work: &mut Work,
+    counts: &mut FramePasses,
+    iterate: impl FnMut(&Problem, &mut Work, &mut Fermion, &mut usize) -> Result<(), SolverError>,
+) -> Result<Solution, SolverError> {
+    check_vectors(limits.lat, op.lattice(), b, x)?;
+    let start = Instant::now();
+    let mass2 = op.mass() * op.mass();
+    let (iterations, restarts, relative_residual) =
+        outer_loop(limits, op.links(), mass2, b, x, work, counts, iterate)?;
+    Ok(Solution {
+        iterations,
+        restarts,
+        relative_residual,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// The set-up and the restarts of [`solve_with_restarts`]; returns the iterations, restarts
+/// and true relative residual.
+#[allow(clippy::too_many_arguments)]
+fn outer_loop(
+    limits: &Limits,
     u: &Links,
     mass2: f64,
-    tol: f64,
-    max_iter: usize,
     b: &Fermion,
     x: &mut Fermion,
     work: &mut Work,
     counts: &mut FramePasses,
     mut iterate: impl FnMut(&Problem, &mut Work, &mut Fermion, &mut usize) -> Result<(), SolverError>,
 ) -> Result<(usize, usize, f64), SolverError> {
+    let Limits { lat, tol, max_iter } = *limits;
     let b_norm2 = norm2_even(lat, b)?;
     zero_even(lat, x)?;
     counts.norm += 1;

@@ -4,13 +4,12 @@
 //! iterations, which only lowers the residual further.
 
 use super::device_passes::{apply_and_reduce_into, coefficients, update_from, Scalars};
-use super::frame::{solve_with_restarts, FramePasses, Work};
+use super::frame::{solve_with_restarts, FramePasses, Limits, Work};
 use super::passes::hop;
 use super::{Fermion, Staggered};
 use crate::gauge::Links;
-use crate::solver::{check_vectors, LinearSolver, Solution, SolverError};
+use crate::solver::{LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
-use std::time::Instant;
 
 /// Kernels of one [`iteration`].
 pub const KERNELS_PER_ITERATION: usize = 4;
@@ -18,9 +17,7 @@ pub const KERNELS_PER_ITERATION: usize = 4;
 /// The solver's fields, scalars and graph, kept between solves so that a repeated solve
 /// replays the graph recorded by the first.
 pub struct GraphCg {
-    lat: Lattice,
-    tol: f64,
-    max_iter: usize,
+    limits: Limits,
     block: usize,
     work: Work,
     scalars: Scalars,
@@ -31,9 +28,7 @@ impl GraphCg {
     /// A solver like [`Cg::new`](super::Cg::new), replaying `block` iterations at a time.
     pub fn new(lat: Lattice, tol: f64, max_iter: usize, block: usize) -> ongpu::Result<GraphCg> {
         Ok(GraphCg {
-            lat,
-            tol,
-            max_iter,
+            limits: Limits { lat, tol, max_iter },
             block: block.max(1),
             work: Work::new(lat),
             scalars: Scalars::new()?,
@@ -58,7 +53,7 @@ impl GraphCg {
         replay(
             &mut self.graph,
             self.block,
-            self.lat,
+            self.limits.lat,
             mass2,
             op.links(),
             x,
@@ -134,29 +129,23 @@ impl LinearSolver<Staggered> for GraphCg {
         b: &Fermion,
         x: &mut Fermion,
     ) -> Result<Solution, SolverError> {
-        check_vectors(self.lat, op.lattice(), b, x)?;
-        let start_time = Instant::now();
         let GraphCg {
-            lat,
-            tol,
-            max_iter,
+            limits,
             block,
             work,
             scalars,
             graph,
         } = self;
-        let (lat, block) = (*lat, *block);
+        let (lat, block) = (limits.lat, *block);
         let mass2 = op.mass() * op.mass();
-        let (iterations, restarts, relative_residual) = solve_with_restarts(
-            lat,
-            op.links(),
-            mass2,
-            *tol,
-            *max_iter,
+        let mut counts = FramePasses::default();
+        solve_with_restarts(
+            limits,
+            op,
             b,
             x,
             work,
-            &mut FramePasses::default(),
+            &mut counts,
             |p, work, x, iterations| {
                 start(lat, mass2, p.u, work, scalars)?;
                 while scalars.sums.get()?.re > p.target {
@@ -171,13 +160,7 @@ impl LinearSolver<Staggered> for GraphCg {
                 }
                 Ok(())
             },
-        )?;
-        Ok(Solution {
-            iterations,
-            restarts,
-            relative_residual,
-            seconds: start_time.elapsed().as_secs_f64(),
-        })
+        )
     }
 
     fn name(&self) -> &'static str {

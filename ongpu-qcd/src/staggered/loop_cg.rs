@@ -5,13 +5,12 @@
 //! are those of the graph solver, so none is run past convergence.
 
 use super::device_passes::Scalars;
-use super::frame::{solve_with_restarts, FramePasses, Work};
+use super::frame::{solve_with_restarts, FramePasses, Limits, Work};
 use super::graph_cg::{iteration, start};
 use super::{Fermion, Staggered};
 use crate::gauge::Links;
-use crate::solver::{check_vectors, LinearSolver, Solution, SolverError};
+use crate::solver::{LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
-use std::time::Instant;
 
 /// The loop's state, which both its test (on `|r|²` in `scalars.sums`) and its body (an
 /// iteration) take.
@@ -40,9 +39,7 @@ impl LoopState<'_> {
 /// The solver's fields, scalars and loop, kept between solves so that a repeated solve
 /// replays the loop recorded by the first.
 pub struct LoopCg {
-    lat: Lattice,
-    tol: f64,
-    max_iter: usize,
+    limits: Limits,
     work: Work,
     scalars: Scalars,
     solve: GraphLoop,
@@ -52,9 +49,7 @@ impl LoopCg {
     /// A solver like [`Cg::new`](super::Cg::new), its loop on the device.
     pub fn new(lat: Lattice, tol: f64, max_iter: usize) -> ongpu::Result<LoopCg> {
         Ok(LoopCg {
-            lat,
-            tol,
-            max_iter,
+            limits: Limits { lat, tol, max_iter },
             work: Work::new(lat),
             scalars: Scalars::new()?,
             solve: GraphLoop::new(),
@@ -93,28 +88,22 @@ impl LinearSolver<Staggered> for LoopCg {
         b: &Fermion,
         x: &mut Fermion,
     ) -> Result<Solution, SolverError> {
-        check_vectors(self.lat, op.lattice(), b, x)?;
-        let start_time = Instant::now();
         let LoopCg {
-            lat,
-            tol,
-            max_iter,
+            limits,
             work,
             scalars,
             solve,
         } = self;
-        let lat = *lat;
+        let lat = limits.lat;
         let mass2 = op.mass() * op.mass();
-        let (iterations, restarts, relative_residual) = solve_with_restarts(
-            lat,
-            op.links(),
-            mass2,
-            *tol,
-            *max_iter,
+        let mut counts = FramePasses::default();
+        solve_with_restarts(
+            limits,
+            op,
             b,
             x,
             work,
-            &mut FramePasses::default(),
+            &mut counts,
             |p, work, x, iterations| {
                 start(lat, mass2, p.u, work, scalars)?;
                 let state = LoopState {
@@ -125,21 +114,11 @@ impl LinearSolver<Staggered> for LoopCg {
                     work,
                     scalars,
                 };
-                *iterations += run_loop(
-                    solve,
-                    state,
-                    p.target,
-                    p.max_iter.saturating_sub(*iterations),
-                )?;
+                let left = p.max_iter.saturating_sub(*iterations);
+                *iterations += run_loop(solve, state, p.target, left)?;
                 Ok(())
             },
-        )?;
-        Ok(Solution {
-            iterations,
-            restarts,
-            relative_residual,
-            seconds: start_time.elapsed().as_secs_f64(),
-        })
+        )
     }
 
     fn name(&self) -> &'static str {
