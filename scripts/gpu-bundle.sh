@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the release test binaries and examples and copies them (stripped) into .gpu-bundle/,
-# so that a CUDA machine without a Rust toolchain can run them with scripts/gpu-run.sh.
+# so that a CUDA machine without a Rust toolchain can run them with scripts/gpu-run.sh, and
+# compresses that folder into .gpu-bundle.tar.xz (carry that file alone).
 # Usage: scripts/gpu-bundle.sh [example ...]   (default: every example)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,3 +40,6 @@ done
 strip "$out"/tests/* "$out"/examples/* 2>/dev/null || true
 du -sh "$out"
 ls "$out/tests" "$out/examples"
+# The folder compressed, for a carried tree limited in size (gpu-run.sh unpacks it).
+tar -C "$out" -cf - . | xz -T0 -6 >"$out.tar.xz"
+du -sh "$out.tar.xz"

@@ -139,6 +139,9 @@ pub fn items(f: &ItemFn, sig: &Signature, rust: Rust, cuda: Cuda<'_>) -> TokenSt
 
         #host
 
+        // Not listed among "types that implement the trait" when a body calls an unmarked
+        // function: the list would name every device function of every crate in the build.
+        #[diagnostic::do_not_recommend]
         impl ::ongpu::__private::DeviceFunction for #name {
             const INFO: &'static ::ongpu::__private::DeviceFnInfo = {
                 const CALLS: &[&::ongpu::__private::DeviceFnInfo] = &[#(#calls),*];
