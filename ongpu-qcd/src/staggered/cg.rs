@@ -36,7 +36,7 @@ pub struct PassCounts {
     pub apply_and_reduce: usize,
     /// [`update`] (the vector updates).
     pub update: usize,
-    /// [`residual`] (`r = b − A x`, `|r|²`).
+    /// [`residual`](super::passes::residual) (`r = b − A x`, `|r|²`).
     pub residual: usize,
     /// `|b|²`.
     pub norm: usize,

@@ -11,7 +11,7 @@ use crate::gauge::Links;
 use crate::solver::{LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
 
-/// Kernels of one [`iteration`].
+/// Kernels of one iteration of [`GraphCg`] and [`LoopCg`](super::LoopCg).
 pub const KERNELS_PER_ITERATION: usize = 4;
 
 /// The solver's fields, scalars and graph, kept between solves so that a repeated solve

@@ -12,8 +12,8 @@
 //!   counts;
 //! - [`Cg`] (one host wait per iteration), [`GraphCg`] (blocks of iterations replayed as a
 //!   CUDA graph) and [`LoopCg`] (the whole loop on the device, in a WHILE node), all behind
-//!   [`LinearSolver`](crate::solver::LinearSolver); [`cg_solver`] picks one by [`CgVariant`];
-//! - [`reference`]: the operator again on the host, written independently, to check
+//!   [`LinearSolver`]; [`cg_solver`] picks one by [`CgVariant`];
+//! - [`reference`](mod@reference): the operator again on the host, written independently, to check
 //!   results against.
 //!
 //! ```
