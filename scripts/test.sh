@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every check of the project: formatting, clippy on both feature sets, all workspace tests
 # (NVRTC compiles every generated kernel; GPU tests are ignored on machines without one),
-# the CPU-only build's tests (with the physics library), the docs, and the packages of the
+# the CPU-only build's tests (with the physics library), the docs, the `mpi` feature under
+# mpirun (scripts/mpi-tests.sh, which installs Open MPI if needed), and the packages of the
 # four crates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,8 @@ cargo clippy --workspace --all-targets --no-default-features --features rayon --
 cargo test --workspace
 cargo test --workspace --no-default-features --features rayon,qcd
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+# The `mpi` feature: its build, and its test program under mpirun with 1, 2 and 4 ranks.
+bash scripts/mpi-tests.sh
 # The four published crates as they would be published (ongpu-classic, the examples' kernels, is not) (each packaged and built from its package), in
 # a target folder of its own: cargo keys a registry crate's build by name and version only,
 # so a reused folder would build the packages against an earlier package of the same version.

@@ -210,8 +210,8 @@ pub use ongpu_runtime::{
     backend, bounds_checks, codegen, cuda_available, in_stream_scope, math, synchronize,
     with_backend, with_bounds_checks, AoS, AoSoA, Backend, ColorMatrix, ColorVector, Complex,
     DeviceScalar, Devices, Dim3, Element, Error, Event, Field, Graph, GraphLoop, HostMut, Lattice,
-    LaunchShape, Layout, Location, LoopTest, LoopValue, Norm2, Philox, Real, RealKind, Residency,
-    Result, Scalar, ScalarRead, SoA, SplitField, SplitLattice, SplitRead, SplitShifted,
+    LaunchShape, Layout, Location, LoopTest, LoopValue, Norm2, Philox, ProcessGrid, Real, RealKind,
+    Residency, Result, Scalar, ScalarRead, SoA, SplitField, SplitLattice, SplitRead, SplitShifted,
     SplitSubset, SplitWrite, Storage, Stream, Subset, Transfers,
 };
 pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
@@ -221,6 +221,12 @@ pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
 /// `ongpu-qcd` crate; the default feature `qcd`).
 #[cfg(feature = "qcd")]
 pub use ongpu_qcd as qcd;
+
+/// Many processes, one program, through MPI (the `mpi` feature): [`mpi::World`] (the ranks,
+/// the GPU of each, collectives every rank agrees on). The cut of a lattice over the ranks is
+/// [`ProcessGrid`]; `docs/multi-node.md` says how to run.
+#[cfg(feature = "mpi")]
+pub use ongpu_runtime::mpi;
 /// Counter-based random numbers: [`Philox`] and the portable functions its normal deviates use.
 pub use ongpu_runtime::random;
 

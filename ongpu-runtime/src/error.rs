@@ -369,6 +369,12 @@ pub enum Error {
         reason: String,
     },
 
+    /// A multi-process run could not go on: MPI could not start, or some ranks failed a
+    /// step that every rank agreed on ([`World::agree`](crate::mpi::World::agree) names each
+    /// failed rank and its error).
+    #[error("MPI: {0}")]
+    Mpi(String),
+
     /// A value that does not fit what the operation accepts.
     #[error("{0}")]
     InvalidArgument(String),

@@ -26,6 +26,8 @@ mod kernel;
 mod lattice;
 mod launch;
 pub mod math;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod random;
 mod reduce;
 mod scalar;
@@ -42,6 +44,7 @@ pub use geometry::{Lattice, Subset};
 pub use graph::Graph;
 pub use graph_loop::{GraphLoop, LoopTest, LoopValue};
 pub use kernel::shape::{Dim3, LaunchShape};
+pub use lattice::ranks::ProcessGrid;
 pub use lattice::split::{
     Devices, SplitField, SplitLattice, SplitLatticeValue, SplitRead, SplitShifted, SplitSubset,
     SplitWrite,

@@ -101,7 +101,7 @@ fn open() -> std::result::Result<Device, String> {
             .trim()
             .parse::<usize>()
             .map_err(|_| format!("ONGPU_DEVICE={s:?} is not a device number"))?,
-        Err(_) => 0,
+        Err(_) => CHOSEN.get().copied().unwrap_or(0),
     };
     open_ordinal(ordinal).map_err(|e| match std::env::var("ONGPU_DEVICE") {
         Ok(_) => format!("ONGPU_DEVICE={ordinal}: {e}"),
@@ -198,6 +198,30 @@ pub(crate) fn by_ordinal(ordinal: usize) -> Result<&'static Device> {
     .map_err(|reason| Error::NoDevice {
         reason: reason.clone(),
     })
+}
+
+/// The default device chosen by the program (an MPI rank's GPU), where `ONGPU_DEVICE` does
+/// not say.
+static CHOSEN: OnceLock<usize> = OnceLock::new();
+
+/// Makes device `ordinal` the process's default device (opened on first use), as an MPI rank
+/// does with the GPU of its node-local rank. An error if the default device is already open
+/// and is another, or if another was chosen before.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn choose_default_device(ordinal: usize) -> Result<()> {
+    if CHOSEN.get_or_init(|| ordinal) != &ordinal {
+        return Err(Error::InvalidArgument(format!(
+            "device {ordinal} chosen as the default device, but device {} was chosen before",
+            CHOSEN.get().copied().unwrap_or(0)
+        )));
+    }
+    match DEVICE.get() {
+        Some(Ok(d)) if d.info.ordinal != ordinal => Err(Error::InvalidArgument(format!(
+            "device {ordinal} chosen as the default device after device {} was opened as it:              make the MPI World before the first GPU call",
+            d.info.ordinal
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Number of CUDA devices of the machine.

@@ -21,6 +21,8 @@ pub(crate) mod stream;
 pub(crate) mod sync_event;
 
 pub use buffer::DeviceBuffer;
+#[cfg(feature = "mpi")]
+pub(crate) use device::choose_default_device;
 pub(crate) use device::with_device;
 pub(crate) use device::{check_same_device, probe};
 pub use device::{device, device_count, Device, DeviceInfo, MAX_DEVICES};

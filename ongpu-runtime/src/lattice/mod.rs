@@ -5,11 +5,13 @@
 //! - `shift`: a captured field read at other sites (`f.shift(mu, k)`);
 //! - `space`: the index space of a call (a count, a lattice, a subset, a split lattice),
 //!   checked against the captured fields;
-//! - `split`: one lattice over several devices of one process, with halo exchange.
+//! - `split`: one lattice over several devices of one process, with halo exchange;
+//! - `ranks`: one lattice over the ranks of an MPI run (the process grid).
 //!
 //! It sits above the runtime core (fields, captures, launches, backends) and below the call
 //! kinds (`elementwise`, `reduce`), which resolve their sites through `space`.
 
+pub(crate) mod ranks;
 pub(crate) mod shift;
 pub(crate) mod space;
 pub(crate) mod split;
