@@ -10,7 +10,10 @@
 //!   number of ranks (the scheme the lattice reductions build on);
 //! - `agree`: one rank's error becomes the same error on every rank;
 //! - process grids: every rank's block, origin and neighbours, seen from every rank, tile
-//!   the lattice exactly once.
+//!   the lattice exactly once;
+//! - `exchange`: faces sent up and down every cut direction of a process grid arrive from
+//!   the right neighbours with the right bytes (one of 1 MiB, past the eager protocol),
+//!   empty messages pair, and a rank out of range is refused.
 //!
 //! `ONGPU_MPI_TEST_FAULT=abort` makes the last rank call `World::abort`, and `=panic` makes
 //! it panic while the others wait in a barrier: the run must end, not hang.
@@ -40,10 +43,11 @@ fn main() {
     sums_do_not_depend_on_the_rank_count(&world);
     agree_spreads_one_rank_s_error(&world);
     process_grids_tile_the_lattice(&world);
+    faces_reach_the_neighbours(&world);
     world.barrier();
     if world.rank() == 0 {
         println!(
-            "mpi_ranks: {} rank(s), {}: all checks passed",
+            "mpi_ranks: {} rank(s) of {}: all checks passed",
             world.size(),
             world.library_version()
         );
@@ -105,10 +109,9 @@ fn sums_do_not_depend_on_the_rank_count(world: &World) {
     let rng = Philox::new(7);
     let term = |k: usize| rng.normal_f64(k, 0) * 10f64.powi((k % 9) as i32 - 4);
     let serial = (0..64).map(term).fold(0.0, |s, t| s + t);
-    let per_rank = 64 / world.size();
-    let mine: Vec<f64> = (world.rank() * per_rank..(world.rank() + 1) * per_rank)
-        .map(term)
-        .collect();
+    // Rank r owns the terms r·64/n .. (r+1)·64/n: consecutive blocks of the global order.
+    let (r, n) = (world.rank(), world.size());
+    let mine: Vec<f64> = (r * 64 / n..(r + 1) * 64 / n).map(term).collect();
     let ordered = world.gather(&mine).into_iter().fold(0.0, |s, t| s + t);
     assert_eq!(
         ordered.to_bits(),
@@ -158,9 +161,14 @@ fn agree_spreads_one_rank_s_error(world: &World) {
     }
 }
 
+/// A lattice that every rank count cuts: 4x4x4x(4n).
+fn test_lattice(world: &World) -> Lattice {
+    Lattice::new([4, 4, 4, 4 * world.size()]).unwrap()
+}
+
 fn process_grids_tile_the_lattice(world: &World) {
     let (n, rank) = (world.size(), world.rank());
-    let lat = Lattice::new([4, 4, 4, 8]).unwrap();
+    let lat = test_lattice(world);
     let mut grids = vec![ProcessGrid::auto(&lat, n).unwrap()];
     if n == 4 {
         grids.push(ProcessGrid::new(&lat, n, [1, 1, 2, 2]).unwrap());
@@ -195,5 +203,112 @@ fn process_grids_tile_the_lattice(world: &World) {
     }
     // A grid that does not fit is the same error on every rank, before anything exists.
     let e = ProcessGrid::new(&lat, n, [1, 1, 1, 3 * n]).unwrap_err();
-    assert!(e.to_string().contains("[4, 4, 4, 8]"), "{e}");
+    assert!(
+        e.to_string().contains(&format!("[4, 4, 4, {}]", 4 * n)),
+        "{e}"
+    );
+}
+
+fn faces_reach_the_neighbours(world: &World) {
+    use ongpu::mpi::{Incoming, Outgoing};
+    let (n, rank) = (world.size(), world.rank());
+    let lat = test_lattice(world);
+    let grid = match n {
+        4 => ProcessGrid::new(&lat, n, [1, 1, 2, 2]).unwrap(),
+        _ => ProcessGrid::auto(&lat, n).unwrap(),
+    };
+    // A face of each cut direction and side: 1 byte per site of the face, and a large one
+    // (beyond the eager protocol's size) along the first cut direction.
+    let face = |from: usize, mu: usize, up: bool, len: usize| -> Vec<u8> {
+        (0..len)
+            .map(|k| (from * 31 + mu * 7 + usize::from(up) * 3 + k) as u8)
+            .collect()
+    };
+    let cut: Vec<usize> = (0..4).filter(|&mu| grid.is_cut(mu)).collect();
+    let len = |mu: usize| {
+        if Some(&mu) == cut.first() {
+            1 << 20
+        } else {
+            64
+        }
+    };
+    let sends: Vec<(usize, u16, Vec<u8>)> = cut
+        .iter()
+        .flat_map(|&mu| [(mu, true), (mu, false)])
+        .map(|(mu, up)| {
+            let to = grid.neighbour(rank, mu, if up { 1 } else { -1 });
+            (
+                to,
+                (2 * mu + usize::from(up)) as u16,
+                face(rank, mu, up, len(mu)),
+            )
+        })
+        .collect();
+    let mut received: Vec<(usize, u16, Vec<u8>, Vec<u8>)> = cut
+        .iter()
+        .flat_map(|&mu| [(mu, true), (mu, false)])
+        .map(|(mu, up)| {
+            // The face a neighbour sent "up" arrives from the neighbour below, and so on.
+            let from = grid.neighbour(rank, mu, if up { -1 } else { 1 });
+            let want = face(from, mu, up, len(mu));
+            (
+                from,
+                (2 * mu + usize::from(up)) as u16,
+                vec![0u8; want.len()],
+                want,
+            )
+        })
+        .collect();
+    let outgoing: Vec<Outgoing> = sends
+        .iter()
+        .map(|(rank, tag, data)| Outgoing {
+            rank: *rank,
+            tag: *tag,
+            data,
+        })
+        .collect();
+    let mut incoming: Vec<Incoming> = received
+        .iter_mut()
+        .map(|(rank, tag, data, _)| Incoming {
+            rank: *rank,
+            tag: *tag,
+            data,
+        })
+        .collect();
+    world.exchange(&outgoing, &mut incoming).unwrap();
+    for (from, tag, got, want) in &received {
+        assert!(
+            got == want,
+            "rank {rank}: the face with tag {tag} from rank {from} differs"
+        );
+    }
+    // Empty messages pair like any other; a rank out of range is refused before posting.
+    let next = (rank + 1) % n;
+    let prev = (rank + n - 1) % n;
+    let mut nothing: [u8; 0] = [];
+    world
+        .exchange(
+            &[Outgoing {
+                rank: next,
+                tag: 9,
+                data: &[],
+            }],
+            &mut [Incoming {
+                rank: prev,
+                tag: 9,
+                data: &mut nothing,
+            }],
+        )
+        .unwrap();
+    let e = world
+        .exchange(
+            &[Outgoing {
+                rank: n,
+                tag: 0,
+                data: &[1],
+            }],
+            &mut [],
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains(&format!("rank {n}")), "{e}");
 }

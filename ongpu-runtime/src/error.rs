@@ -370,8 +370,8 @@ pub enum Error {
     },
 
     /// A multi-process run could not go on: MPI could not start, or some ranks failed a
-    /// step that every rank agreed on ([`World::agree`](crate::mpi::World::agree) names each
-    /// failed rank and its error).
+    /// step that every rank agreed on (`ongpu::mpi::World::agree`, with the `mpi` feature,
+    /// names each failed rank and its error).
     #[error("MPI: {0}")]
     Mpi(String),
 

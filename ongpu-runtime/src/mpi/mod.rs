@@ -6,11 +6,15 @@
 //! the default device. What the ranks do together goes through MPI itself (the `mpi` crate,
 //! rsmpi): [`World::agree`] turns one rank's failure into the same error on every rank
 //! (never a hang), [`World::gather`] collects every rank's values in rank order (so sums
-//! made from them are the same bits on every rank), and [`World::abort`] ends every rank
-//! with one rank's message. `docs/multi-node.md` says how to run it.
+//! made from them are the same bits on every rank), [`World::exchange`] has messages to and
+//! from many ranks in flight at once (the transport of halo exchange), and
+//! [`World::abort`] ends every rank with one rank's message. `docs/multi-node.md` says how
+//! to run it.
 
 mod agree;
+mod exchange;
 mod gather;
 mod world;
 
+pub use exchange::{Incoming, Outgoing};
 pub use world::World;

@@ -94,7 +94,7 @@ impl World {
             .lines()
             .next()
             .unwrap_or_default()
-            .trim()
+            .trim_matches(|c: char| c.is_whitespace() || c == '\0')
             .to_string()
     }
 

@@ -1,0 +1,98 @@
+//! Non-blocking messages between ranks, all in flight at once: the transport of halo
+//! exchange (faces sent to the neighbours of a process grid while faces arrive from them).
+
+use super::World;
+use crate::error::{Error, Result};
+use mpi::point_to_point::{Destination, Source};
+use mpi::request::WaitGuard;
+use mpi::topology::Communicator;
+
+/// A buffer `exchange` sends to `rank`, with the tag its receive names.
+#[derive(Debug, Clone, Copy)]
+pub struct Outgoing<'a> {
+    /// The rank it goes to.
+    pub rank: usize,
+    /// Pairs it with a receive on that rank (`0..=32767`, MPI's least upper bound for tags).
+    pub tag: u16,
+    /// The bytes.
+    pub data: &'a [u8],
+}
+
+/// A buffer `exchange` fills from a message of `rank` with the tag `tag`.
+#[derive(Debug)]
+pub struct Incoming<'a> {
+    /// The rank it comes from.
+    pub rank: usize,
+    /// The tag of the send it pairs with.
+    pub tag: u16,
+    /// Where the bytes land: exactly as long as the message.
+    pub data: &'a mut [u8],
+}
+
+/// The largest tag every MPI accepts (`MPI_TAG_UB` is at least this).
+const MAX_TAG: u16 = 32767;
+
+impl World {
+    /// Posts every receive (`MPI_Irecv`), then every send (`MPI_Isend`), and returns when all
+    /// have completed: each rank's faces travel to its neighbours while theirs travel to
+    /// it, with no ordering between the messages that could deadlock. Messages between two
+    /// ranks pair by tag, in the order they are posted.
+    ///
+    /// Every receive must be exactly as long as the message it pairs with, and every send
+    /// must have its receive on the other rank: a longer message is MPI's fatal truncation
+    /// error (which ends every rank with MPI's message), a missing partner leaves this call
+    /// waiting. A rank or tag out of range is an [`Error::InvalidArgument`] before anything
+    /// is posted.
+    pub fn exchange(&self, outgoing: &[Outgoing], incoming: &mut [Incoming]) -> Result<()> {
+        let check = |rank: usize, tag: u16, what: &str| {
+            if rank >= self.size() || tag > MAX_TAG {
+                return Err(Error::InvalidArgument(format!(
+                    "World::exchange: {what} rank {rank} with tag {tag}, but the run has {} \
+                     ranks and tags go up to {MAX_TAG}",
+                    self.size()
+                )));
+            }
+            Ok(())
+        };
+        for o in outgoing {
+            check(o.rank, o.tag, "a send to")?;
+        }
+        for i in incoming.iter() {
+            check(i.rank, i.tag, "a receive from")?;
+        }
+        // Empty buffers are posted from a real address (Open MPI refuses dangling ones).
+        let anchor = [0u8; 1];
+        let mut anchors = vec![[0u8; 1]; incoming.len()];
+        mpi::request::scope(|scope| {
+            let mut pending = Vec::with_capacity(outgoing.len() + incoming.len());
+            for (i, a) in incoming.iter_mut().zip(anchors.iter_mut()) {
+                let process = self.comm().process_at_rank(i.rank as i32);
+                let buf: &mut [u8] = if i.data.is_empty() {
+                    &mut a[..0]
+                } else {
+                    &mut *i.data
+                };
+                pending.push(WaitGuard::from(process.immediate_receive_into_with_tag(
+                    scope,
+                    buf,
+                    i.tag as i32,
+                )));
+            }
+            for o in outgoing {
+                let process = self.comm().process_at_rank(o.rank as i32);
+                let data = if o.data.is_empty() {
+                    &anchor[..0]
+                } else {
+                    o.data
+                };
+                pending.push(WaitGuard::from(process.immediate_send_with_tag(
+                    scope,
+                    data,
+                    o.tag as i32,
+                )));
+            }
+            drop(pending); // waits for every message
+        });
+        Ok(())
+    }
+}
