@@ -47,9 +47,12 @@ fn main() {
     world.barrier();
     if world.rank() == 0 {
         println!(
-            "mpi_ranks: {} rank(s) of {}: all checks passed",
+            "mpi_ranks: {} rank(s) of {} (CUDA-aware: {}; rank 0's GPU: {:?}): all checks \
+             passed",
             world.size(),
-            world.library_version()
+            world.library_version(),
+            world.cuda_aware(),
+            world.gpu()
         );
     }
 }
