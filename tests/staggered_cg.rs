@@ -134,6 +134,14 @@ fn operator_matches_host() {
         diff <= 1e-14 * scale,
         "A r: {diff:e} from the host (scale {scale})"
     );
+    // The operator's own normal operator, through its calls: the same A r.
+    let (mut tmp, mut ar) = (Fermion::zeros(lat.volume()), Fermion::zeros(lat.volume()));
+    op.normal(&r, &mut tmp, &mut ar).unwrap();
+    let (diff, scale) = max_diff(&even_part(&lat, &ar.to_vec().unwrap()), &want);
+    assert!(
+        diff <= 1e-14 * scale,
+        "Staggered::normal: {diff:e} from the host (scale {scale})"
+    );
     let want_r2 = reference::norm2_even(&lat, &r_host);
     let want_rar = dot(&r_host, &want);
     assert!(
