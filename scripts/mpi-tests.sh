@@ -8,8 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null ||
-  ! ldconfig -p | grep -q libclang; then
+has_libclang() {
+  compgen -G "/usr/lib/llvm-*/lib/libclang*.so*" >/dev/null ||
+    compgen -G "/usr/lib/*/libclang*.so*" >/dev/null
+}
+if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null || ! has_libclang; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo -n"
   if command -v apt-get >/dev/null && { [ -z "$sudo" ] || sudo -n true 2>/dev/null; }; then
