@@ -112,13 +112,13 @@ pub(crate) fn check_vectors<T: ongpu_runtime::Element>(
 ) -> ongpu::Result<()> {
     if op_lat != lat {
         return Err(ongpu::Error::InvalidArgument(format!(
-            "the solver was made for {lat}, the operator is on {op_lat}"
+            "the solver was made for the {lat}, the operator is on the {op_lat}"
         )));
     }
     for (name, len) in [("source", b.len()), ("solution", x.len())] {
         if len != lat.volume() {
             return Err(ongpu::Error::InvalidArgument(format!(
-                "the {name} has {len} sites, the lattice {lat} {}",
+                "the {name} has {len} sites, but the {lat} has {}",
                 lat.volume()
             )));
         }

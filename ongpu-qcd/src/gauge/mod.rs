@@ -45,28 +45,27 @@ impl GaugeField {
     /// uniform in the unit square), drawn on the host from `seed`: maximal disorder, the
     /// hardest case for a solver.
     pub fn random(lat: Lattice, seed: u64) -> GaugeField {
-        let mut r = SmallRng::seed_from_u64(seed);
-        let host: HostLinks = (0..lat.volume())
-            .map(|_| std::array::from_fn(|_| su3::random_su3(&mut r)))
-            .collect();
-        GaugeField {
-            lat,
-            links: Field::from_vec(host),
-        }
+        GaugeField::drawn(lat, seed, su3::random_su3)
     }
 
     /// Links the SU(3) projection of `1 + spread · X`, `X` with entries uniform in the unit
     /// square, drawn on the host from `seed`: close to a free field for a small `spread`.
     pub fn smooth(lat: Lattice, spread: f64, seed: u64) -> GaugeField {
+        GaugeField::drawn(lat, seed, |r| {
+            su3::project_su3(&(ColorMatrix::identity() + su3::random_matrix(r) * spread))
+        })
+    }
+
+    /// Links drawn one after the other (site by site, direction by direction) by `link` from
+    /// the host generator of `seed`.
+    fn drawn(
+        lat: Lattice,
+        seed: u64,
+        mut link: impl FnMut(&mut SmallRng) -> ColorMatrix<f64>,
+    ) -> GaugeField {
         let mut r = SmallRng::seed_from_u64(seed);
         let host: HostLinks = (0..lat.volume())
-            .map(|_| {
-                std::array::from_fn(|_| {
-                    su3::project_su3(
-                        &(ColorMatrix::identity() + su3::random_matrix(&mut r) * spread),
-                    )
-                })
-            })
+            .map(|_| std::array::from_fn(|_| link(&mut r)))
             .collect();
         GaugeField {
             lat,

@@ -136,8 +136,7 @@ impl LinearSolver<Staggered> for GraphCg {
             scalars,
             graph,
         } = self;
-        let (lat, block) = (limits.lat, *block);
-        let mass2 = op.mass() * op.mass();
+        let block = *block;
         let mut counts = FramePasses::default();
         solve_with_restarts(
             limits,
@@ -147,7 +146,7 @@ impl LinearSolver<Staggered> for GraphCg {
             work,
             &mut counts,
             |p, work, x, iterations| {
-                start(lat, mass2, p.u, work, scalars)?;
+                start(p.lat, p.mass2, p.u, work, scalars)?;
                 while scalars.sums.get()?.re > p.target {
                     if *iterations >= p.max_iter {
                         return Err(SolverError::NotConverged {
@@ -155,7 +154,7 @@ impl LinearSolver<Staggered> for GraphCg {
                             relative_residual: (scalars.sums.get()?.re / p.b_norm2).sqrt(),
                         });
                     }
-                    replay(graph, block, lat, mass2, p.u, x, work, scalars)?;
+                    replay(graph, block, p.lat, p.mass2, p.u, x, work, scalars)?;
                     *iterations += block;
                 }
                 Ok(())

@@ -94,8 +94,6 @@ impl LinearSolver<Staggered> for LoopCg {
             scalars,
             solve,
         } = self;
-        let lat = limits.lat;
-        let mass2 = op.mass() * op.mass();
         let mut counts = FramePasses::default();
         solve_with_restarts(
             limits,
@@ -105,10 +103,10 @@ impl LinearSolver<Staggered> for LoopCg {
             work,
             &mut counts,
             |p, work, x, iterations| {
-                start(lat, mass2, p.u, work, scalars)?;
+                start(p.lat, p.mass2, p.u, work, scalars)?;
                 let state = LoopState {
-                    lat,
-                    mass2,
+                    lat: p.lat,
+                    mass2: p.mass2,
                     u: p.u,
                     x,
                     work,
