@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The multi-process checks of the `mpi` feature: clippy, docs and doc tests with it, then the
-# MPI test program
-# (tests/mpi_ranks.rs) under mpirun with 1, 2 and 4 ranks, and two runs in which one rank
+# MPI test programs
+# (tests/mpi_ranks.rs: the world, its collectives and messages; tests/mpi_lattice.rs: lattice
+# programs over lattices cut over ranks, against the whole lattice) under mpirun with 1, 2
+# and 4 ranks, and two runs in which one rank
 # fails (an abort, a panic) that must end every rank with its message instead of hanging.
 # Installs Open MPI (and libclang, which the MPI bindings' build needs) when they are missing
 # and the machine has apt-get.
@@ -30,13 +32,18 @@ cargo clippy --workspace --all-targets --features mpi -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet --features mpi
 cargo test --quiet -p ongpu-runtime --features mpi --doc mpi
 
-bin=$(cargo test --features mpi --test mpi_ranks --no-run --message-format=json 2>/dev/null |
-  python3 -c '
+# The executable of test program $1.
+test_binary() {
+  cargo test --features mpi --test "$1" --no-run --message-format=json 2>/dev/null |
+    python3 -c '
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "mpi_ranks" and m.get("executable"):
-        print(m["executable"])')
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == sys.argv[1] and m.get("executable"):
+        print(m["executable"])' "$1"
+}
+bin=$(test_binary mpi_ranks)
+lattice_bin=$(test_binary mpi_lattice)
 
 # As root (CI) Open MPI needs to be told it may; more ranks than cores need oversubscription;
 # containers may forbid the shared-memory transport's cross-process copies.
@@ -45,6 +52,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechan
 export ONGPU_BACKEND=${ONGPU_BACKEND:-auto}
 for n in 1 2 4; do
   timeout 300 mpirun -np "$n" "$bin"
+  timeout 300 mpirun -np "$n" "$lattice_bin"
 done
 
 # A failing rank ends the run: a non-zero exit within the time limit, and its message.

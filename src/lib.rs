@@ -229,6 +229,12 @@ pub use ongpu_qcd as qcd;
 pub use ongpu_runtime::mpi;
 /// Counter-based random numbers: [`Philox`] and the portable functions its normal deviates use.
 pub use ongpu_runtime::random;
+/// A lattice cut over the ranks of an MPI run and its fields (the `mpi` feature):
+/// `lat.over_ranks(&world, dims)`, and `on_gpu!` over it as over a [`Lattice`].
+#[cfg(feature = "mpi")]
+pub use ongpu_runtime::{
+    RankField, RankLattice, RankLatticeValue, RankRead, RankShifted, RankSubset, RankWrite,
+};
 
 /// The CUDA layer under the backend: the device, device buffers, NVRTC and launches, for
 /// benchmarks and for code that mixes hand-written kernels with `on_gpu!`.

@@ -54,6 +54,23 @@ struct Lattice {
     return x >= g ? x - g : x;
   }
   ONGPU_FN u64 parity(u64 s) const { return s >= half ? 1 : 0; }
+  // This lattice's index of site j of `box`, a block of its sites with its own extents,
+  // origin and even-odd order (same whole lattice): how a call over part of a lattice cut
+  // over ranks counts its sites. The site's parity is the same in both.
+  ONGPU_FN u64 site_in(const Lattice& box, u64 j) const {
+    unsigned p, lex, c[4];
+    box.decompose(j, p, lex, c);
+    unsigned l = 0;
+#pragma unroll
+    for (unsigned mu = 0; mu < 4; mu++) {
+      const unsigned g = (unsigned)global[mu];
+      unsigned x = c[mu] + (unsigned)box.origin[mu] + g - (unsigned)origin[mu];
+      x = x >= g ? x - g : x;
+      x = x >= g ? x - g : x;
+      l += x * (unsigned)strides[mu];
+    }
+    return (u64)p * half + l / 2;
+  }
   // A step that wraps around direction mu: in a part of a split lattice it would leave the
   // halo, which a bounds-checked kernel reports (`ONGPU_INDEX`).
   ONGPU_FN void wrapped(int mu, unsigned l) const {

@@ -171,6 +171,39 @@ pub trait CaptureArg {
     fn split_wait(&self, _part: usize, _stage: SplitStage) -> Result<()> {
         Ok(())
     }
+
+    /// The identity of the rank lattice whose field this is (`None` for other arguments).
+    #[cfg(feature = "mpi")]
+    #[inline(always)]
+    fn rank_id(&self) -> Option<u64> {
+        None
+    }
+
+    /// A written rank field's faces of exchange round `round` (the sites of `parity`, or
+    /// all): the one sent down, then the one sent up, appended to `out`.
+    #[cfg(feature = "mpi")]
+    #[inline(always)]
+    fn halo_send(
+        &mut self,
+        _round: usize,
+        _parity: Option<usize>,
+        _out: &mut Vec<Vec<u8>>,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// A written rank field's halos of round `round` from the next two of `faces` (from
+    /// below, from above).
+    #[cfg(feature = "mpi")]
+    #[inline(always)]
+    fn halo_receive(
+        &mut self,
+        _round: usize,
+        _parity: Option<usize>,
+        _faces: &mut dyn Iterator<Item = Vec<u8>>,
+    ) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Where a part of a call over a split lattice stands, for [`CaptureArg::split_wait`].
@@ -797,6 +830,25 @@ pub trait Captures {
     fn reads_halos(&self) -> bool;
     /// Each capture's [`CaptureArg::split_wait`].
     fn split_wait(&self, part: usize, stage: SplitStage) -> Result<()>;
+    /// `f(index, rank lattice id)` for each capture (see [`CaptureArg::rank_id`]).
+    #[cfg(feature = "mpi")]
+    fn for_each_rank_id(&self, f: impl FnMut(usize, Option<u64>));
+    /// Every written rank field's faces of a round, in capture order (two each).
+    #[cfg(feature = "mpi")]
+    fn halo_send(
+        &mut self,
+        round: usize,
+        parity: Option<usize>,
+        out: &mut Vec<Vec<u8>>,
+    ) -> Result<()>;
+    /// Every written rank field's halos of a round from `faces`, in capture order.
+    #[cfg(feature = "mpi")]
+    fn halo_receive(
+        &mut self,
+        round: usize,
+        parity: Option<usize>,
+        faces: &mut dyn Iterator<Item = Vec<u8>>,
+    ) -> Result<()>;
 }
 
 const fn gcd(a: usize, b: usize) -> usize {
@@ -938,6 +990,36 @@ macro_rules! captures_tuple {
             #[allow(unused_variables)]
             fn split_wait(&self, part: usize, stage: SplitStage) -> Result<()> {
                 $(self.$i.split_wait(part, stage)?;)*
+                Ok(())
+            }
+
+            #[cfg(feature = "mpi")]
+            #[allow(unused_variables, unused_mut)]
+            fn for_each_rank_id(&self, mut f: impl FnMut(usize, Option<u64>)) {
+                $(f($i, self.$i.rank_id());)*
+            }
+
+            #[cfg(feature = "mpi")]
+            #[allow(unused_variables)]
+            fn halo_send(
+                &mut self,
+                round: usize,
+                parity: Option<usize>,
+                out: &mut Vec<Vec<u8>>,
+            ) -> Result<()> {
+                $(self.$i.halo_send(round, parity, out)?;)*
+                Ok(())
+            }
+
+            #[cfg(feature = "mpi")]
+            #[allow(unused_variables)]
+            fn halo_receive(
+                &mut self,
+                round: usize,
+                parity: Option<usize>,
+                faces: &mut dyn Iterator<Item = Vec<u8>>,
+            ) -> Result<()> {
+                $(self.$i.halo_receive(round, parity, faces)?;)*
                 Ok(())
             }
         }

@@ -244,6 +244,24 @@ pub enum Error {
         what: &'static str,
     },
 
+    /// A call over a rank lattice captures something that is not a field of that rank
+    /// lattice.
+    #[error(
+        "{site}: the call runs over {space}, but `{field}` is {what}; every field of such a \
+         call is a RankField of the same rank lattice (RankField::from_fn, zeros, \
+         from_field, ...)"
+    )]
+    NotOnRanks {
+        /// The call site.
+        site: Location,
+        /// The index space of the call.
+        space: String,
+        /// The capture's name in the body.
+        field: &'static str,
+        /// What it is instead.
+        what: &'static str,
+    },
+
     /// A site count that is not a valid `usize` (negative, or too large).
     #[error("invalid number of sites {value}: it must be a non-negative integer that fits usize")]
     InvalidSiteCount {

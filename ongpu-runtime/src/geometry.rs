@@ -132,6 +132,12 @@ impl Lattice {
         }
     }
 
+    /// Indices of the sites of parity `p` (`p * V/2 .. (p + 1) * V/2`).
+    pub(crate) fn subset_range(&self, p: usize) -> std::ops::Range<usize> {
+        let half = self.half as usize;
+        p * half..(p + 1) * half
+    }
+
     /// The slowest direction of the storage order (3, except in a part of a lattice split
     /// along another direction).
     pub(crate) fn slowest(&self) -> usize {

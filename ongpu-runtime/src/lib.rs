@@ -45,6 +45,10 @@ pub use graph::Graph;
 pub use graph_loop::{GraphLoop, LoopTest, LoopValue};
 pub use kernel::shape::{Dim3, LaunchShape};
 pub use lattice::ranks::ProcessGrid;
+#[cfg(feature = "mpi")]
+pub use lattice::ranks::{
+    RankField, RankLattice, RankLatticeValue, RankRead, RankShifted, RankSubset, RankWrite,
+};
 pub use lattice::split::{
     Devices, SplitField, SplitLattice, SplitLatticeValue, SplitRead, SplitShifted, SplitSubset,
     SplitWrite,

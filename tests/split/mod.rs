@@ -6,6 +6,8 @@
 
 use ongpu::prelude::*;
 use ongpu::{Element, Layout};
+#[cfg(feature = "mpi")]
+use ongpu::{RankField, RankLattice};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -40,6 +42,20 @@ impl Space for SplitLattice {
         SplitField::from_fn(self, f).unwrap()
     }
     fn values<T: Element, L: Layout>(f: &SplitField<T, L>) -> Vec<T> {
+        f.to_vec().unwrap()
+    }
+    fn whole(&self) -> Lattice {
+        self.lattice()
+    }
+}
+
+#[cfg(feature = "mpi")]
+impl Space for RankLattice {
+    type F<T: Element, L: Layout> = RankField<T, L>;
+    fn field<T: Element, L: Layout>(&self, f: impl FnMut(usize) -> T) -> RankField<T, L> {
+        RankField::from_fn(self, f).unwrap()
+    }
+    fn values<T: Element, L: Layout>(f: &RankField<T, L>) -> Vec<T> {
         f.to_vec().unwrap()
     }
     fn whole(&self) -> Lattice {

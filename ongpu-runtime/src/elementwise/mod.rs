@@ -43,6 +43,12 @@ where
             true,
             |caps, sites| run_sites(site, sites, tpb, caps, &body),
         ),
+        #[cfg(feature = "mpi")]
+        SiteCount::Ranks(subset) => {
+            crate::lattice::ranks::run::for_rank(site, &subset, &mut caps, |caps, sites| {
+                run_sites(site, sites, tpb, caps, &body)
+            })
+        }
         count => {
             let sites = resolve_sites(site, count, &caps)?;
             run_sites(site, &sites, tpb, &mut caps, &body)

@@ -21,6 +21,9 @@ pub enum SiteCount {
     Lattice(Subset),
     /// The sites of a split lattice, or of one parity.
     Split(crate::lattice::split::SplitSubset),
+    /// This rank's sites of a lattice cut over ranks, or of one parity.
+    #[cfg(feature = "mpi")]
+    Ranks(crate::lattice::ranks::RankSubset),
 }
 
 /// The first argument of `on_gpu!`: a site count (any integer type), a [`Lattice`] or a
@@ -89,6 +92,54 @@ impl IndexSpace for &crate::lattice::split::SplitSubset {
     #[inline(always)]
     fn into_sites(self) -> SiteCount {
         SiteCount::Split(*self)
+    }
+}
+
+/// Rank lattices and their subsets as index spaces (the `mpi` feature).
+#[cfg(feature = "mpi")]
+mod ranks {
+    use super::{IndexSpace, LatticeSpace, SiteCount};
+    use crate::geometry::Lattice;
+    use crate::lattice::ranks::{RankLattice, RankSubset};
+
+    impl IndexSpace for RankLattice {
+        #[inline(always)]
+        fn into_sites(self) -> SiteCount {
+            SiteCount::Ranks(self.all())
+        }
+    }
+
+    impl IndexSpace for &RankLattice {
+        #[inline(always)]
+        fn into_sites(self) -> SiteCount {
+            SiteCount::Ranks(self.all())
+        }
+    }
+
+    impl IndexSpace for RankSubset {
+        #[inline(always)]
+        fn into_sites(self) -> SiteCount {
+            SiteCount::Ranks(self)
+        }
+    }
+
+    impl IndexSpace for &RankSubset {
+        #[inline(always)]
+        fn into_sites(self) -> SiteCount {
+            SiteCount::Ranks(*self)
+        }
+    }
+
+    impl LatticeSpace for RankLattice {
+        fn lattice(&self) -> Lattice {
+            RankLattice::lattice(self)
+        }
+    }
+
+    impl LatticeSpace for RankSubset {
+        fn lattice(&self) -> Lattice {
+            RankSubset::lattice(self).lattice()
+        }
     }
 }
 
@@ -203,6 +254,7 @@ pub(crate) fn resolve_sites<C: Captures>(
     let plain = |n: usize| Sites {
         range: 0..n,
         lattice: None,
+        within: None,
     };
     match count {
         SiteCount::Lattice(subset) => {
@@ -225,11 +277,14 @@ pub(crate) fn resolve_sites<C: Captures>(
                 Ok(Sites {
                     range: subset.range(),
                     lattice: Some(lattice),
+                    within: None,
                 }),
                 Err,
             )
         }
         SiteCount::Split(_) => unreachable!("calls over split lattices run part by part"),
+        #[cfg(feature = "mpi")]
+        SiteCount::Ranks(_) => unreachable!("calls over rank lattices run box by box"),
         SiteCount::Given(n) => {
             let n = n?;
             let mut err = None;

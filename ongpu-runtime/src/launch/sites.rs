@@ -13,6 +13,10 @@ pub struct Sites {
     pub range: Range<usize>,
     /// The lattice of a call over a lattice or a subset.
     pub lattice: Option<Lattice>,
+    /// A box of `lattice` (a block of sites with its own even-odd order) whose sites
+    /// `range` counts, for calls over part of a lattice cut over ranks; `None`: `range`
+    /// holds the lattice's own indices.
+    pub within: Option<Lattice>,
 }
 
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
@@ -34,6 +38,7 @@ impl Sites {
             begin: self.range.start as u64,
             n: self.range.len() as u64,
             lattice: self.lattice.unwrap_or_else(bytemuck::Zeroable::zeroed),
+            within: self.within.unwrap_or_else(bytemuck::Zeroable::zeroed),
         }
     }
 }
@@ -44,6 +49,7 @@ pub(crate) struct SiteParams {
     begin: u64,
     n: u64,
     lattice: Lattice,
+    within: Lattice,
 }
 
 #[cfg(feature = "cuda")]
@@ -53,5 +59,6 @@ impl SiteParams {
         params.push(&self.begin);
         params.push(&self.n);
         params.push(&self.lattice);
+        params.push(&self.within);
     }
 }

@@ -17,12 +17,18 @@ pub const PRELUDE: &str = concat!(
 );
 
 /// The parameters after the captures' that say which sites a kernel runs: the first site,
-/// the number of sites, and the lattice (zero for a plain count), which shifts use.
-pub const SITE_PARAMS: [&str; 3] = [
+/// the number of sites, the lattice (zero for a plain count), which shifts use, and a box of
+/// it (zero for none: the sites are the lattice's own indices), whose sites the indices
+/// count when the call runs part of a lattice cut over ranks.
+pub const SITE_PARAMS: [&str; 4] = [
     "const unsigned long long ongpu_begin",
     "const unsigned long long ongpu_n",
     "const ongpu::Lattice ongpu_lat",
+    "const ongpu::Lattice ongpu_box",
 ];
+
+/// The site of loop index `J`: itself, or the lattice's index of the box's site `J`.
+const SITE_OF: &str = "ongpu_box.half ? ongpu_lat.site_in(ongpu_box, J) : J";
 
 /// Name of the generated kernel function.
 pub const KERNEL_NAME: &str = "ongpu_kernel";
@@ -237,14 +243,20 @@ pub fn site_loop(
         );
         s.push_str("#pragma unroll\n");
         let _ = writeln!(s, "    for (int ongpu_u = 0; ongpu_u < {k}; ongpu_u++) {{");
-        s.push_str(
-            "      const unsigned long long ongpu_site = ongpu_begin + ongpu_first + ongpu_u * ongpu_step;\n",
+        let _ = writeln!(
+            s,
+            "      const unsigned long long ongpu_site = {};",
+            SITE_OF.replace('J', "(ongpu_begin + ongpu_first + ongpu_u * ongpu_step)")
         );
         s.push_str(&indent(site_code, "      "));
         s.push_str("    }\n  }\n");
     }
     s.push_str("  for (; ongpu_first < ongpu_n; ongpu_first += ongpu_step) {\n");
-    s.push_str("    const unsigned long long ongpu_site = ongpu_begin + ongpu_first;\n");
+    let _ = writeln!(
+        s,
+        "    const unsigned long long ongpu_site = {};",
+        SITE_OF.replace('J', "(ongpu_begin + ongpu_first)")
+    );
     s.push_str(&indent(site_code, "    "));
     s.push_str("  }\n");
     s.push_str(&indent(epilogue, "  "));

@@ -5,7 +5,7 @@ use super::World;
 use crate::error::{Error, Result};
 use mpi::point_to_point::{Destination, Source};
 use mpi::request::WaitGuard;
-use mpi::topology::Communicator;
+use mpi::topology::{Communicator, SimpleCommunicator};
 
 /// A buffer `exchange` sends to `rank`, with the tag its receive names.
 #[derive(Debug, Clone, Copy)]
@@ -44,55 +44,68 @@ impl World {
     /// waiting. A rank or tag out of range is an [`Error::InvalidArgument`] before anything
     /// is posted.
     pub fn exchange(&self, outgoing: &[Outgoing], incoming: &mut [Incoming]) -> Result<()> {
-        let check = |rank: usize, tag: u16, what: &str| {
-            if rank >= self.size() || tag > MAX_TAG {
-                return Err(Error::InvalidArgument(format!(
-                    "World::exchange: {what} rank {rank} with tag {tag}, but the run has {} \
-                     ranks and tags go up to {MAX_TAG}",
-                    self.size()
-                )));
-            }
-            Ok(())
-        };
-        for o in outgoing {
-            check(o.rank, o.tag, "a send to")?;
-        }
-        for i in incoming.iter() {
-            check(i.rank, i.tag, "a receive from")?;
-        }
-        // Empty buffers are posted from a real address (Open MPI refuses dangling ones).
-        let anchor = [0u8; 1];
-        let mut anchors = vec![[0u8; 1]; incoming.len()];
-        mpi::request::scope(|scope| {
-            let mut pending = Vec::with_capacity(outgoing.len() + incoming.len());
-            for (i, a) in incoming.iter_mut().zip(anchors.iter_mut()) {
-                let process = self.comm().process_at_rank(i.rank as i32);
-                let buf: &mut [u8] = if i.data.is_empty() {
-                    &mut a[..0]
-                } else {
-                    &mut *i.data
-                };
-                pending.push(WaitGuard::from(process.immediate_receive_into_with_tag(
-                    scope,
-                    buf,
-                    i.tag as i32,
-                )));
-            }
-            for o in outgoing {
-                let process = self.comm().process_at_rank(o.rank as i32);
-                let data = if o.data.is_empty() {
-                    &anchor[..0]
-                } else {
-                    o.data
-                };
-                pending.push(WaitGuard::from(process.immediate_send_with_tag(
-                    scope,
-                    data,
-                    o.tag as i32,
-                )));
-            }
-            drop(pending); // waits for every message
-        });
-        Ok(())
+        exchange_during(self.comm(), outgoing, incoming, || ())
     }
+}
+
+/// [`World::exchange`] on `comm`, running `during` while the messages are in flight (after
+/// every receive and send is posted, before waiting for them): the interior of a call over
+/// a rank lattice computes under its exchange.
+pub(crate) fn exchange_during<R>(
+    comm: &SimpleCommunicator,
+    outgoing: &[Outgoing],
+    incoming: &mut [Incoming],
+    during: impl FnOnce() -> R,
+) -> Result<R> {
+    let size = comm.size() as usize;
+    let check = |rank: usize, tag: u16, what: &str| {
+        if rank >= size || tag > MAX_TAG {
+            return Err(Error::InvalidArgument(format!(
+                "World::exchange: {what} rank {rank} with tag {tag}, but the run has {size} \
+                 ranks and tags go up to {MAX_TAG}"
+            )));
+        }
+        Ok(())
+    };
+    for o in outgoing {
+        check(o.rank, o.tag, "a send to")?;
+    }
+    for i in incoming.iter() {
+        check(i.rank, i.tag, "a receive from")?;
+    }
+    // Empty buffers are posted from a real address (Open MPI refuses dangling ones).
+    let anchor = [0u8; 1];
+    let mut anchors = vec![[0u8; 1]; incoming.len()];
+    Ok(mpi::request::scope(|scope| {
+        let mut pending = Vec::with_capacity(outgoing.len() + incoming.len());
+        for (i, a) in incoming.iter_mut().zip(anchors.iter_mut()) {
+            let process = comm.process_at_rank(i.rank as i32);
+            let buf: &mut [u8] = if i.data.is_empty() {
+                &mut a[..0]
+            } else {
+                &mut *i.data
+            };
+            pending.push(WaitGuard::from(process.immediate_receive_into_with_tag(
+                scope,
+                buf,
+                i.tag as i32,
+            )));
+        }
+        for o in outgoing {
+            let process = comm.process_at_rank(o.rank as i32);
+            let data = if o.data.is_empty() {
+                &anchor[..0]
+            } else {
+                o.data
+            };
+            pending.push(WaitGuard::from(process.immediate_send_with_tag(
+                scope,
+                data,
+                o.tag as i32,
+            )));
+        }
+        let result = during();
+        drop(pending); // waits for every message
+        result
+    }))
 }

@@ -3,6 +3,7 @@
 use super::World;
 use mpi::collective::CommunicatorCollectives;
 use mpi::datatype::PartitionMut;
+use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::Count;
 
 impl World {
@@ -25,14 +26,28 @@ impl World {
 
     /// Every rank's bytes, one vector per rank in rank order, on every rank.
     pub(crate) fn gather_parts(&self, local: &[u8]) -> Vec<Vec<u8>> {
+        gather_parts_on(self.comm(), local)
+    }
+}
+
+/// Every rank's `local` values on `comm`, concatenated in rank order (see
+/// [`World::gather`]).
+pub(crate) fn gather_on<T: bytemuck::Pod>(comm: &SimpleCommunicator, local: &[T]) -> Vec<T> {
+    let bytes: Vec<u8> = gather_parts_on(comm, bytemuck::cast_slice(local)).concat();
+    bytemuck::pod_collect_to_vec(&bytes)
+}
+
+/// Every rank's bytes on `comm`, one vector per rank in rank order, on every rank.
+fn gather_parts_on(comm: &SimpleCommunicator, local: &[u8]) -> Vec<Vec<u8>> {
+    {
         let count = |n: usize, what: &str| -> Count {
             Count::try_from(n).unwrap_or_else(|_| {
                 panic!("World::gather: {what} of {n} bytes is beyond MPI's 2 GiB count")
             })
         };
         let mine = count(local.len(), "one rank's part");
-        let mut counts = vec![0 as Count; self.size()];
-        self.comm().all_gather_into(&mine, &mut counts[..]);
+        let mut counts = vec![0 as Count; comm.size() as usize];
+        comm.all_gather_into(&mine, &mut counts[..]);
         let mut displs = Vec::with_capacity(counts.len());
         let mut total = 0usize;
         for &c in &counts {
@@ -52,7 +67,7 @@ impl World {
                 local
             };
             let mut parts = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-            self.comm().all_gather_varcount_into(send, &mut parts);
+            comm.all_gather_varcount_into(send, &mut parts);
         }
         counts
             .iter()

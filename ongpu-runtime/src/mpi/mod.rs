@@ -12,9 +12,9 @@
 //! to run it.
 
 mod agree;
-mod exchange;
-mod gather;
-mod world;
+pub(crate) mod exchange;
+pub(crate) mod gather;
+pub(crate) mod world;
 
 pub use exchange::{Incoming, Outgoing};
 pub use world::World;

@@ -5,6 +5,23 @@ use crate::error::{Error, Result};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::Threading;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether a [`World`] lives (MPI initialised and not yet finalised): what the calls over
+/// rank lattices, which hold no `World`, check before they communicate.
+static ALIVE: AtomicBool = AtomicBool::new(false);
+
+/// The world communicator while a [`World`] lives; an [`Error::Mpi`] once it is dropped.
+pub(crate) fn world_comm() -> Result<SimpleCommunicator> {
+    if !ALIVE.load(Ordering::Acquire) {
+        return Err(Error::Mpi(
+            "a call over a rank lattice after the World was dropped (MPI is finalised): keep \
+             the World until the end of main"
+                .to_string(),
+        ));
+    }
+    Ok(SimpleCommunicator::world())
+}
 
 /// The processes of a run (MPI's `COMM_WORLD`) and this process's place in it.
 ///
@@ -50,6 +67,7 @@ impl World {
         let node = comm.split_shared(comm.rank());
         let (local_rank, local_size) = (node.rank() as usize, node.size() as usize);
         let gpu = choose_gpu(local_rank)?;
+        ALIVE.store(true, Ordering::Release);
         Ok(World {
             comm,
             rank,
@@ -159,6 +177,13 @@ impl World {
     /// The world communicator, for this crate's collectives.
     pub(crate) fn comm(&self) -> &SimpleCommunicator {
         &self.comm
+    }
+}
+
+impl Drop for World {
+    /// Marks MPI as ending (the fields then finalise it).
+    fn drop(&mut self) {
+        ALIVE.store(false, Ordering::Release);
     }
 }
 

@@ -1,7 +1,23 @@
 //! The multi-process layer: a lattice cut over the ranks of an MPI run, beside `split`
 //! (which cuts over the devices of one process). [`ProcessGrid`] is the geometry of the cut,
-//! and needs no MPI; the world it runs in is [`crate::mpi`] (the `mpi` feature).
+//! and needs no MPI, nor do the boxes of a rank's block; the rank lattice, its fields and
+//! their calls live in the world of [`crate::mpi`] (the `mpi` feature).
 
+mod boxes;
+#[cfg(feature = "mpi")]
+mod capture;
+#[cfg(feature = "mpi")]
+mod field;
 mod grid;
+#[cfg(feature = "mpi")]
+mod lattice;
+#[cfg(feature = "mpi")]
+pub(crate) mod run;
 
+#[cfg(feature = "mpi")]
+pub use capture::{RankLatticeValue, RankRead, RankShifted, RankWrite};
+#[cfg(feature = "mpi")]
+pub use field::RankField;
 pub use grid::ProcessGrid;
+#[cfg(feature = "mpi")]
+pub use lattice::{RankLattice, RankSubset};

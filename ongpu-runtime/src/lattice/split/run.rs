@@ -85,6 +85,7 @@ pub(crate) fn for_each_part<C: Captures>(
                 let sites = Sites {
                     range,
                     lattice: Some(part.lattice),
+                    within: None,
                 };
                 run(caps, &sites)
             };

@@ -1,0 +1,240 @@
+//! How `on_gpu!` captures a [`RankField`]: as the [`Field`](crate::Field) of its stored
+//! part (read, written, shifted: the kernel is the one a whole-lattice field gets), tagged
+//! with its rank lattice; a written one packs and unpacks its faces for the halo exchange.
+
+// The stream-path methods name crate-private types, as in `capture`.
+#![allow(private_interfaces)]
+
+use super::field::RankField;
+use super::lattice::RankLattice;
+use crate::capture::{
+    read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite, ReadCapture, Value, WriteCapture,
+};
+use crate::element::Element;
+use crate::error::Result;
+use crate::geometry::Lattice;
+use crate::lattice::shift::{FieldShifted, ShiftCapture};
+use crate::layout::Layout;
+use std::ops::Range;
+
+/// A rank field the body reads.
+pub struct RankRead<'a, T: Element, L: Layout> {
+    inner: FieldRead<'a, T, L>,
+    id: u64,
+}
+
+/// A rank field the body shifts (its halos are current: every write refreshes them).
+pub struct RankShifted<'a, T: Element, L: Layout> {
+    inner: FieldShifted<'a, T, L>,
+    id: u64,
+}
+
+/// A rank field the body writes; its halos are refreshed during the call.
+pub struct RankWrite<'a, T: Element, L: Layout, const LOAD: bool> {
+    inner: FieldWrite<'a, T, L, LOAD>,
+    lattice: RankLattice,
+}
+
+impl<T: Element, L: Layout> ReadCapture for RankField<T, L> {
+    type Arg<'a> = RankRead<'a, T, L>;
+    fn read_arg(&self) -> RankRead<'_, T, L> {
+        RankRead {
+            inner: self.part.read_arg(),
+            id: self.lattice.id(),
+        }
+    }
+}
+
+impl<T: Element, L: Layout> ShiftCapture for RankField<T, L> {
+    type Arg<'a> = RankShifted<'a, T, L>;
+    fn shifted_arg(&self, _whole: Lattice) -> RankShifted<'_, T, L> {
+        RankShifted {
+            inner: self.part.shifted_arg(self.lattice.inner().part),
+            id: self.lattice.id(),
+        }
+    }
+}
+
+impl<T: Element, L: Layout> WriteCapture for RankField<T, L> {
+    type Arg<'a, const LOAD: bool> = RankWrite<'a, T, L, LOAD>;
+    fn write_arg<const LOAD: bool>(&mut self) -> RankWrite<'_, T, L, LOAD> {
+        RankWrite {
+            inner: self.part.write_arg::<LOAD>(),
+            lattice: self.lattice,
+        }
+    }
+}
+
+/// `CaptureArg` for a wrapped argument: every method is the wrapped one's.
+macro_rules! forward_to_inner {
+    ($inner:ty) => {
+        type Site = <$inner as CaptureArg>::Site;
+        type Key = <$inner as CaptureArg>::Key;
+        type HostView = <$inner as CaptureArg>::HostView;
+        const BLOCK: usize = <$inner as CaptureArg>::BLOCK;
+
+        fn kind() -> CaptureKind {
+            <$inner>::kind()
+        }
+
+        fn field_len(&self) -> Option<usize> {
+            self.inner.field_len()
+        }
+
+        fn host_view(&mut self, sites: &Range<usize>) -> Result<Self::HostView> {
+            self.inner.host_view(sites)
+        }
+
+        #[inline(always)]
+        unsafe fn load(view: &Self::HostView, s: usize) -> Self::Site {
+            <$inner>::load(view, s)
+        }
+
+        #[inline(always)]
+        unsafe fn store(view: &Self::HostView, s: usize, value: Self::Site) {
+            <$inner>::store(view, s, value)
+        }
+
+        type Lanes = <$inner as CaptureArg>::Lanes;
+        const GROUPS_PAY: bool = <$inner as CaptureArg>::GROUPS_PAY;
+
+        #[inline(always)]
+        unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {
+            <$inner>::load_lanes(view, s0)
+        }
+
+        #[inline(always)]
+        unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Site {
+            <$inner>::lane(lanes, l)
+        }
+
+        #[inline(always)]
+        fn set_lane(lanes: &mut Self::Lanes, l: usize, value: Self::Site) {
+            <$inner>::set_lane(lanes, l, value)
+        }
+
+        #[inline(always)]
+        unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes) {
+            <$inner>::store_lanes(view, s0, lanes)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn device_prepare(
+            &mut self,
+            dev: &'static crate::cuda::Device,
+            sites: &Range<usize>,
+        ) -> Result<()> {
+            self.inner.device_prepare(dev, sites)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
+            self.inner.push_params(params)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn device_prepare_on(
+            &mut self,
+            dev: &'static crate::cuda::Device,
+            sites: &Range<usize>,
+            queue: crate::cuda::stream::Queue,
+        ) -> Result<()> {
+            self.inner.device_prepare_on(dev, sites, queue)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
+            self.inner.mark_queued(mark)
+        }
+    };
+}
+
+impl<'a, T: Element, L: Layout> CaptureArg for RankRead<'a, T, L> {
+    forward_to_inner!(FieldRead<'a, T, L>);
+
+    fn rank_id(&self) -> Option<u64> {
+        Some(self.id)
+    }
+}
+
+impl<'a, T: Element, L: Layout> CaptureArg for RankShifted<'a, T, L> {
+    forward_to_inner!(FieldShifted<'a, T, L>);
+
+    fn rank_id(&self) -> Option<u64> {
+        Some(self.id)
+    }
+}
+
+impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T, L, LOAD> {
+    forward_to_inner!(FieldWrite<'a, T, L, LOAD>);
+
+    fn rank_id(&self) -> Option<u64> {
+        Some(self.lattice.id())
+    }
+
+    fn halo_send(
+        &mut self,
+        round: usize,
+        parity: Option<usize>,
+        out: &mut Vec<Vec<u8>>,
+    ) -> Result<()> {
+        let inner = self.lattice.inner();
+        let r = &inner.rounds[round];
+        // Read through the host copy, which stays current beside the device's.
+        let field = self.inner.field_mut();
+        field.sync_host()?;
+        for b in [r.send_low, r.send_high] {
+            let mut bytes =
+                Vec::with_capacity(inner.box_range(b, parity).len() * std::mem::size_of::<T>());
+            for run in inner.runs(b, parity) {
+                for s in run {
+                    bytes.extend_from_slice(bytemuck::bytes_of(&field.get(s)?));
+                }
+            }
+            out.push(bytes);
+        }
+        Ok(())
+    }
+
+    fn halo_receive(
+        &mut self,
+        round: usize,
+        parity: Option<usize>,
+        faces: &mut dyn Iterator<Item = Vec<u8>>,
+    ) -> Result<()> {
+        let inner = self.lattice.inner();
+        let r = &inner.rounds[round];
+        let field = self.inner.field_mut();
+        let mut host = field.as_host_mut()?;
+        for b in [r.recv_low, r.recv_high] {
+            let bytes = faces.next().expect("one face per halo");
+            let mut values = bytes.chunks_exact(std::mem::size_of::<T>());
+            for run in inner.runs(b, parity) {
+                for s in run {
+                    let v = values.next().expect("a face as long as its halo");
+                    host.set(s, bytemuck::pod_read_unaligned(v));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A rank lattice captured by a body (`lat.coord(i, mu)`, `lat.parity(i)`): the stored
+/// part, whose coordinates are those of the whole lattice.
+pub struct RankLatticeValue {
+    inner: Value<'static, Lattice>,
+}
+
+impl ReadCapture for RankLattice {
+    type Arg<'a> = RankLatticeValue;
+    fn read_arg(&self) -> RankLatticeValue {
+        RankLatticeValue {
+            inner: read_constant(&self.inner().part),
+        }
+    }
+}
+
+impl CaptureArg for RankLatticeValue {
+    forward_to_inner!(Value<'static, Lattice>);
+}
