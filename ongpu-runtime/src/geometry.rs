@@ -133,6 +133,7 @@ impl Lattice {
     }
 
     /// Indices of the sites of parity `p` (`p * V/2 .. (p + 1) * V/2`).
+    #[cfg(any(feature = "mpi", test))]
     pub(crate) fn subset_range(&self, p: usize) -> std::ops::Range<usize> {
         let half = self.half as usize;
         p * half..(p + 1) * half

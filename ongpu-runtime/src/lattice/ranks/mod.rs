@@ -3,6 +3,7 @@
 //! and needs no MPI, nor do the boxes of a rank's block; the rank lattice, its fields and
 //! their calls live in the world of [`crate::mpi`] (the `mpi` feature).
 
+#[cfg(any(feature = "mpi", test))]
 mod boxes;
 #[cfg(feature = "mpi")]
 mod capture;
