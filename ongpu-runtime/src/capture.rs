@@ -749,6 +749,99 @@ pub trait CaptureRef {
 }
 impl<T: ?Sized> CaptureRef for T {}
 
+/// `CaptureArg` for an argument that wraps another (`$inner`): every method is the wrapped
+/// one's, reached as `self.inner` (`inner`) or as the selected part of a split field
+/// (`part`: `self.parts[self.current]`).
+macro_rules! forward_capture_arg {
+    (@at $s:ident, inner) => {
+        $s.inner
+    };
+    (@at $s:ident, part) => {
+        $s.parts[$s.current]
+    };
+    ($inner:ty, $at:ident) => {
+        type Site = <$inner as CaptureArg>::Site;
+        type Key = <$inner as CaptureArg>::Key;
+        type HostView = <$inner as CaptureArg>::HostView;
+        const BLOCK: usize = <$inner as CaptureArg>::BLOCK;
+
+        fn kind() -> CaptureKind {
+            <$inner>::kind()
+        }
+
+        fn field_len(&self) -> Option<usize> {
+            forward_capture_arg!(@at self, $at).field_len()
+        }
+
+        fn host_view(&mut self, sites: &Range<usize>) -> Result<Self::HostView> {
+            forward_capture_arg!(@at self, $at).host_view(sites)
+        }
+
+        #[inline(always)]
+        unsafe fn load(view: &Self::HostView, s: usize) -> Self::Site {
+            <$inner>::load(view, s)
+        }
+
+        #[inline(always)]
+        unsafe fn store(view: &Self::HostView, s: usize, value: Self::Site) {
+            <$inner>::store(view, s, value)
+        }
+
+        type Lanes = <$inner as CaptureArg>::Lanes;
+        const GROUPS_PAY: bool = <$inner as CaptureArg>::GROUPS_PAY;
+
+        #[inline(always)]
+        unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {
+            <$inner>::load_lanes(view, s0)
+        }
+
+        #[inline(always)]
+        unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Site {
+            <$inner>::lane(lanes, l)
+        }
+
+        #[inline(always)]
+        fn set_lane(lanes: &mut Self::Lanes, l: usize, value: Self::Site) {
+            <$inner>::set_lane(lanes, l, value)
+        }
+
+        #[inline(always)]
+        unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes) {
+            <$inner>::store_lanes(view, s0, lanes)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn device_prepare(
+            &mut self,
+            dev: &'static crate::cuda::Device,
+            sites: &Range<usize>,
+        ) -> Result<()> {
+            forward_capture_arg!(@at self, $at).device_prepare(dev, sites)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
+            forward_capture_arg!(@at self, $at).push_params(params)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn device_prepare_on(
+            &mut self,
+            dev: &'static crate::cuda::Device,
+            sites: &Range<usize>,
+            queue: crate::cuda::stream::Queue,
+        ) -> Result<()> {
+            forward_capture_arg!(@at self, $at).device_prepare_on(dev, sites, queue)
+        }
+
+        #[cfg(feature = "cuda")]
+        fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
+            forward_capture_arg!(@at self, $at).mark_queued(mark)
+        }
+    };
+}
+pub(crate) use forward_capture_arg;
+
 /// A tuple of captures, as one call passes them.
 pub trait Captures {
     /// The per-site values, in capture order.

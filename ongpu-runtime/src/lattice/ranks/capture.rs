@@ -8,7 +8,8 @@
 use super::field::RankField;
 use super::lattice::RankLattice;
 use crate::capture::{
-    read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite, ReadCapture, Value, WriteCapture,
+    forward_capture_arg, read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite,
+    ReadCapture, Value, WriteCapture,
 };
 use crate::element::Element;
 use crate::error::Result;
@@ -65,92 +66,8 @@ impl<T: Element, L: Layout> WriteCapture for RankField<T, L> {
     }
 }
 
-/// `CaptureArg` for a wrapped argument: every method is the wrapped one's.
-macro_rules! forward_to_inner {
-    ($inner:ty) => {
-        type Site = <$inner as CaptureArg>::Site;
-        type Key = <$inner as CaptureArg>::Key;
-        type HostView = <$inner as CaptureArg>::HostView;
-        const BLOCK: usize = <$inner as CaptureArg>::BLOCK;
-
-        fn kind() -> CaptureKind {
-            <$inner>::kind()
-        }
-
-        fn field_len(&self) -> Option<usize> {
-            self.inner.field_len()
-        }
-
-        fn host_view(&mut self, sites: &Range<usize>) -> Result<Self::HostView> {
-            self.inner.host_view(sites)
-        }
-
-        #[inline(always)]
-        unsafe fn load(view: &Self::HostView, s: usize) -> Self::Site {
-            <$inner>::load(view, s)
-        }
-
-        #[inline(always)]
-        unsafe fn store(view: &Self::HostView, s: usize, value: Self::Site) {
-            <$inner>::store(view, s, value)
-        }
-
-        type Lanes = <$inner as CaptureArg>::Lanes;
-        const GROUPS_PAY: bool = <$inner as CaptureArg>::GROUPS_PAY;
-
-        #[inline(always)]
-        unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {
-            <$inner>::load_lanes(view, s0)
-        }
-
-        #[inline(always)]
-        unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Site {
-            <$inner>::lane(lanes, l)
-        }
-
-        #[inline(always)]
-        fn set_lane(lanes: &mut Self::Lanes, l: usize, value: Self::Site) {
-            <$inner>::set_lane(lanes, l, value)
-        }
-
-        #[inline(always)]
-        unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes) {
-            <$inner>::store_lanes(view, s0, lanes)
-        }
-
-        #[cfg(feature = "cuda")]
-        fn device_prepare(
-            &mut self,
-            dev: &'static crate::cuda::Device,
-            sites: &Range<usize>,
-        ) -> Result<()> {
-            self.inner.device_prepare(dev, sites)
-        }
-
-        #[cfg(feature = "cuda")]
-        fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
-            self.inner.push_params(params)
-        }
-
-        #[cfg(feature = "cuda")]
-        fn device_prepare_on(
-            &mut self,
-            dev: &'static crate::cuda::Device,
-            sites: &Range<usize>,
-            queue: crate::cuda::stream::Queue,
-        ) -> Result<()> {
-            self.inner.device_prepare_on(dev, sites, queue)
-        }
-
-        #[cfg(feature = "cuda")]
-        fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
-            self.inner.mark_queued(mark)
-        }
-    };
-}
-
 impl<'a, T: Element, L: Layout> CaptureArg for RankRead<'a, T, L> {
-    forward_to_inner!(FieldRead<'a, T, L>);
+    forward_capture_arg!(FieldRead<'a, T, L>, inner);
 
     fn rank_id(&self) -> Option<u64> {
         Some(self.id)
@@ -158,7 +75,7 @@ impl<'a, T: Element, L: Layout> CaptureArg for RankRead<'a, T, L> {
 }
 
 impl<'a, T: Element, L: Layout> CaptureArg for RankShifted<'a, T, L> {
-    forward_to_inner!(FieldShifted<'a, T, L>);
+    forward_capture_arg!(FieldShifted<'a, T, L>, inner);
 
     fn rank_id(&self) -> Option<u64> {
         Some(self.id)
@@ -166,7 +83,7 @@ impl<'a, T: Element, L: Layout> CaptureArg for RankShifted<'a, T, L> {
 }
 
 impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T, L, LOAD> {
-    forward_to_inner!(FieldWrite<'a, T, L, LOAD>);
+    forward_capture_arg!(FieldWrite<'a, T, L, LOAD>, inner);
 
     fn rank_id(&self) -> Option<u64> {
         Some(self.lattice.id())
@@ -236,5 +153,5 @@ impl ReadCapture for RankLattice {
 }
 
 impl CaptureArg for RankLatticeValue {
-    forward_to_inner!(Value<'static, Lattice>);
+    forward_capture_arg!(Value<'static, Lattice>, inner);
 }

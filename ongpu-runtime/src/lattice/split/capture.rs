@@ -9,8 +9,8 @@ use super::exchange;
 use super::field::SplitField;
 use super::lattice::SplitLattice;
 use crate::capture::{
-    read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite, ReadCapture, SplitStage, Value,
-    WriteCapture,
+    forward_capture_arg, read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite,
+    ReadCapture, SplitStage, Value, WriteCapture,
 };
 use crate::element::Element;
 use crate::error::Result;
@@ -89,84 +89,7 @@ impl<T: Element, L: Layout> WriteCapture for SplitField<T, L> {
 /// `CaptureArg` for a per-part argument: every method is the selected part's.
 macro_rules! forward_to_part {
     ($inner:ty) => {
-        type Site = <$inner as CaptureArg>::Site;
-        type Key = <$inner as CaptureArg>::Key;
-        type HostView = <$inner as CaptureArg>::HostView;
-        const BLOCK: usize = <$inner as CaptureArg>::BLOCK;
-
-        fn kind() -> CaptureKind {
-            <$inner>::kind()
-        }
-
-        fn field_len(&self) -> Option<usize> {
-            self.parts[self.current].field_len()
-        }
-
-        fn host_view(&mut self, sites: &Range<usize>) -> Result<Self::HostView> {
-            self.parts[self.current].host_view(sites)
-        }
-
-        #[inline(always)]
-        unsafe fn load(view: &Self::HostView, s: usize) -> Self::Site {
-            <$inner>::load(view, s)
-        }
-
-        #[inline(always)]
-        unsafe fn store(view: &Self::HostView, s: usize, value: Self::Site) {
-            <$inner>::store(view, s, value)
-        }
-
-        type Lanes = <$inner as CaptureArg>::Lanes;
-        const GROUPS_PAY: bool = <$inner as CaptureArg>::GROUPS_PAY;
-
-        #[inline(always)]
-        unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {
-            <$inner>::load_lanes(view, s0)
-        }
-
-        #[inline(always)]
-        unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Site {
-            <$inner>::lane(lanes, l)
-        }
-
-        #[inline(always)]
-        fn set_lane(lanes: &mut Self::Lanes, l: usize, value: Self::Site) {
-            <$inner>::set_lane(lanes, l, value)
-        }
-
-        #[inline(always)]
-        unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes) {
-            <$inner>::store_lanes(view, s0, lanes)
-        }
-
-        #[cfg(feature = "cuda")]
-        fn device_prepare(
-            &mut self,
-            dev: &'static crate::cuda::Device,
-            sites: &Range<usize>,
-        ) -> Result<()> {
-            self.parts[self.current].device_prepare(dev, sites)
-        }
-
-        #[cfg(feature = "cuda")]
-        fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
-            self.parts[self.current].push_params(params)
-        }
-
-        #[cfg(feature = "cuda")]
-        fn device_prepare_on(
-            &mut self,
-            dev: &'static crate::cuda::Device,
-            sites: &Range<usize>,
-            queue: crate::cuda::stream::Queue,
-        ) -> Result<()> {
-            self.parts[self.current].device_prepare_on(dev, sites, queue)
-        }
-
-        #[cfg(feature = "cuda")]
-        fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
-            self.parts[self.current].mark_queued(mark)
-        }
+        forward_capture_arg!($inner, part);
 
         fn select_part(&mut self, part: usize) {
             self.current = part;
