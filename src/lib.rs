@@ -211,8 +211,9 @@ pub use ongpu_runtime::{
     with_backend, with_bounds_checks, AoS, AoSoA, Backend, ColorMatrix, ColorVector, Complex,
     DeviceScalar, Devices, Dim3, Element, Error, Event, Field, Graph, GraphLoop, HostMut, Lattice,
     LaunchShape, Layout, Location, LoopTest, LoopValue, Norm2, Philox, ProcessGrid, Real, RealKind,
-    Residency, Result, Scalar, ScalarRead, SoA, SplitField, SplitLattice, SplitRead, SplitShifted,
-    SplitSubset, SplitWrite, Storage, Stream, Subset, Transfers,
+    Residency, Result, Scalar, ScalarRead, SoA, Space, SpaceField, SpaceSubset, SplitField,
+    SplitLattice, SplitRead, SplitShifted, SplitSubset, SplitWrite, Storage, Stream, Subset,
+    Transfers,
 };
 pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
 
@@ -245,8 +246,8 @@ pub use ongpu_runtime::cuda;
 pub mod prelude {
     pub use crate::{
         on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Devices, Field, Graph,
-        GraphLoop, Lattice, LaunchShape, LoopTest, Norm2, Philox, Real, Result, SoA, SplitField,
-        SplitLattice, Subset,
+        GraphLoop, Lattice, LaunchShape, LoopTest, Norm2, Philox, Real, Result, SoA, Space,
+        SpaceField, SpaceSubset, SplitField, SplitLattice, Subset,
     };
 }
 

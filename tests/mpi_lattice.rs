@@ -71,7 +71,7 @@ fn run(world: &World) {
     let (_, eta_blocks) = staggered_twice!(lat, AoSoA<16>);
     let diagonal = diagonal_shifts!(lat, 3);
     let (plaq, odd, t_values) = plaquette_sum!(lat);
-    let t_whole = lat.field::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5);
+    let t_whole = lat.field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5).unwrap();
     let exact = exact_reductions!(lat, &t_whole);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     for dims in grids(&lat, world.size()) {
@@ -115,7 +115,7 @@ fn run(world: &World) {
 /// A whole-lattice field, or a field of another rank lattice, in a call over a rank lattice
 /// is an error before anything runs; a shift beyond the halo is a body panic.
 fn wrong_fields_are_errors(ranks: &RankLattice, lat: &Lattice) {
-    let plain = lat.field::<f64, AoS>(|i| i as f64);
+    let plain = lat.field_from_fn::<f64, AoS>(|i| i as f64).unwrap();
     let mut out = RankField::<f64>::zeros(ranks).unwrap();
     let e = on_gpu!(ranks.even(), {
         out = plain;

@@ -16,7 +16,7 @@ use ongpu::{with_backend, Backend};
 /// A chain on the test lattice: a hot or cold start and the updates that continue it.
 fn chain(hot: bool, seed: u64) -> (GaugeField, QuenchedUpdate) {
     let lat = lattice();
-    let mut u = GaugeField::unit(lat);
+    let mut u = GaugeField::unit(lat).unwrap();
     let mut update = QuenchedUpdate::new(lat, seed);
     if hot {
         update.heatbath(&mut u, 0.0).unwrap();
@@ -168,7 +168,7 @@ fn gauge_field_identities() {
     update.heatbath(&mut u, 5.5).unwrap();
     let before = u.to_host().unwrap();
     let plaquette = u.plaquette().unwrap();
-    let g = random_gauge_transformation(u.lattice(), 9);
+    let g = random_gauge_transformation(u.lattice(), 9).unwrap();
     u.gauge_transform(&g).unwrap();
     let after = u.to_host().unwrap();
     assert!((u.plaquette().unwrap() - plaquette).abs() < 1e-13);

@@ -33,7 +33,7 @@ struct Problem {
 
 fn problem() -> Problem {
     let lat = Lattice::new([4; 4]).unwrap();
-    let gauge = GaugeField::random(lat, 21);
+    let gauge = GaugeField::random(lat, 21).unwrap();
     let b_host = even_part(&lat, &random_vector(&lat, 22));
     let op = Staggered::new(&gauge, MASS).unwrap();
     let b = Fermion::from_vec(b_host.clone());
@@ -226,7 +226,7 @@ fn graph_cg_kernels_compile_for_sm90_and_sm80_without_spills() {
         ongpu::with_bounds_checks(false, || {
             ongpu::with_backend(ongpu::Backend::Cpu, || {
                 let lat = Lattice::new([4; 4]).unwrap();
-                let op = Staggered::new(&GaugeField::smooth(lat, 0.2, 14), 1.0).unwrap();
+                let op = Staggered::new(&GaugeField::smooth(lat, 0.2, 14).unwrap(), 1.0).unwrap();
                 let b = Fermion::from_vec(even_part(&lat, &random_vector(&lat, 15)));
                 let mut x = Fermion::zeros(lat.volume());
                 GraphCg::new(lat, 1e-6, 100, 3)

@@ -33,8 +33,8 @@ enum GaugeKind {
 /// The gauge field of `kind` on `lat` from `seed`.
 fn gauge(lat: Lattice, kind: GaugeKind, seed: u64) -> GaugeField {
     match kind {
-        GaugeKind::Random => GaugeField::random(lat, seed),
-        GaugeKind::Smooth => GaugeField::smooth(lat, 0.2, seed),
+        GaugeKind::Random => GaugeField::random(lat, seed).unwrap(),
+        GaugeKind::Smooth => GaugeField::smooth(lat, 0.2, seed).unwrap(),
     }
 }
 
@@ -69,7 +69,7 @@ fn dot(a: &[ColorVector<f64>], b: &[ColorVector<f64>]) -> Complex<f64> {
 /// `⟨χ, D ψ⟩ = −⟨D χ, ψ⟩` for random χ and ψ on the whole lattice.
 fn anti_hermiticity() {
     let lat = Lattice::new([4, 2, 4, 6]).unwrap();
-    let op = Staggered::new(&GaugeField::random(lat, 1), MASS).unwrap();
+    let op = Staggered::new(&GaugeField::random(lat, 1).unwrap(), MASS).unwrap();
     let (chi, psi) = (random_vector(&lat, 2), random_vector(&lat, 3));
     let lhs = dot(&chi, &device_dslash(&op, &psi));
     let rhs = -dot(&device_dslash(&op, &chi), &psi);
@@ -88,7 +88,7 @@ fn anti_hermiticity() {
 fn gauge_covariance() {
     let lat = Lattice::new([4, 4, 2, 6]).unwrap();
     let v = lat.volume();
-    let u = GaugeField::random(lat, 4).to_host().unwrap();
+    let u = GaugeField::random(lat, 4).unwrap().to_host().unwrap();
     let mut r = rand::rngs::SmallRng::seed_from_u64(5);
     let g: Vec<ColorMatrix<f64>> = (0..v).map(|_| random_su3(&mut r)).collect();
     let u_g: Vec<[ColorMatrix<f64>; 4]> = (0..v)
@@ -111,7 +111,7 @@ fn gauge_covariance() {
 /// `A r` of `hop` + `apply_and_reduce`, and that pass's two sums.
 fn operator_matches_host() {
     let lat = Lattice::new([4, 6, 2, 4]).unwrap();
-    let gauge = GaugeField::random(lat, 7);
+    let gauge = GaugeField::random(lat, 7).unwrap();
     let op = Staggered::new(&gauge, MASS).unwrap();
     let u = op.links();
     let host = HostStaggered::from_gauge(&gauge, MASS).unwrap();
@@ -286,7 +286,7 @@ fn cg_matches_a_dense_solve() {
 /// A zero source gives x = 0 at iteration 0 (x's even sites zeroed, its odd ones untouched).
 fn zero_source_gives_zero_at_once() {
     let lat = Lattice::new([4; 4]).unwrap();
-    let op = Staggered::new(&GaugeField::random(lat, 11), MASS).unwrap();
+    let op = Staggered::new(&GaugeField::random(lat, 11).unwrap(), MASS).unwrap();
     let b = Fermion::zeros(lat.volume());
     let marker = ColorVector::new([Complex::new(7.0, -7.0); 3]);
     let mut x = Fermion::filled(lat.volume(), marker);
@@ -305,7 +305,7 @@ fn zero_source_gives_zero_at_once() {
 /// Too few iterations is an error that says how far it got, not a wrong answer.
 fn too_few_iterations_is_an_error() {
     let lat = Lattice::new([4; 4]).unwrap();
-    let op = Staggered::new(&GaugeField::random(lat, 12), MASS).unwrap();
+    let op = Staggered::new(&GaugeField::random(lat, 12).unwrap(), MASS).unwrap();
     let b = Fermion::from_vec(even_part(&lat, &random_vector(&lat, 13)));
     let mut x = Fermion::zeros(lat.volume());
     match Cg::new(lat, 1e-10, 5).solve(&op, &b, &mut x) {

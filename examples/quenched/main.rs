@@ -116,7 +116,7 @@ fn main() -> AnyResult<()> {
         }
         None => {
             let lat = Lattice::new(o.dims)?;
-            let mut u = GaugeField::unit(lat);
+            let mut u = GaugeField::unit(lat)?;
             let mut update = QuenchedUpdate::new(lat, o.seed);
             if o.hot {
                 update.heatbath(&mut u, 0.0)?; // the Haar measure: a sweep at β = 0

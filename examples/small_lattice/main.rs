@@ -87,7 +87,7 @@ fn check(
 /// Solves on an `l^4` lattice both ways and prints one row.
 fn run_size(opts: &Options, backend: ongpu::Backend, l: usize) -> BenchResult<()> {
     let lat = Lattice::new([l; 4])?;
-    let gauge = GaugeField::random(lat, opts.seed);
+    let gauge = GaugeField::random(lat, opts.seed)?;
     let b_host = staggered::even_part(&lat, &staggered::random_vector(&lat, opts.seed + 1));
     let host = HostStaggered::from_gauge(&gauge, opts.mass)?;
     let op = Staggered::new(&gauge, opts.mass)?;

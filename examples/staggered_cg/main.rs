@@ -38,8 +38,8 @@ fn run() -> BenchResult<()> {
     common::warn_if_checked(backend);
     let lat = Lattice::new(opts.dims)?;
     let gauge = match opts.gauge {
-        GaugeKind::Random => GaugeField::random(lat, opts.seed),
-        GaugeKind::Smooth => GaugeField::smooth(lat, SMOOTH_SPREAD, opts.seed),
+        GaugeKind::Random => GaugeField::random(lat, opts.seed)?,
+        GaugeKind::Smooth => GaugeField::smooth(lat, SMOOTH_SPREAD, opts.seed)?,
     };
     let b_host = staggered::even_part(&lat, &staggered::random_vector(&lat, opts.seed + 1));
     let op = Staggered::new(&gauge, opts.mass)?;

@@ -96,6 +96,7 @@ pub const METHODS: &[(&str, usize)] = &[
     ("unscale", 1),
     ("coord", 2),
     ("parity", 1),
+    ("whole_index", 1),
     ("dot", 1),
     ("bits", 2),
     ("uniform_f32", 2),

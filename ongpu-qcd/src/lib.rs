@@ -21,7 +21,7 @@
 //!
 //! # fn main() -> ongpu::Result<()> {
 //! let lat = Lattice::new([4, 4, 4, 4])?;
-//! let mut u = GaugeField::unit(lat);
+//! let mut u = GaugeField::unit(lat)?;
 //! let mut update = QuenchedUpdate::new(lat, 7);       // the seed of the counter-based generator
 //! for _ in 0..5 {
 //!     update.heatbath(&mut u, 6.0)?;                  // β = 6.0
@@ -52,7 +52,8 @@ mod prelude {
     #[allow(unused_imports)]
     pub use ongpu_runtime::{
         AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Field, Graph, GraphLoop,
-        Lattice, LoopTest, Norm2, Philox, Real, Result, SoA, Subset,
+        Lattice, LoopTest, Norm2, Philox, Real, Result, SoA, Space, SpaceField, SpaceSubset,
+        Subset,
     };
 }
 
@@ -61,6 +62,10 @@ mod prelude {
 mod __private {
     pub use ongpu_runtime::__private::*;
 }
+
+/// The layout of the library's fields (the default of [`Field`](ongpu_runtime::Field)):
+/// colour vectors and matrices in blocks of 32 sites, one coalesced load per component.
+pub type SiteLayout = ongpu_runtime::AoSoA<32>;
 
 pub mod gauge;
 pub mod nersc;

@@ -4,15 +4,18 @@
 //! come) is called the same way, so programs can choose one at run time
 //! ([`staggered::cg_solver`](crate::staggered::cg_solver)).
 
+use crate::SiteLayout;
 use ongpu::prelude::*;
 
 /// An operator a solver can invert.
 pub trait LinearOperator {
+    /// Where its vectors live.
+    type Space: Space;
     /// The vectors it acts on.
     type Vector;
 
-    /// The lattice of its vectors.
-    fn lattice(&self) -> Lattice;
+    /// Where its vectors live (a lattice, a split one, one cut over ranks).
+    fn space(&self) -> Self::Space;
 }
 
 /// A solver of `A x = b` for the operators `Op`.
@@ -104,24 +107,17 @@ impl From<ongpu::Error> for SolverError {
 }
 
 /// An [`ongpu::Error`] unless the operator, the source and the solution are on `lat`.
-pub(crate) fn check_vectors<T: ongpu_runtime::Element>(
-    lat: Lattice,
-    op_lat: Lattice,
-    b: &Field<T>,
-    x: &Field<T>,
+pub(crate) fn check_vectors<S: Space, T: ongpu_runtime::Element>(
+    lat: S,
+    op_lat: S,
+    b: &S::Field<T, SiteLayout>,
+    x: &S::Field<T, SiteLayout>,
 ) -> ongpu::Result<()> {
     if op_lat != lat {
         return Err(ongpu::Error::InvalidArgument(format!(
             "the solver was made for the {lat}, the operator is on the {op_lat}"
         )));
     }
-    for (name, len) in [("source", b.len()), ("solution", x.len())] {
-        if len != lat.volume() {
-            return Err(ongpu::Error::InvalidArgument(format!(
-                "the {name} has {len} sites, but the {lat} has {}",
-                lat.volume()
-            )));
-        }
-    }
-    Ok(())
+    lat.check_field(b, "source")?;
+    lat.check_field(x, "solution")
 }

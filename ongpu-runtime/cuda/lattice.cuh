@@ -54,6 +54,21 @@ struct Lattice {
     return x >= g ? x - g : x;
   }
   ONGPU_FN u64 parity(u64 s) const { return s >= half ? 1 : 0; }
+  // The index of site s in the whole lattice's even-odd order (s itself for a whole
+  // lattice): what keys a site's random numbers, so that a part draws what the whole does.
+  ONGPU_FN u64 whole_index(u64 s) const {
+    unsigned p, lex, c[4];
+    decompose(s, p, lex, c);
+    unsigned l = 0, stride = 1;
+#pragma unroll
+    for (unsigned mu = 0; mu < 4; mu++) {
+      const unsigned g = (unsigned)global[mu];
+      const unsigned x = c[mu] + (unsigned)origin[mu];
+      l += (x >= g ? x - g : x) * stride;
+      stride *= g;
+    }
+    return (u64)p * (stride / 2u) + l / 2u;
+  }
   // This lattice's index of site j of `box`, a block of its sites with its own extents,
   // origin and even-odd order (same whole lattice): how a call over part of a lattice cut
   // over ranks counts its sites. The site's parity is the same in both.
@@ -134,4 +149,5 @@ namespace ongpu {
 // `lat.coord(i, mu)` and `lat.parity(i)` of a captured lattice.
 template <class I, class M> ONGPU_FN u64 coord(const Lattice& l, I i, M mu) { return l.coord((u64)i, (u64)mu); }
 template <class I> ONGPU_FN u64 parity(const Lattice& l, I i) { return l.parity((u64)i); }
+template <class I> ONGPU_FN u64 whole_index(const Lattice& l, I i) { return l.whole_index((u64)i); }
 }  // namespace ongpu

@@ -520,6 +520,7 @@ macro_rules! uniform {
             }
         }
         impl ReadCapture for $t {
+            type Site = $t;
             type Arg<'a> = Value<'a, $t>;
             #[inline(always)]
             fn read_arg(&self) -> Value<'_, $t> {
@@ -640,8 +641,10 @@ impl<'a, V: Uniform> CaptureArg for Value<'a, V> {
             Lattice or Philox; copy anything else into one of these before the call"
 )]
 pub trait ReadCapture {
+    /// What a body sees of it at a site (generic code names it: `F: ReadCapture<Site = T>`).
+    type Site: Copy + Send;
     /// The argument that carries it to the backends.
-    type Arg<'a>: CaptureArg
+    type Arg<'a>: CaptureArg<Site = Self::Site>
     where
         Self: 'a;
     /// Wraps a shared borrow.
@@ -649,6 +652,7 @@ pub trait ReadCapture {
 }
 
 impl<T: Element, L: Layout> ReadCapture for Field<T, L> {
+    type Site = T;
     type Arg<'a> = FieldRead<'a, T, L>;
     #[inline(always)]
     fn read_arg(&self) -> FieldRead<'_, T, L> {
@@ -663,6 +667,7 @@ impl<T: Element, L: Layout> ReadCapture for Field<T, L> {
 /// A capture held through `&mut` (a field or scalar destructured from a `&mut` struct)
 /// reads as the value it points to.
 impl<T: ReadCapture + ?Sized> ReadCapture for &mut T {
+    type Site = T::Site;
     type Arg<'a>
         = T::Arg<'a>
     where
@@ -681,9 +686,11 @@ impl<T: ReadCapture + ?Sized> ReadCapture for &mut T {
             for a per-site temporary declare it inside the body with `let mut`"
 )]
 pub trait WriteCapture {
+    /// What a body sees of it at a site, and assigns.
+    type Site: Copy + Send;
     /// The argument that carries it to the backends; `LOAD` tells whether the body reads
     /// the old value.
-    type Arg<'a, const LOAD: bool>: CaptureArg
+    type Arg<'a, const LOAD: bool>: CaptureArg<Site = Self::Site>
     where
         Self: 'a;
     /// Wraps an exclusive borrow.
@@ -691,6 +698,7 @@ pub trait WriteCapture {
 }
 
 impl<T: Element, L: Layout> WriteCapture for Field<T, L> {
+    type Site = T;
     type Arg<'a, const LOAD: bool> = FieldWrite<'a, T, L, LOAD>;
     #[inline(always)]
     fn write_arg<const LOAD: bool>(&mut self) -> FieldWrite<'_, T, L, LOAD> {

@@ -227,6 +227,21 @@ impl Lattice {
         (i as u64 >= self.half) as usize
     }
 
+    /// The index of site `i` in the whole lattice's site order: `i` itself for a whole
+    /// lattice; for a part of a split lattice or of one cut over ranks, where its site sits
+    /// in the whole. Keying a site's random numbers by it (`rng.uniform_f64(lat.whole_index(i),
+    /// k)`) makes a part draw exactly what the whole lattice draws there.
+    #[inline]
+    pub fn whole_index(&self, i: usize) -> usize {
+        let c = self.coords(i);
+        let (mut lex, mut stride) = (0u64, 1u64);
+        for mu in 0..DIMS {
+            lex += c[mu] as u64 * stride;
+            stride *= self.global[mu];
+        }
+        (self.parity(i) as u64 * (stride / 2) + lex / 2) as usize
+    }
+
     /// The site `k` steps from site `i` along direction `mu`, periodically.
     ///
     /// # Panics

@@ -49,6 +49,7 @@ pub use lattice::ranks::ProcessGrid;
 pub use lattice::ranks::{
     RankField, RankLattice, RankLatticeValue, RankRead, RankShifted, RankSubset, RankWrite,
 };
+pub use lattice::spaces::{Space, SpaceField, SpaceSubset};
 pub use lattice::split::{
     Devices, SplitField, SplitLattice, SplitLatticeValue, SplitRead, SplitShifted, SplitSubset,
     SplitWrite,

@@ -103,6 +103,7 @@ pub struct ScalarRead<'a, T: Element + Uniform> {
 pub struct ScalarReadKey<T>(PhantomData<T>);
 
 impl<T: Element + Uniform> ReadCapture for DeviceScalar<T> {
+    type Site = T;
     type Arg<'a> = ScalarRead<'a, T>;
     #[inline(always)]
     fn read_arg(&self) -> ScalarRead<'_, T> {
@@ -116,6 +117,7 @@ impl<T: Element + Uniform> ReadCapture for DeviceScalar<T> {
 /// (`on_gpu!({ alpha = rr / pap; })` takes `n = 1` from it), and a call over more sites is
 /// refused as for any field of another length.
 impl<T: Element + Uniform> WriteCapture for DeviceScalar<T> {
+    type Site = T;
     type Arg<'a, const LOAD: bool> = FieldWrite<'a, T, AoS, LOAD>;
     #[inline(always)]
     fn write_arg<const LOAD: bool>(&mut self) -> FieldWrite<'_, T, AoS, LOAD> {

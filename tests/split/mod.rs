@@ -5,67 +5,13 @@
 #![allow(dead_code)]
 
 use ongpu::prelude::*;
-use ongpu::{Element, Layout};
-#[cfg(feature = "mpi")]
-use ongpu::{RankField, RankLattice};
+use ongpu::{Element, Layout, Space, SpaceField};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-/// What a program needs of its lattice: fields over it and their values in site order.
-pub trait Space {
-    /// A field over the space.
-    type F<T: Element, L: Layout>;
-    /// A field whose element at (whole-lattice) site `i` is `f(i)`.
-    fn field<T: Element, L: Layout>(&self, f: impl FnMut(usize) -> T) -> Self::F<T, L>;
-    /// The values in the whole lattice's site order.
-    fn values<T: Element, L: Layout>(f: &Self::F<T, L>) -> Vec<T>;
-    /// The whole lattice.
-    fn whole(&self) -> Lattice;
-}
-
-impl Space for Lattice {
-    type F<T: Element, L: Layout> = Field<T, L>;
-    fn field<T: Element, L: Layout>(&self, f: impl FnMut(usize) -> T) -> Field<T, L> {
-        Field::from_fn(self.volume(), f)
-    }
-    fn values<T: Element, L: Layout>(f: &Field<T, L>) -> Vec<T> {
-        f.to_vec().unwrap()
-    }
-    fn whole(&self) -> Lattice {
-        *self
-    }
-}
-
-impl Space for SplitLattice {
-    type F<T: Element, L: Layout> = SplitField<T, L>;
-    fn field<T: Element, L: Layout>(&self, f: impl FnMut(usize) -> T) -> SplitField<T, L> {
-        SplitField::from_fn(self, f).unwrap()
-    }
-    fn values<T: Element, L: Layout>(f: &SplitField<T, L>) -> Vec<T> {
-        f.to_vec().unwrap()
-    }
-    fn whole(&self) -> Lattice {
-        self.lattice()
-    }
-}
-
-#[cfg(feature = "mpi")]
-impl Space for RankLattice {
-    type F<T: Element, L: Layout> = RankField<T, L>;
-    fn field<T: Element, L: Layout>(&self, f: impl FnMut(usize) -> T) -> RankField<T, L> {
-        RankField::from_fn(self, f).unwrap()
-    }
-    fn values<T: Element, L: Layout>(f: &RankField<T, L>) -> Vec<T> {
-        f.to_vec().unwrap()
-    }
-    fn whole(&self) -> Lattice {
-        self.lattice()
-    }
-}
-
 /// The values of a field of `lat`, in the whole lattice's site order.
-pub fn values_of<S: Space, T: Element, L: Layout>(_lat: &S, f: &S::F<T, L>) -> Vec<T> {
-    S::values(f)
+pub fn values_of<S: Space, T: Element, L: Layout>(_lat: &S, f: &S::Field<T, L>) -> Vec<T> {
+    f.values().unwrap()
 }
 
 pub fn rng(seed: u64) -> SmallRng {
@@ -109,11 +55,11 @@ macro_rules! staggered_twice {
             .map(|_| std::array::from_fn(|_| matrix(&mut r)))
             .collect();
         let src: Vec<ColorVector<f64>> = (0..whole.volume()).map(|_| vector(&mut r)).collect();
-        let u = lat.field::<[ColorMatrix<f64>; 4], $layout>(|i| links[i]);
-        let psi = lat.field::<ColorVector<f64>, $layout>(|i| src[i]);
+        let u = lat.field_from_fn::<[ColorMatrix<f64>; 4], $layout>(|i| links[i]).unwrap();
+        let psi = lat.field_from_fn::<ColorVector<f64>, $layout>(|i| src[i]).unwrap();
         let nan = ColorVector::new([Complex::new(f64::NAN, f64::NAN); 3]);
-        let mut chi = lat.field::<ColorVector<f64>, $layout>(|_| nan);
-        let mut eta = lat.field::<ColorVector<f64>, $layout>(|_| nan);
+        let mut chi = lat.field_from_fn::<ColorVector<f64>, $layout>(|_| nan).unwrap();
+        let mut eta = lat.field_from_fn::<ColorVector<f64>, $layout>(|_| nan).unwrap();
         on_gpu!(lat.odd(), |i| {
             let mut r = ColorVector::zero();
             let mut sum = 0;
@@ -153,9 +99,9 @@ macro_rules! diagonal_shifts {
         let a_host: Vec<f64> = (0..whole.volume())
             .map(|_| r.random_range(-1.0..1.0))
             .collect();
-        let a = lat.field::<f64, SoA>(|i| a_host[i]);
+        let a = lat.field_from_fn::<f64, SoA>(|i| a_host[i]).unwrap();
         let far: usize = $far;
-        let mut out = lat.field::<f64, SoA>(|_| f64::NAN);
+        let mut out = lat.field_from_fn::<f64, SoA>(|_| f64::NAN).unwrap();
         on_gpu!(lat, |i| {
             let mut s = 0.0;
             for mu in 0..4 {
@@ -167,7 +113,7 @@ macro_rules! diagonal_shifts {
         })
         .unwrap();
         // A field written over both parities, read shifted at both: every halo refreshed.
-        let mut next = lat.field::<f64, SoA>(|_| f64::NAN);
+        let mut next = lat.field_from_fn::<f64, SoA>(|_| f64::NAN).unwrap();
         on_gpu!(lat, {
             let mut s = 0.0;
             for mu in 0..4 {
@@ -192,8 +138,8 @@ macro_rules! plaquette_sum {
         let links: Vec<[ColorMatrix<f64>; 4]> = (0..whole.volume())
             .map(|_| std::array::from_fn(|_| matrix(&mut r)))
             .collect();
-        let u = lat.field::<[ColorMatrix<f64>; 4], AoS>(|i| links[i]);
-        let mut t = lat.field::<f64, AoS>(|_| f64::NAN);
+        let u = lat.field_from_fn::<[ColorMatrix<f64>; 4], AoS>(|i| links[i]).unwrap();
+        let mut t = lat.field_from_fn::<f64, AoS>(|_| f64::NAN).unwrap();
         let plaq = on_gpu!(sum: lat, |i| {
             let mut p = 0.0;
             for mu in 0..4 {

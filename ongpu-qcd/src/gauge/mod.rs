@@ -19,105 +19,112 @@ pub use projection::reunitarise;
 pub use su3::HostLinks;
 pub use transform::random_gauge_transformation;
 
+use crate::SiteLayout;
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-/// The links of a gauge field as one field: `links[x][mu] = U_mu(x)`.
+/// The links of a gauge field on a [`Lattice`] as one field: `links[x][mu] = U_mu(x)`.
 pub type Links = Field<[ColorMatrix<f64>; 4]>;
 
-/// Four SU(3) links per site of a lattice, in double precision.
-pub struct GaugeField {
-    lat: Lattice,
-    links: Links,
+/// The links of a gauge field on any [`Space`] (a split lattice, one cut over MPI ranks).
+pub type LinksOf<S> = <S as Space>::Field<[ColorMatrix<f64>; 4], SiteLayout>;
+
+/// Four SU(3) links per site of a lattice, in double precision. `S` is where the links
+/// live: a [`Lattice`] (the default), or any other [`Space`]; every method is the same
+/// code on all of them.
+pub struct GaugeField<S: Space = Lattice> {
+    lat: S,
+    links: LinksOf<S>,
 }
 
-impl GaugeField {
+impl<S: Space> GaugeField<S> {
     /// Every link the identity (the cold start; plaquette exactly 1).
-    pub fn unit(lat: Lattice) -> GaugeField {
-        GaugeField {
+    pub fn unit(lat: S) -> ongpu::Result<GaugeField<S>> {
+        Ok(GaugeField {
             lat,
-            links: Field::filled(lat.volume(), [ColorMatrix::identity(); 4]),
-        }
+            links: lat.filled([ColorMatrix::identity(); 4])?,
+        })
     }
 
     /// Every link an independent random SU(3) matrix (Gram–Schmidt of a matrix with entries
     /// uniform in the unit square), drawn on the host from `seed`: maximal disorder, the
     /// hardest case for a solver.
-    pub fn random(lat: Lattice, seed: u64) -> GaugeField {
+    pub fn random(lat: S, seed: u64) -> ongpu::Result<GaugeField<S>> {
         GaugeField::drawn(lat, seed, su3::random_su3)
     }
 
     /// Links the SU(3) projection of `1 + spread · X`, `X` with entries uniform in the unit
     /// square, drawn on the host from `seed`: close to a free field for a small `spread`.
-    pub fn smooth(lat: Lattice, spread: f64, seed: u64) -> GaugeField {
+    pub fn smooth(lat: S, spread: f64, seed: u64) -> ongpu::Result<GaugeField<S>> {
         GaugeField::drawn(lat, seed, |r| {
             su3::project_su3(&(ColorMatrix::identity() + su3::random_matrix(r) * spread))
         })
     }
 
-    /// Links drawn one after the other (site by site, direction by direction) by `link` from
-    /// the host generator of `seed`.
+    /// Links drawn one after the other (site by site of the whole lattice, direction by
+    /// direction) by `link` from the host generator of `seed`: the same links whichever
+    /// space holds them.
     fn drawn(
-        lat: Lattice,
+        lat: S,
         seed: u64,
         mut link: impl FnMut(&mut SmallRng) -> ColorMatrix<f64>,
-    ) -> GaugeField {
+    ) -> ongpu::Result<GaugeField<S>> {
         let mut r = SmallRng::seed_from_u64(seed);
-        let host: HostLinks = (0..lat.volume())
+        let host: HostLinks = (0..lat.whole().volume())
             .map(|_| std::array::from_fn(|_| link(&mut r)))
             .collect();
-        GaugeField {
-            lat,
-            links: Field::from_vec(host),
-        }
+        GaugeField::from_host(lat, host)
     }
 
-    /// A gauge field of the links `links` on `lat`; an [`ongpu::Error`] if their number is
-    /// not the lattice's volume.
-    pub fn from_links(lat: Lattice, links: Links) -> ongpu::Result<GaugeField> {
-        if links.len() != lat.volume() {
-            return Err(ongpu::Error::InvalidArgument(format!(
-                "a gauge field on the {lat} needs {} sites of links, got {}",
-                lat.volume(),
-                links.len()
-            )));
-        }
+    /// A gauge field of the links `links` on `lat`; an [`ongpu::Error`] if they are not a
+    /// field of `lat`.
+    pub fn from_links(lat: S, links: LinksOf<S>) -> ongpu::Result<GaugeField<S>> {
+        lat.check_field(&links, "field of links")?;
         Ok(GaugeField { lat, links })
     }
 
-    /// A gauge field of host links (`links[x][mu]` in the lattice's site order).
-    pub fn from_host(lat: Lattice, links: HostLinks) -> ongpu::Result<GaugeField> {
-        GaugeField::from_links(lat, Field::from_vec(links))
+    /// A gauge field of host links (`links[x][mu]` in the whole lattice's site order).
+    pub fn from_host(lat: S, links: HostLinks) -> ongpu::Result<GaugeField<S>> {
+        let volume = lat.whole().volume();
+        if links.len() != volume {
+            return Err(ongpu::Error::InvalidArgument(format!(
+                "a gauge field on the {lat} needs {volume} sites of links, got {}",
+                links.len()
+            )));
+        }
+        let links = lat.field_from_fn(|i| links[i])?;
+        Ok(GaugeField { lat, links })
     }
 
-    /// The lattice.
-    pub fn lattice(&self) -> Lattice {
+    /// Where the links live (for a gauge field on a [`Lattice`], the lattice).
+    pub fn lattice(&self) -> S {
         self.lat
     }
 
     /// The links, to capture in a body (`u[mu]`, `u.shift(nu, 1)[mu]`).
-    pub fn links(&self) -> &Links {
+    pub fn links(&self) -> &LinksOf<S> {
         &self.links
     }
 
     /// The links, to write in a body.
-    pub fn links_mut(&mut self) -> &mut Links {
+    pub fn links_mut(&mut self) -> &mut LinksOf<S> {
         &mut self.links
     }
 
     /// The links, giving up the lattice.
-    pub fn into_links(self) -> Links {
+    pub fn into_links(self) -> LinksOf<S> {
         self.links
     }
 
-    /// A host copy of the links, in the lattice's site order.
+    /// A host copy of the links, in the whole lattice's site order (over MPI ranks a
+    /// collective call: every rank gets them all).
     pub fn to_host(&self) -> ongpu::Result<HostLinks> {
-        self.links.to_vec()
+        self.links.values()
     }
 
     /// An [`ongpu::Error`] unless `other` is this field's lattice (`what` says whose).
-    pub(crate) fn check_lattice(&self, other: Lattice, what: &str) -> ongpu::Result<()> {
+    pub(crate) fn check_lattice(&self, other: S, what: &str) -> ongpu::Result<()> {
         if other == self.lat {
             Ok(())
         } else {

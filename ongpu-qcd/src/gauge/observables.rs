@@ -1,14 +1,15 @@
 //! What a gauge field measures: the plaquette, the link trace and the staples.
 
 use super::GaugeField;
+use crate::SiteLayout;
 use ongpu::prelude::*;
 
-impl GaugeField {
+impl<S: Space> GaugeField<S> {
     /// The mean plaquette `(1/6V) Σ_x Σ_{mu<nu} Re tr U_{mu nu}(x) / 3` (1 for the unit
     /// field), as one reduction.
     pub fn plaquette(&self) -> ongpu::Result<f64> {
         let u = self.links();
-        let sum: f64 = on_gpu!(sum: self.lattice(), |i| {
+        let sum: f64 = on_gpu!(sum: self.lattice(), {
             let mut s = 0.0;
             for mu in 0..4 {
                 for nu in (mu + 1)..4 {
@@ -19,21 +20,21 @@ impl GaugeField {
             }
             s
         })?;
-        Ok(sum / (18.0 * self.lattice().volume() as f64))
+        Ok(sum / (18.0 * self.lattice().whole().volume() as f64))
     }
 
     /// The mean link trace `(1/4V) Σ_x Σ_mu Re tr U_mu(x) / 3`: zero on average by gauge
     /// invariance, 1 for the unit field; a check of starts and of stored configurations.
     pub fn link_trace(&self) -> ongpu::Result<f64> {
         let u = self.links();
-        let sum: f64 = on_gpu!(sum: self.lattice(), |i| {
+        let sum: f64 = on_gpu!(sum: self.lattice(), {
             let mut s = 0.0;
             for mu in 0..4 {
                 s += u[mu].trace().re;
             }
             s
         })?;
-        Ok(sum / (12.0 * self.lattice().volume() as f64))
+        Ok(sum / (12.0 * self.lattice().whole().volume() as f64))
     }
 
     /// `staple = A_mu(x)` at the sites of `sites`: the sum of the six staples around
@@ -42,17 +43,16 @@ impl GaugeField {
     pub fn staples(
         &self,
         mu: usize,
-        sites: Subset,
-        staple: &mut Field<ColorMatrix<f64>>,
+        sites: S::Subset,
+        staple: &mut S::Field<ColorMatrix<f64>, SiteLayout>,
     ) -> ongpu::Result<()> {
         if mu >= 4 {
             return Err(ongpu::Error::InvalidArgument(format!(
                 "staples along direction {mu}: a 4-D lattice has directions 0..4"
             )));
         }
-        self.check_lattice(sites.lattice(), "the subset of the staples")?;
         let u = self.links();
-        on_gpu!(sites, |i| {
+        on_gpu!(sites, {
             let mut a = ColorMatrix::zero();
             for nu in 0..4 {
                 if nu != mu {

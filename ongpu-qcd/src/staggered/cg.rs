@@ -23,7 +23,7 @@ use super::passes::{
     apply_and_reduce, hop, update, APPLY_AND_REDUCE_FLOPS, HOP_FLOPS, NORM_FLOPS, RESIDUAL_FLOPS,
     UPDATE_FLOPS,
 };
-use super::{Fermion, Staggered};
+use super::{FermionOf, Staggered};
 use crate::solver::{LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
 
@@ -57,22 +57,22 @@ impl PassCounts {
 }
 
 /// Conjugate gradients for the normal operator of [`Staggered`], the host reading α and β
-/// once per iteration. Its work fields are allocated once, so repeated solves allocate
-/// nothing.
-pub struct Cg {
-    limits: Limits,
+/// once per iteration, on any [`Space`] (a lattice, a split one, one cut over MPI ranks).
+/// Its work fields are allocated at the first solve, so later solves allocate nothing.
+pub struct Cg<S: Space = Lattice> {
+    limits: Limits<S>,
     passes: PassCounts,
-    work: Work,
+    work: Option<Work<S>>,
 }
 
-impl Cg {
+impl<S: Space> Cg<S> {
     /// A solver for `(m² − D_eo D_oe) x = b` on `lat` to `|b − A x| ≤ tol |b|` in at most
     /// `max_iter` iterations.
-    pub fn new(lat: Lattice, tol: f64, max_iter: usize) -> Cg {
+    pub fn new(lat: S, tol: f64, max_iter: usize) -> Cg<S> {
         Cg {
             limits: Limits { lat, tol, max_iter },
             passes: PassCounts::default(),
-            work: Work::new(lat),
+            work: None,
         }
     }
 
@@ -83,15 +83,15 @@ impl Cg {
 }
 
 /// CG from the residual in `work.r` until `|r|² ≤ target` by the recursion.
-fn iterate(
-    p: &Problem,
-    work: &mut Work,
-    x: &mut Fermion,
+fn iterate<S: Space>(
+    p: &Problem<S>,
+    work: &mut Work<S>,
+    x: &mut FermionOf<S>,
     iterations: &mut usize,
     passes: &mut PassCounts,
 ) -> Result<(), SolverError> {
     let (lat, u) = (p.lat, p.u);
-    let apply = |w: &mut Work, passes: &mut PassCounts| -> Result<_, SolverError> {
+    let apply = |w: &mut Work<S>, passes: &mut PassCounts| -> Result<_, SolverError> {
         hop(lat.odd(), u, &w.r, &mut w.t)?;
         let sums = apply_and_reduce(lat, u, &w.t, &w.r, p.mass2, &mut w.w)?;
         passes.hop += 1;
@@ -131,21 +131,25 @@ fn iterate(
     Ok(())
 }
 
-impl LinearSolver<Staggered> for Cg {
+impl<S: Space> LinearSolver<Staggered<S>> for Cg<S> {
     fn solve(
         &mut self,
-        op: &Staggered,
-        b: &Fermion,
-        x: &mut Fermion,
+        op: &Staggered<S>,
+        b: &FermionOf<S>,
+        x: &mut FermionOf<S>,
     ) -> Result<Solution, SolverError> {
         let mut passes = PassCounts::default();
         let mut frame = FramePasses::default();
+        let work = match &mut self.work {
+            Some(w) => w,
+            empty => empty.insert(Work::new(self.limits.lat)?),
+        };
         let result = solve_with_restarts(
             &self.limits,
             op,
             b,
             x,
-            &mut self.work,
+            work,
             &mut frame,
             |p, work, x, iterations| iterate(p, work, x, iterations, &mut passes),
         );

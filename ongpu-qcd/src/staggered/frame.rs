@@ -4,9 +4,9 @@
 //! [`MAX_RESTARTS`] times). The variants differ only in how they iterate from `r`.
 
 use super::passes::{apply_and_reduce, copy_even, hop, norm2_even, residual, zero_even};
-use super::Fermion;
+use super::FermionOf;
 use super::Staggered;
-use crate::gauge::Links;
+use crate::gauge::LinksOf;
 use crate::solver::{check_vectors, Solution, SolverError};
 use ongpu::prelude::*;
 use std::time::Instant;
@@ -16,31 +16,30 @@ pub const MAX_RESTARTS: usize = 5;
 
 /// The work fields of a solve, allocated once per solver so that repeated solves allocate
 /// nothing: the residual `r`, the direction `p`, `s = A p`, `w = A r` and `t = D_oe r`.
-pub(crate) struct Work {
-    pub r: Fermion,
-    pub p: Fermion,
-    pub s: Fermion,
-    pub w: Fermion,
-    pub t: Fermion,
+pub(crate) struct Work<S: Space = Lattice> {
+    pub r: FermionOf<S>,
+    pub p: FermionOf<S>,
+    pub s: FermionOf<S>,
+    pub w: FermionOf<S>,
+    pub t: FermionOf<S>,
 }
 
-impl Work {
-    pub fn new(lat: Lattice) -> Work {
-        let v = lat.volume();
-        Work {
-            r: Fermion::zeros(v),
-            p: Fermion::zeros(v),
-            s: Fermion::zeros(v),
-            w: Fermion::zeros(v),
-            t: Fermion::zeros(v),
-        }
+impl<S: Space> Work<S> {
+    pub fn new(lat: S) -> ongpu::Result<Work<S>> {
+        Ok(Work {
+            r: lat.zeros()?,
+            p: lat.zeros()?,
+            s: lat.zeros()?,
+            w: lat.zeros()?,
+            t: lat.zeros()?,
+        })
     }
 }
 
 /// The problem of one solve, as the variants' iterations see it.
-pub(crate) struct Problem<'a> {
-    pub lat: Lattice,
-    pub u: &'a Links,
+pub(crate) struct Problem<'a, S: Space = Lattice> {
+    pub lat: S,
+    pub u: &'a LinksOf<S>,
     pub mass2: f64,
     /// `tol² |b|²`: the recursion stops when `|r|²` is at or below it.
     pub target: f64,
@@ -57,8 +56,8 @@ pub(crate) struct FramePasses {
 }
 
 /// What a solver asks of a solve: its lattice, tolerance and iteration limit.
-pub(crate) struct Limits {
-    pub lat: Lattice,
+pub(crate) struct Limits<S: Space = Lattice> {
+    pub lat: S,
     pub tol: f64,
     pub max_iter: usize,
 }
@@ -66,16 +65,21 @@ pub(crate) struct Limits {
 /// Solves `op x = b` from `x = 0` to `|b − A x|² ≤ tol² |b|²` (the operator and vectors
 /// checked first, the solve timed): `iterate` runs the recursion from the residual in
 /// `work.r` (adding to the iteration count) until `|r|²` meets the target by the recursion.
-pub(crate) fn solve_with_restarts(
-    limits: &Limits,
-    op: &Staggered,
-    b: &Fermion,
-    x: &mut Fermion,
-    work: &mut Work,
+pub(crate) fn solve_with_restarts<S: Space>(
+    limits: &Limits<S>,
+    op: &Staggered<S>,
+    b: &FermionOf<S>,
+    x: &mut FermionOf<S>,
+    work: &mut Work<S>,
     counts: &mut FramePasses,
-    iterate: impl FnMut(&Problem, &mut Work, &mut Fermion, &mut usize) -> Result<(), SolverError>,
+    iterate: impl FnMut(
+        &Problem<S>,
+        &mut Work<S>,
+        &mut FermionOf<S>,
+        &mut usize,
+    ) -> Result<(), SolverError>,
 ) -> Result<Solution, SolverError> {
-    check_vectors(limits.lat, op.lattice(), b, x)?;
+    check_vectors::<S, _>(limits.lat, op.lattice(), b, x)?;
     let start = Instant::now();
     let mass2 = op.mass() * op.mass();
     let (iterations, restarts, relative_residual) =
@@ -91,15 +95,20 @@ pub(crate) fn solve_with_restarts(
 /// The set-up and the restarts of [`solve_with_restarts`]; returns the iterations, restarts
 /// and true relative residual.
 #[allow(clippy::too_many_arguments)]
-fn outer_loop(
-    limits: &Limits,
-    u: &Links,
+fn outer_loop<S: Space>(
+    limits: &Limits<S>,
+    u: &LinksOf<S>,
     mass2: f64,
-    b: &Fermion,
-    x: &mut Fermion,
-    work: &mut Work,
+    b: &FermionOf<S>,
+    x: &mut FermionOf<S>,
+    work: &mut Work<S>,
     counts: &mut FramePasses,
-    mut iterate: impl FnMut(&Problem, &mut Work, &mut Fermion, &mut usize) -> Result<(), SolverError>,
+    mut iterate: impl FnMut(
+        &Problem<S>,
+        &mut Work<S>,
+        &mut FermionOf<S>,
+        &mut usize,
+    ) -> Result<(), SolverError>,
 ) -> Result<(usize, usize, f64), SolverError> {
     let Limits { lat, tol, max_iter } = *limits;
     let b_norm2 = norm2_even(lat, b)?;

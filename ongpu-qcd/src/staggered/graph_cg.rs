@@ -30,7 +30,7 @@ impl GraphCg {
         Ok(GraphCg {
             limits: Limits { lat, tol, max_iter },
             block: block.max(1),
-            work: Work::new(lat),
+            work: Work::new(lat)?,
             scalars: Scalars::new()?,
             graph: Graph::new(),
         })

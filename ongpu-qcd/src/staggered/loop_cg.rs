@@ -50,7 +50,7 @@ impl LoopCg {
     pub fn new(lat: Lattice, tol: f64, max_iter: usize) -> ongpu::Result<LoopCg> {
         Ok(LoopCg {
             limits: Limits { lat, tol, max_iter },
-            work: Work::new(lat),
+            work: Work::new(lat)?,
             scalars: Scalars::new()?,
             solve: GraphLoop::new(),
         })

@@ -25,7 +25,7 @@
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let lat = Lattice::new([4, 4, 4, 4])?;
-//! let u = GaugeField::random(lat, 1);
+//! let u = GaugeField::random(lat, 1)?;
 //! let op = Staggered::new(&u, 0.5)?;                       // mass 0.5
 //! let b_host = staggered::even_part(&lat, &staggered::random_vector(&lat, 2));
 //! let b = Fermion::from_vec(b_host.clone());
@@ -58,10 +58,16 @@ pub use operator::{staggered_phase, Staggered};
 pub use sources::{even_part, random_vector, HostVector};
 
 use crate::solver::LinearSolver;
+use crate::SiteLayout;
 use ongpu::prelude::*;
 
-/// A colour vector at every site (the even-odd solvers use one parity of each).
+/// A colour vector at every site of a [`Lattice`] (the even-odd solvers use one parity of
+/// each).
 pub type Fermion = Field<ColorVector<f64>>;
+
+/// A colour vector at every site of a [`Space`]: a [`Fermion`] for a [`Lattice`], a
+/// `RankField` for a lattice cut over MPI ranks.
+pub type FermionOf<S> = <S as Space>::Field<ColorVector<f64>, SiteLayout>;
 
 /// Which CG runs a solve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

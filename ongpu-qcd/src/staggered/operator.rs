@@ -1,8 +1,8 @@
 //! The staggered operator: the links with the phases and the ½ folded in, and the mass.
 
 use super::passes::{hop, normal};
-use super::Fermion;
-use crate::gauge::{GaugeField, Links};
+use super::FermionOf;
+use crate::gauge::{GaugeField, LinksOf};
 use crate::solver::LinearOperator;
 use ongpu::prelude::*;
 
@@ -23,19 +23,19 @@ pub fn staggered_phase(c: [usize; 4], mu: usize) -> f64 {
 /// the folded link of its own neighbour. `D` is then the plain hopping term
 /// `D ψ(x) = Σ_mu Ũ_mu(x) ψ(x+mû) − Ũ_mu(x−mû)† ψ(x−mû)`; it connects only sites of
 /// opposite parity, so a call over one parity is one block of it.
-pub struct Staggered {
-    lat: Lattice,
-    links: Links,
+pub struct Staggered<S: Space = Lattice> {
+    lat: S,
+    links: LinksOf<S>,
     mass: f64,
 }
 
-impl Staggered {
+impl<S: Space> Staggered<S> {
     /// The operator of the links of `u` and the mass `mass` (the phases folded in on the
     /// device).
-    pub fn new(u: &GaugeField, mass: f64) -> ongpu::Result<Staggered> {
+    pub fn new(u: &GaugeField<S>, mass: f64) -> ongpu::Result<Staggered<S>> {
         let lat = u.lattice();
         let src = u.links();
-        let mut links = Links::zeros(lat.volume());
+        let mut links: LinksOf<S> = lat.zeros()?;
         on_gpu!(lat, |i| {
             let mut below = 0usize;
             for mu in 0..4 {
@@ -47,8 +47,8 @@ impl Staggered {
         Ok(Staggered { lat, links, mass })
     }
 
-    /// The lattice.
-    pub fn lattice(&self) -> Lattice {
+    /// Where its vectors live (for an operator on a [`Lattice`], the lattice).
+    pub fn lattice(&self) -> S {
         self.lat
     }
 
@@ -58,39 +58,45 @@ impl Staggered {
     }
 
     /// The folded links `η_mu(x) U_mu(x) / 2` the passes read.
-    pub fn links(&self) -> &Links {
+    pub fn links(&self) -> &LinksOf<S> {
         &self.links
     }
 
     /// `out = D_oe psi`: the odd sites of `out` from the even sites of `psi` (the even
     /// sites of `out` are left as they were).
-    pub fn d_oe(&self, psi: &Fermion, out: &mut Fermion) -> ongpu::Result<()> {
+    pub fn d_oe(&self, psi: &FermionOf<S>, out: &mut FermionOf<S>) -> ongpu::Result<()> {
         hop(self.lat.odd(), &self.links, psi, out)
     }
 
     /// `out = D_eo psi`: the even sites of `out` from the odd sites of `psi`.
-    pub fn d_eo(&self, psi: &Fermion, out: &mut Fermion) -> ongpu::Result<()> {
+    pub fn d_eo(&self, psi: &FermionOf<S>, out: &mut FermionOf<S>) -> ongpu::Result<()> {
         hop(self.lat.even(), &self.links, psi, out)
     }
 
     /// `out = D psi` at every site.
-    pub fn dslash(&self, psi: &Fermion, out: &mut Fermion) -> ongpu::Result<()> {
+    pub fn dslash(&self, psi: &FermionOf<S>, out: &mut FermionOf<S>) -> ongpu::Result<()> {
         self.d_oe(psi, out)?;
         self.d_eo(psi, out)
     }
 
     /// `out = (m² − D_eo D_oe) x` at the even sites, through `tmp = D_oe x` at the odd
     /// ones (Hermitian and positive definite, because `D` is anti-Hermitian).
-    pub fn normal(&self, x: &Fermion, tmp: &mut Fermion, out: &mut Fermion) -> ongpu::Result<()> {
+    pub fn normal(
+        &self,
+        x: &FermionOf<S>,
+        tmp: &mut FermionOf<S>,
+        out: &mut FermionOf<S>,
+    ) -> ongpu::Result<()> {
         self.d_oe(x, tmp)?;
         normal(self.lat, &self.links, tmp, x, self.mass * self.mass, out)
     }
 }
 
-impl LinearOperator for Staggered {
-    type Vector = Fermion;
+impl<S: Space> LinearOperator for Staggered<S> {
+    type Space = S;
+    type Vector = FermionOf<S>;
 
-    fn lattice(&self) -> Lattice {
+    fn space(&self) -> S {
         self.lat
     }
 }

@@ -8,8 +8,8 @@
 //! `D_eo`. [`apply_and_reduce`] is the second half of `A = m² − D_eo D_oe` fused with the
 //! two inner products CG needs, and [`update`] is the vector updates of an iteration.
 
-use super::Fermion;
-use crate::gauge::Links;
+use super::FermionOf;
+use crate::gauge::LinksOf;
 use ongpu::prelude::*;
 
 /// Useful flops of one site of [`hop`]: 8 SU(3) matrix times vector products (9 complex
@@ -42,7 +42,12 @@ pub const UPDATE_BYTES: f64 = 9.0 * 48.0;
 
 /// `out = D psi` at the sites of `sites` (one parity, or the whole lattice), reading `psi`
 /// at their neighbours (the other parity). `out` elsewhere is left as it was.
-pub fn hop(sites: Subset, u: &Links, psi: &Fermion, out: &mut Fermion) -> ongpu::Result<()> {
+pub fn hop<P: SpaceSubset>(
+    sites: P,
+    u: &LinksOf<P::Space>,
+    psi: &FermionOf<P::Space>,
+    out: &mut FermionOf<P::Space>,
+) -> ongpu::Result<()> {
     on_gpu!(sites, {
         let mut h = ColorVector::zero();
         for mu in 0..4 {
@@ -54,12 +59,12 @@ pub fn hop(sites: Subset, u: &Links, psi: &Fermion, out: &mut Fermion) -> ongpu:
 
 /// `D_oe` then `D_eo` with no linear algebra (`t = D_oe psi`, `out = D_eo t`): the
 /// benchmark's yardstick for the solve.
-pub fn dslash_eo_oe(
-    lat: Lattice,
-    u: &Links,
-    psi: &Fermion,
-    t: &mut Fermion,
-    out: &mut Fermion,
+pub fn dslash_eo_oe<S: Space>(
+    lat: S,
+    u: &LinksOf<S>,
+    psi: &FermionOf<S>,
+    t: &mut FermionOf<S>,
+    out: &mut FermionOf<S>,
 ) -> ongpu::Result<()> {
     hop(lat.odd(), u, psi, t)?;
     hop(lat.even(), u, t, out)
@@ -79,13 +84,13 @@ pub struct Sums {
 /// travel as the real and imaginary parts of one complex sum, so one reduction (one launch
 /// and one wait) gives both. The stencil is the body of [`hop`]: a device function cannot
 /// shift, so the four lines are repeated here.
-pub fn apply_and_reduce(
-    lat: Lattice,
-    u: &Links,
-    t: &Fermion,
-    r: &Fermion,
+pub fn apply_and_reduce<S: Space>(
+    lat: S,
+    u: &LinksOf<S>,
+    t: &FermionOf<S>,
+    r: &FermionOf<S>,
     mass2: f64,
-    w: &mut Fermion,
+    w: &mut FermionOf<S>,
 ) -> ongpu::Result<Sums> {
     let sums: Complex<f64> = on_gpu!(sum: lat.even(), {
         let mut h = ColorVector::zero();
@@ -105,15 +110,15 @@ pub fn apply_and_reduce(
 /// The vector updates of one iteration at the even sites, in one pass:
 /// `p = r + β p`, `s = w + β s` (so `s = A p`), `x += α p`, `r −= α s`.
 #[allow(clippy::too_many_arguments)]
-pub fn update(
-    lat: Lattice,
+pub fn update<S: Space>(
+    lat: S,
     alpha: f64,
     beta: f64,
-    w: &Fermion,
-    p: &mut Fermion,
-    s: &mut Fermion,
-    x: &mut Fermion,
-    r: &mut Fermion,
+    w: &FermionOf<S>,
+    p: &mut FermionOf<S>,
+    s: &mut FermionOf<S>,
+    x: &mut FermionOf<S>,
+    r: &mut FermionOf<S>,
 ) -> ongpu::Result<()> {
     on_gpu!(lat.even(), {
         p = r + beta * p;
@@ -124,7 +129,12 @@ pub fn update(
 }
 
 /// `r = b − w` at the even sites, returning `|r|²` (with `w = A x`: the true residual).
-pub fn residual(lat: Lattice, b: &Fermion, w: &Fermion, r: &mut Fermion) -> ongpu::Result<f64> {
+pub fn residual<S: Space>(
+    lat: S,
+    b: &FermionOf<S>,
+    w: &FermionOf<S>,
+    r: &mut FermionOf<S>,
+) -> ongpu::Result<f64> {
     on_gpu!(sum: lat.even(), {
         r = b - w;
         r.norm2()
@@ -132,13 +142,13 @@ pub fn residual(lat: Lattice, b: &Fermion, w: &Fermion, r: &mut Fermion) -> ongp
 }
 
 /// `out = m² x − D_eo t` at the even sites (with `t = D_oe x`: `out = A x`).
-pub fn normal(
-    lat: Lattice,
-    u: &Links,
-    t: &Fermion,
-    x: &Fermion,
+pub fn normal<S: Space>(
+    lat: S,
+    u: &LinksOf<S>,
+    t: &FermionOf<S>,
+    x: &FermionOf<S>,
     mass2: f64,
-    out: &mut Fermion,
+    out: &mut FermionOf<S>,
 ) -> ongpu::Result<()> {
     on_gpu!(lat.even(), {
         let mut h = ColorVector::zero();
@@ -150,19 +160,23 @@ pub fn normal(
 }
 
 /// `|v|²` over the even sites.
-pub fn norm2_even(lat: Lattice, v: &Fermion) -> ongpu::Result<f64> {
+pub fn norm2_even<S: Space>(lat: S, v: &FermionOf<S>) -> ongpu::Result<f64> {
     on_gpu!(sum: lat.even(), { v.norm2() })
 }
 
 /// `dst = src` at the even sites.
-pub fn copy_even(lat: Lattice, src: &Fermion, dst: &mut Fermion) -> ongpu::Result<()> {
+pub fn copy_even<S: Space>(
+    lat: S,
+    src: &FermionOf<S>,
+    dst: &mut FermionOf<S>,
+) -> ongpu::Result<()> {
     on_gpu!(lat.even(), {
         dst = src;
     })
 }
 
 /// `v = 0` at the even sites.
-pub fn zero_even(lat: Lattice, v: &mut Fermion) -> ongpu::Result<()> {
+pub fn zero_even<S: Space>(lat: S, v: &mut FermionOf<S>) -> ongpu::Result<()> {
     on_gpu!(lat.even(), {
         v = ColorVector::zero();
     })

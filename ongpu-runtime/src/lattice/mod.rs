@@ -5,6 +5,8 @@
 //! - `shift`: a captured field read at other sites (`f.shift(mu, k)`);
 //! - `space`: the index space of a call (a count, a lattice, a subset, a split lattice),
 //!   checked against the captured fields;
+//! - `spaces`: the [`Space`](crate::Space) trait, what code generic over where fields live
+//!   (a lattice, a split one, one cut over ranks) is written against;
 //! - `split`: one lattice over several devices of one process, with halo exchange;
 //! - `ranks`: one lattice over the ranks of an MPI run (the process grid).
 //!
@@ -14,4 +16,5 @@
 pub(crate) mod ranks;
 pub(crate) mod shift;
 pub(crate) mod space;
+pub(crate) mod spaces;
 pub(crate) mod split;

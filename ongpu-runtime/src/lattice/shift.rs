@@ -136,8 +136,10 @@ pub fn index(i: impl ShiftArg) -> usize {
             is the same at every site and has no neighbours"
 )]
 pub trait ShiftCapture {
+    /// What a body sees of it at a site: the view its shifts read through.
+    type Site: Copy + Send;
     /// The argument that carries it to the backends.
-    type Arg<'a>: CaptureArg
+    type Arg<'a>: CaptureArg<Site = Self::Site>
     where
         Self: 'a;
     /// Wraps a shared borrow; `lat` is the call's lattice (the CPU backend's neighbours).
@@ -145,6 +147,7 @@ pub trait ShiftCapture {
 }
 
 impl<T: Element, L: Layout> ShiftCapture for Field<T, L> {
+    type Site = ShiftView<T, L>;
     type Arg<'a> = FieldShifted<'a, T, L>;
     #[inline(always)]
     fn shifted_arg(&self, lat: Lattice) -> FieldShifted<'_, T, L> {
@@ -157,6 +160,7 @@ impl<T: Element, L: Layout> ShiftCapture for Field<T, L> {
 
 /// A capture held through `&mut` shifts as the value it points to.
 impl<C: ShiftCapture + ?Sized> ShiftCapture for &mut C {
+    type Site = C::Site;
     type Arg<'a>
         = C::Arg<'a>
     where

@@ -14,7 +14,7 @@ use crate::capture::{
 use crate::element::Element;
 use crate::error::Result;
 use crate::geometry::Lattice;
-use crate::lattice::shift::{FieldShifted, ShiftCapture};
+use crate::lattice::shift::{FieldShifted, ShiftCapture, ShiftView};
 use crate::layout::Layout;
 use std::ops::Range;
 
@@ -37,6 +37,7 @@ pub struct RankWrite<'a, T: Element, L: Layout, const LOAD: bool> {
 }
 
 impl<T: Element, L: Layout> ReadCapture for RankField<T, L> {
+    type Site = T;
     type Arg<'a> = RankRead<'a, T, L>;
     fn read_arg(&self) -> RankRead<'_, T, L> {
         RankRead {
@@ -47,6 +48,7 @@ impl<T: Element, L: Layout> ReadCapture for RankField<T, L> {
 }
 
 impl<T: Element, L: Layout> ShiftCapture for RankField<T, L> {
+    type Site = ShiftView<T, L>;
     type Arg<'a> = RankShifted<'a, T, L>;
     fn shifted_arg(&self, _whole: Lattice) -> RankShifted<'_, T, L> {
         RankShifted {
@@ -57,6 +59,7 @@ impl<T: Element, L: Layout> ShiftCapture for RankField<T, L> {
 }
 
 impl<T: Element, L: Layout> WriteCapture for RankField<T, L> {
+    type Site = T;
     type Arg<'a, const LOAD: bool> = RankWrite<'a, T, L, LOAD>;
     fn write_arg<const LOAD: bool>(&mut self) -> RankWrite<'_, T, L, LOAD> {
         RankWrite {
@@ -144,6 +147,7 @@ pub struct RankLatticeValue {
 }
 
 impl ReadCapture for RankLattice {
+    type Site = Lattice;
     type Arg<'a> = RankLatticeValue;
     fn read_arg(&self) -> RankLatticeValue {
         RankLatticeValue {

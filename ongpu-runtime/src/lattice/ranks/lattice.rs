@@ -263,6 +263,14 @@ impl std::fmt::Debug for Inner {
     }
 }
 
+/// Rank lattices are equal when they are one cut (the same lattice, grid and halo depth).
+impl PartialEq for RankLattice {
+    fn eq(&self, other: &RankLattice) -> bool {
+        self.id() == other.id()
+    }
+}
+impl Eq for RankLattice {}
+
 impl std::fmt::Display for RankLattice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let d = self.inner.grid.dims();

@@ -15,7 +15,7 @@ use crate::capture::{
 use crate::element::Element;
 use crate::error::Result;
 use crate::geometry::Lattice;
-use crate::lattice::shift::{FieldShifted, ShiftCapture};
+use crate::lattice::shift::{FieldShifted, ShiftCapture, ShiftView};
 use crate::layout::Layout;
 use std::ops::Range;
 
@@ -43,6 +43,7 @@ pub struct SplitWrite<'a, T: Element, L: Layout, const LOAD: bool> {
 }
 
 impl<T: Element, L: Layout> ReadCapture for SplitField<T, L> {
+    type Site = T;
     type Arg<'a> = SplitRead<'a, T, L>;
     fn read_arg(&self) -> SplitRead<'_, T, L> {
         SplitRead {
@@ -54,6 +55,7 @@ impl<T: Element, L: Layout> ReadCapture for SplitField<T, L> {
 }
 
 impl<T: Element, L: Layout> ShiftCapture for SplitField<T, L> {
+    type Site = ShiftView<T, L>;
     type Arg<'a> = SplitShifted<'a, T, L>;
     fn shifted_arg(&self, _whole: Lattice) -> SplitShifted<'_, T, L> {
         SplitShifted {
@@ -71,6 +73,7 @@ impl<T: Element, L: Layout> ShiftCapture for SplitField<T, L> {
 }
 
 impl<T: Element, L: Layout> WriteCapture for SplitField<T, L> {
+    type Site = T;
     type Arg<'a, const LOAD: bool> = SplitWrite<'a, T, L, LOAD>;
     fn write_arg<const LOAD: bool>(&mut self) -> SplitWrite<'_, T, L, LOAD> {
         SplitWrite {
@@ -156,6 +159,7 @@ pub struct SplitLatticeValue {
 }
 
 impl ReadCapture for SplitLattice {
+    type Site = Lattice;
     type Arg<'a> = SplitLatticeValue;
     fn read_arg(&self) -> SplitLatticeValue {
         SplitLatticeValue {

@@ -236,6 +236,14 @@ impl SplitLattice {
     }
 }
 
+/// Split lattices are equal when they are one split (the same parts on the same devices).
+impl PartialEq for SplitLattice {
+    fn eq(&self, other: &SplitLattice) -> bool {
+        self.id() == other.id()
+    }
+}
+impl Eq for SplitLattice {}
+
 impl std::fmt::Display for SplitLattice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -1,0 +1,245 @@
+//! Where a program's fields live, as one trait: a whole [`Lattice`], a [`SplitLattice`] over
+//! the devices of one process, or (the `mpi` feature) a
+//! [`RankLattice`](crate::RankLattice) cut over the ranks of an MPI run. A function written
+//! over `S: Space` (the gauge field, the updates, the operators and solvers of `ongpu-qcd`)
+//! runs unchanged on all three: its `on_gpu!` calls capture `S::Field`s and run over
+//! `S::Subset`s, and the macro's type checking sees each capture's element type through the
+//! bounds of [`SpaceField`].
+
+use crate::capture::{ReadCapture, WriteCapture};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::field::Field;
+use crate::geometry::{Lattice, Subset};
+use crate::lattice::shift::{ShiftCapture, ShiftView};
+use crate::lattice::space::{IndexSpace, LatticeSpace};
+use crate::lattice::split::{SplitField, SplitLattice, SplitSubset};
+use crate::layout::Layout;
+
+/// A lattice that fields live on: the index space of `on_gpu!` calls (all sites, or a
+/// parity), and the maker of its fields. Its [`LatticeSpace::lattice`] is the whole lattice;
+/// a body that captures the space reads coordinates of the whole lattice through it
+/// (`lat.coord(i, mu)`, `lat.site(i)`).
+pub trait Space:
+    Copy
+    + Send
+    + Sync
+    + std::fmt::Debug
+    + std::fmt::Display
+    + PartialEq
+    + IndexSpace
+    + LatticeSpace
+    + ReadCapture<Site = Lattice>
+    + 'static
+{
+    /// A field of elements `T` in layout `L` over this space.
+    type Field<T: Element, L: Layout>: SpaceField<T, L>;
+    /// All sites or one parity: what a call over part of the space runs.
+    type Subset: SpaceSubset<Space = Self>;
+
+    /// The whole lattice (for a [`Lattice`], itself).
+    fn whole(&self) -> Lattice {
+        LatticeSpace::lattice(self)
+    }
+    /// The even sites.
+    fn even(&self) -> Self::Subset;
+    /// The odd sites.
+    fn odd(&self) -> Self::Subset;
+    /// Every site.
+    fn all(&self) -> Self::Subset;
+    /// The sites of parity `p` (0 even, 1 odd).
+    fn of_parity(&self, p: usize) -> Self::Subset {
+        if p == 0 {
+            self.even()
+        } else {
+            self.odd()
+        }
+    }
+    /// A field whose element at whole-lattice site `i` is `f(i)` (called for the sites this
+    /// process stores).
+    fn field_from_fn<T: Element, L: Layout>(
+        &self,
+        f: impl FnMut(usize) -> T,
+    ) -> Result<Self::Field<T, L>>;
+    /// A field of zeros.
+    fn zeros<T: Element, L: Layout>(&self) -> Result<Self::Field<T, L>>;
+    /// An [`Error::InvalidArgument`] naming `what` unless `field` is a field of this space.
+    fn check_field<T: Element, L: Layout>(
+        &self,
+        field: &Self::Field<T, L>,
+        what: &str,
+    ) -> Result<()>;
+    /// A field of copies of `value`.
+    fn filled<T: Element, L: Layout>(&self, value: T) -> Result<Self::Field<T, L>> {
+        self.field_from_fn(|_| value)
+    }
+}
+
+/// All sites or one parity of a [`Space`]: the index space of a call. A function that takes
+/// one (`fn hop<P: SpaceSubset>(sites: P, u: &<P::Space as Space>::Field<..>)`) learns its
+/// space from it.
+pub trait SpaceSubset: Copy + Send + Sync + std::fmt::Debug + IndexSpace + LatticeSpace {
+    /// The space whose sites these are.
+    type Space: Space;
+}
+
+impl SpaceSubset for Subset {
+    type Space = Lattice;
+}
+
+impl SpaceSubset for SplitSubset {
+    type Space = SplitLattice;
+}
+
+/// A field over a [`Space`]: captured by `on_gpu!` bodies as its element `T` (read, written
+/// or shifted), and read back in the whole lattice's site order.
+pub trait SpaceField<T: Element, L: Layout>:
+    ReadCapture<Site = T> + WriteCapture<Site = T> + ShiftCapture<Site = ShiftView<T, L>> + Send + Sync
+{
+    /// The elements in the whole lattice's site order (over ranks: gathered on every rank,
+    /// a collective call).
+    fn values(&self) -> Result<Vec<T>>;
+}
+
+impl Space for Lattice {
+    type Field<T: Element, L: Layout> = Field<T, L>;
+    type Subset = Subset;
+
+    fn even(&self) -> Subset {
+        Lattice::even(self)
+    }
+    fn odd(&self) -> Subset {
+        Lattice::odd(self)
+    }
+    fn all(&self) -> Subset {
+        Lattice::all(self)
+    }
+    fn field_from_fn<T: Element, L: Layout>(
+        &self,
+        f: impl FnMut(usize) -> T,
+    ) -> Result<Field<T, L>> {
+        Ok(Field::from_fn(self.volume(), f))
+    }
+    fn zeros<T: Element, L: Layout>(&self) -> Result<Field<T, L>> {
+        Ok(Field::zeros(self.volume()))
+    }
+    fn filled<T: Element, L: Layout>(&self, value: T) -> Result<Field<T, L>> {
+        Ok(Field::filled(self.volume(), value))
+    }
+    fn check_field<T: Element, L: Layout>(&self, field: &Field<T, L>, what: &str) -> Result<()> {
+        if field.len() == self.volume() {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument(format!(
+            "the {what} has {} sites, but the {self} has {}",
+            field.len(),
+            self.volume()
+        )))
+    }
+}
+
+impl<T: Element, L: Layout> SpaceField<T, L> for Field<T, L> {
+    fn values(&self) -> Result<Vec<T>> {
+        self.to_vec()
+    }
+}
+
+impl Space for SplitLattice {
+    type Field<T: Element, L: Layout> = SplitField<T, L>;
+    type Subset = SplitSubset;
+
+    fn even(&self) -> SplitSubset {
+        SplitLattice::even(self)
+    }
+    fn odd(&self) -> SplitSubset {
+        SplitLattice::odd(self)
+    }
+    fn all(&self) -> SplitSubset {
+        SplitLattice::all(self)
+    }
+    fn field_from_fn<T: Element, L: Layout>(
+        &self,
+        f: impl FnMut(usize) -> T,
+    ) -> Result<SplitField<T, L>> {
+        SplitField::from_fn(self, f)
+    }
+    fn zeros<T: Element, L: Layout>(&self) -> Result<SplitField<T, L>> {
+        SplitField::zeros(self)
+    }
+    fn check_field<T: Element, L: Layout>(
+        &self,
+        field: &SplitField<T, L>,
+        what: &str,
+    ) -> Result<()> {
+        if field.split() == self {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument(format!(
+            "the {what} is a field of the {}, not of the {self}",
+            field.split()
+        )))
+    }
+}
+
+impl<T: Element, L: Layout> SpaceField<T, L> for SplitField<T, L> {
+    fn values(&self) -> Result<Vec<T>> {
+        self.to_vec()
+    }
+}
+
+/// Rank lattices as spaces (the `mpi` feature).
+#[cfg(feature = "mpi")]
+mod ranks {
+    use super::{Space, SpaceField, SpaceSubset};
+    use crate::element::Element;
+    use crate::error::{Error, Result};
+    use crate::lattice::ranks::{RankField, RankLattice, RankSubset};
+    use crate::layout::Layout;
+
+    impl Space for RankLattice {
+        type Field<T: Element, L: Layout> = RankField<T, L>;
+        type Subset = RankSubset;
+
+        fn even(&self) -> RankSubset {
+            RankLattice::even(self)
+        }
+        fn odd(&self) -> RankSubset {
+            RankLattice::odd(self)
+        }
+        fn all(&self) -> RankSubset {
+            RankLattice::all(self)
+        }
+        fn field_from_fn<T: Element, L: Layout>(
+            &self,
+            f: impl FnMut(usize) -> T,
+        ) -> Result<RankField<T, L>> {
+            RankField::from_fn(self, f)
+        }
+        fn zeros<T: Element, L: Layout>(&self) -> Result<RankField<T, L>> {
+            RankField::zeros(self)
+        }
+        fn check_field<T: Element, L: Layout>(
+            &self,
+            field: &RankField<T, L>,
+            what: &str,
+        ) -> Result<()> {
+            if field.lattice() == self {
+                return Ok(());
+            }
+            Err(Error::InvalidArgument(format!(
+                "the {what} is a field of the {}, not of the {self}",
+                field.lattice()
+            )))
+        }
+    }
+
+    impl SpaceSubset for RankSubset {
+        type Space = RankLattice;
+    }
+
+    impl<T: Element, L: Layout> SpaceField<T, L> for RankField<T, L> {
+        fn values(&self) -> Result<Vec<T>> {
+            self.to_vec()
+        }
+    }
+}
