@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The multi-process checks of the `mpi` feature: clippy, docs and doc tests with it, then the
 # MPI test programs
-# (tests/mpi_ranks.rs: the world, its collectives and messages; tests/mpi_lattice.rs: lattice
+# (tests/mpi_ranks.rs: the world, its collectives and messages; tests/mpi_qcd.rs: the physics
+# library over ranks, its CG the same bits for 1, 2 and 4 ranks; tests/mpi_lattice.rs: lattice
 # programs over lattices cut over ranks, against the whole lattice) under mpirun with 1, 2
 # and 4 ranks, and two runs in which one rank
 # fails (an abort, a panic) that must end every rank with its message instead of hanging.
@@ -44,16 +45,26 @@ for line in sys.stdin:
 }
 bin=$(test_binary mpi_ranks)
 lattice_bin=$(test_binary mpi_lattice)
+qcd_bin=$(test_binary mpi_qcd)
 
 # As root (CI) Open MPI needs to be told it may; more ranks than cores need oversubscription;
 # containers may forbid the shared-memory transport's cross-process copies.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 export ONGPU_BACKEND=${ONGPU_BACKEND:-auto}
+digests=()
 for n in 1 2 4; do
   timeout 300 mpirun -np "$n" "$bin"
   timeout 300 mpirun -np "$n" "$lattice_bin"
+  out=$(timeout 300 mpirun -np "$n" "$qcd_bin")
+  echo "$out"
+  digests+=("$(grep -o 'digest [0-9a-f]*' <<<"$out")")
 done
+# With exact sums (the CPU backend) the CG's solution is the same bits for every rank count.
+if grep -q "exact sums" <<<"$out" && [ "$(printf '%s\n' "${digests[@]}" | sort -u | wc -l)" != 1 ]; then
+  echo "mpi-tests: the CG differs between rank counts: ${digests[*]}"
+  exit 1
+fi
 
 # A failing rank ends the run: a non-zero exit within the time limit, and its message.
 for fault in abort panic; do

@@ -215,7 +215,7 @@ pub use ongpu_runtime::{
     SplitLattice, SplitRead, SplitShifted, SplitSubset, SplitWrite, Storage, Stream, Subset,
     Transfers,
 };
-pub use ongpu_runtime::{InnerProduct, MinMax, Summable};
+pub use ongpu_runtime::{ExactSum, InnerProduct, MinMax, Summable};
 
 /// Lattice QCD as a library, written with `on_gpu!`: gauge fields and their observables,
 /// quenched updates, the staggered operator and its solvers, NERSC gauge files (the

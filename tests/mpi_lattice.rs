@@ -71,7 +71,9 @@ fn run(world: &World) {
     let (_, eta_blocks) = staggered_twice!(lat, AoSoA<16>);
     let diagonal = diagonal_shifts!(lat, 3);
     let (plaq, odd, t_values) = plaquette_sum!(lat);
-    let t_whole = lat.field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5).unwrap();
+    let t_whole = lat
+        .field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5)
+        .unwrap();
     let exact = exact_reductions!(lat, &t_whole);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     for dims in grids(&lat, world.size()) {

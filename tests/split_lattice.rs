@@ -111,7 +111,9 @@ fn reductions_agree_and_written_fields_are_whole() {
 fn order_free_reductions_are_bitwise_the_whole_lattice() {
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
-        let t_whole = lat.field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5).unwrap();
+        let t_whole = lat
+            .field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5)
+            .unwrap();
         let want = exact_reductions!(lat, &t_whole);
         for split in splits(&lat) {
             let t = SplitField::<f64>::from_field(&split, &t_whole).unwrap();
@@ -212,7 +214,9 @@ fn gpu_splits_are_bitwise_the_whole_lattice() {
         let (chi, eta) = staggered_twice!(lat, AoSoA<32>);
         let want_far = diagonal_shifts!(lat, 0);
         let (plaq, _, t) = plaquette_sum!(lat);
-        let t_whole = lat.field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5).unwrap();
+        let t_whole = lat
+            .field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5)
+            .unwrap();
         let exact = exact_reductions!(lat, &t_whole);
         let gpus = Devices::all().unwrap().len();
         let mut devices: Vec<Devices> = (2..=4).map(|k| Devices::emulated(k).unwrap()).collect();

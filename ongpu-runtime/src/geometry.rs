@@ -233,11 +233,10 @@ impl Lattice {
     /// k)`) makes a part draw exactly what the whole lattice draws there.
     #[inline]
     pub fn whole_index(&self, i: usize) -> usize {
-        let c = self.coords(i);
         let (mut lex, mut stride) = (0u64, 1u64);
-        for mu in 0..DIMS {
-            lex += c[mu] as u64 * stride;
-            stride *= self.global[mu];
+        for (&x, &g) in self.coords(i).iter().zip(&self.global) {
+            lex += x as u64 * stride;
+            stride *= g;
         }
         (self.parity(i) as u64 * (stride / 2) + lex / 2) as usize
     }

@@ -58,7 +58,7 @@ pub use launch::bounds::{bounds_checks, with_bounds_checks};
 pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
 pub use random::Philox;
-pub use reduce::{InnerProduct, MinMax, Summable};
+pub use reduce::{ExactSum, InnerProduct, MinMax, Summable};
 pub use scalar::{DeviceScalar, ScalarRead};
 pub use stream::{in_stream_scope, Event, Stream};
 pub use types::{ColorMatrix, ColorVector, Norm2, Real};

@@ -55,11 +55,19 @@ macro_rules! staggered_twice {
             .map(|_| std::array::from_fn(|_| matrix(&mut r)))
             .collect();
         let src: Vec<ColorVector<f64>> = (0..whole.volume()).map(|_| vector(&mut r)).collect();
-        let u = lat.field_from_fn::<[ColorMatrix<f64>; 4], $layout>(|i| links[i]).unwrap();
-        let psi = lat.field_from_fn::<ColorVector<f64>, $layout>(|i| src[i]).unwrap();
+        let u = lat
+            .field_from_fn::<[ColorMatrix<f64>; 4], $layout>(|i| links[i])
+            .unwrap();
+        let psi = lat
+            .field_from_fn::<ColorVector<f64>, $layout>(|i| src[i])
+            .unwrap();
         let nan = ColorVector::new([Complex::new(f64::NAN, f64::NAN); 3]);
-        let mut chi = lat.field_from_fn::<ColorVector<f64>, $layout>(|_| nan).unwrap();
-        let mut eta = lat.field_from_fn::<ColorVector<f64>, $layout>(|_| nan).unwrap();
+        let mut chi = lat
+            .field_from_fn::<ColorVector<f64>, $layout>(|_| nan)
+            .unwrap();
+        let mut eta = lat
+            .field_from_fn::<ColorVector<f64>, $layout>(|_| nan)
+            .unwrap();
         on_gpu!(lat.odd(), |i| {
             let mut r = ColorVector::zero();
             let mut sum = 0;

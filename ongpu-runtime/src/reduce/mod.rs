@@ -10,10 +10,14 @@
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
+mod exact;
 mod field;
 mod ops;
+#[cfg(feature = "mpi")]
+mod ranks;
 pub(crate) mod source;
 
+pub use exact::ExactSum;
 pub use field::InnerProduct;
 pub use ops::{compared, summand, Max, Min, MinMax, Reduction, Sum, Summable};
 
@@ -84,7 +88,7 @@ where
         }
         #[cfg(feature = "mpi")]
         SiteCount::Ranks(subset) => {
-            rank_reduce::<Op, C, V, F>(site, &subset, tpb, &mut caps, &body)
+            ranks::rank_reduce::<Op, C, V, F>(site, &subset, tpb, &mut caps, &body)
         }
         count => {
             let sites = resolve_sites(&site.site, count, &caps)?;
@@ -157,35 +161,6 @@ where
     Ok(acc)
 }
 
-/// Reduces over a rank lattice: this rank's boxes in a fixed order, then every rank's
-/// result gathered and combined in rank order, so that every rank holds the same bits
-/// (and, for reductions whose result does not depend on the order, the bits of one
-/// process).
-#[cfg(feature = "mpi")]
-fn rank_reduce<Op, C, V, F>(
-    site: &'static ReduceSite,
-    subset: &crate::lattice::ranks::RankSubset,
-    tpb: Option<u32>,
-    caps: &mut C,
-    body: &F,
-) -> Result<Op::Acc>
-where
-    Op: Reduction<V>,
-    C: Captures,
-    V: 'static,
-    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
-{
-    let mut acc = Op::identity();
-    crate::lattice::ranks::run::for_rank(&site.site, subset, caps, |caps, sites| {
-        let part = run_sites::<Op, C, V, F>(site, sites, tpb, caps, body)?;
-        acc = Op::combine(acc, part);
-        Ok(())
-    })?;
-    let comm = crate::mpi::world::world_comm()?;
-    let all = crate::mpi::gather::gather_on(&comm, &[acc]);
-    Ok(all.into_iter().fold(Op::identity(), Op::combine))
-}
-
 /// Runs a reduction like [`run`] and writes the result into `dest` instead of returning it:
 /// `on_gpu!(sum -> dest: ...)`. On the GPU the result stays on the device and the call
 /// returns once the kernel is queued (a later call can read `dest` as a captured value, and
@@ -216,7 +191,7 @@ where
         }
         #[cfg(feature = "mpi")]
         SiteCount::Ranks(subset) => {
-            let value = rank_reduce::<Op, C, V, F>(site, &subset, tpb, &mut caps, &body)?;
+            let value = ranks::rank_reduce::<Op, C, V, F>(site, &subset, tpb, &mut caps, &body)?;
             return dest.set(value);
         }
         count => resolve_sites(&site.site, count, &caps)?,

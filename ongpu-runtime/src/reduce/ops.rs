@@ -8,6 +8,7 @@
 //! and independent of the order of additions. `min`/`max` keep the value's type; on floats
 //! they skip NaN and order `-0.0` below `+0.0`, so they too are independent of the order.
 
+use super::exact::ExactSum;
 use num_complex::Complex;
 
 mod sealed {
@@ -51,6 +52,26 @@ pub trait Summable: sealed::Sealed + Copy + Send + 'static {
     fn widen(self) -> Self::Total;
     /// `a + b` in the total's type (wrapping for integers).
     fn add(a: Self::Total, b: Self::Total) -> Self::Total;
+    /// A sum whose result does not depend on the order of the additions (for floats an
+    /// [`ExactSum`] per component; for integers the wrapping total): how sums over a
+    /// lattice cut over ranks are carried.
+    #[doc(hidden)]
+    type Exact: bytemuck::Pod + Send + Sync + PartialEq + std::fmt::Debug;
+    /// The empty exact sum.
+    #[doc(hidden)]
+    fn exact_zero() -> Self::Exact;
+    /// `e + v`, exactly.
+    #[doc(hidden)]
+    fn exact_add(e: Self::Exact, v: Self) -> Self::Exact;
+    /// `a + b`, exactly.
+    #[doc(hidden)]
+    fn exact_merge(a: Self::Exact, b: Self::Exact) -> Self::Exact;
+    /// The exact sum rounded to the total's type.
+    #[doc(hidden)]
+    fn exact_total(e: Self::Exact) -> Self::Total;
+    /// A total as an exact sum.
+    #[doc(hidden)]
+    fn exact_of_total(t: Self::Total) -> Self::Exact;
 }
 
 /// A per-site value that `on_gpu!(min: ...)` and `on_gpu!(max: ...)` can compare: `f32 f64
@@ -95,7 +116,8 @@ pub trait MinMax:
 }
 
 macro_rules! summable {
-    ($($t:ty => $total:ty, $cuda:literal, $cuda_total:literal, $add:expr;)*) => {$(
+    ($($t:ty => $total:ty, $cuda:literal, $cuda_total:literal, $add:expr,
+        exact $exact:ty: $ezero:expr, $eadd:expr, $emerge:expr, $etotal:expr, $eof:expr;)*) => {$(
         impl sealed::Sealed for $t {}
         impl Summable for $t {
             type Total = $total;
@@ -118,15 +140,38 @@ macro_rules! summable {
             fn add(a: $total, b: $total) -> $total {
                 $add(a, b)
             }
+            type Exact = $exact;
+            fn exact_zero() -> $exact {
+                $ezero
+            }
+            #[inline(always)]
+            fn exact_add(e: $exact, v: $t) -> $exact {
+                $eadd(e, v)
+            }
+            fn exact_merge(a: $exact, b: $exact) -> $exact {
+                $emerge(a, b)
+            }
+            fn exact_total(e: $exact) -> $total {
+                $etotal(e)
+            }
+            fn exact_of_total(t: $total) -> $exact {
+                $eof(t)
+            }
         }
     )*};
 }
 
 summable! {
-    f32 => f64, "float", "double", |a: f64, b: f64| a + b;
-    f64 => f64, "double", "double", |a: f64, b: f64| a + b;
-    i32 => i64, "int", "long long", i64::wrapping_add;
-    u32 => u64, "unsigned int", "unsigned long long", u64::wrapping_add;
+    f32 => f64, "float", "double", |a: f64, b: f64| a + b,
+        exact ExactSum: ExactSum::ZERO, |e: ExactSum, v: f32| e.plus(v as f64), ExactSum::merge,
+        |e: ExactSum| e.value(), |t| ExactSum::ZERO.plus(t);
+    f64 => f64, "double", "double", |a: f64, b: f64| a + b,
+        exact ExactSum: ExactSum::ZERO, ExactSum::plus, ExactSum::merge, |e: ExactSum| e.value(),
+        |t| ExactSum::ZERO.plus(t);
+    i32 => i64, "int", "long long", i64::wrapping_add,
+        exact i64: 0, |e: i64, v: i32| e.wrapping_add(v as i64), i64::wrapping_add, |e| e, |t| t;
+    u32 => u64, "unsigned int", "unsigned long long", u64::wrapping_add,
+        exact u64: 0, |e: u64, v: u32| e.wrapping_add(v as u64), u64::wrapping_add, |e| e, |t| t;
 }
 
 macro_rules! summable_complex {
@@ -152,6 +197,23 @@ macro_rules! summable_complex {
             #[inline(always)]
             fn add(a: Complex<f64>, b: Complex<f64>) -> Complex<f64> {
                 Complex::new(a.re + b.re, a.im + b.im)
+            }
+            type Exact = [ExactSum; 2];
+            fn exact_zero() -> [ExactSum; 2] {
+                [ExactSum::ZERO; 2]
+            }
+            #[inline(always)]
+            fn exact_add([re, im]: [ExactSum; 2], v: Self) -> [ExactSum; 2] {
+                [re.plus(v.re.into()), im.plus(v.im.into())]
+            }
+            fn exact_merge([a, b]: [ExactSum; 2], [c, d]: [ExactSum; 2]) -> [ExactSum; 2] {
+                [a.merge(c), b.merge(d)]
+            }
+            fn exact_total([re, im]: [ExactSum; 2]) -> Complex<f64> {
+                Complex::new(re.value(), im.value())
+            }
+            fn exact_of_total(t: Complex<f64>) -> [ExactSum; 2] {
+                [ExactSum::ZERO.plus(t.re), ExactSum::ZERO.plus(t.im)]
             }
         }
     )*};
@@ -282,6 +344,26 @@ pub trait Reduction<V>: Copy + Send + Sync + 'static {
     fn cuda_acc() -> &'static str;
     /// The CUDA C++ spelling of the identity.
     fn cuda_identity() -> &'static str;
+    /// The accumulator of a reduction over a lattice cut over ranks, whose result must not
+    /// depend on the cut: an exact sum for floating-point sums, `Acc` for the others (whose
+    /// results never depend on the order).
+    #[doc(hidden)]
+    type RankAcc: bytemuck::Pod + Send + Sync + PartialEq + std::fmt::Debug;
+    /// The rank accumulator of no sites.
+    #[doc(hidden)]
+    fn rank_identity() -> Self::RankAcc;
+    /// Adds one site's value to a rank accumulator.
+    #[doc(hidden)]
+    fn rank_add(acc: Self::RankAcc, v: V) -> Self::RankAcc;
+    /// Combines two rank accumulators.
+    #[doc(hidden)]
+    fn rank_combine(a: Self::RankAcc, b: Self::RankAcc) -> Self::RankAcc;
+    /// The result of a rank accumulator.
+    #[doc(hidden)]
+    fn rank_result(acc: Self::RankAcc) -> Self::Acc;
+    /// An accumulator as a rank accumulator.
+    #[doc(hidden)]
+    fn rank_of(acc: Self::Acc) -> Self::RankAcc;
 }
 
 /// `on_gpu!(sum: ...)`: the sum of the per-site values, in a widened type.
@@ -321,6 +403,23 @@ impl<V: Summable> Reduction<V> for Sum {
     fn cuda_identity() -> &'static str {
         "ongpu_acc{}"
     }
+    type RankAcc = V::Exact;
+    fn rank_identity() -> V::Exact {
+        V::exact_zero()
+    }
+    #[inline(always)]
+    fn rank_add(acc: V::Exact, v: V) -> V::Exact {
+        V::exact_add(acc, v)
+    }
+    fn rank_combine(a: V::Exact, b: V::Exact) -> V::Exact {
+        V::exact_merge(a, b)
+    }
+    fn rank_result(acc: V::Exact) -> V::Total {
+        V::exact_total(acc)
+    }
+    fn rank_of(acc: V::Total) -> V::Exact {
+        V::exact_of_total(acc)
+    }
 }
 
 macro_rules! min_max_reduction {
@@ -349,6 +448,23 @@ macro_rules! min_max_reduction {
             }
             fn cuda_identity() -> &'static str {
                 V::$cuda_identity
+            }
+            type RankAcc = V;
+            fn rank_identity() -> V {
+                V::$identity
+            }
+            #[inline(always)]
+            fn rank_add(acc: V, v: V) -> V {
+                V::$f(acc, v)
+            }
+            fn rank_combine(a: V, b: V) -> V {
+                V::$f(a, b)
+            }
+            fn rank_result(acc: V) -> V {
+                acc
+            }
+            fn rank_of(acc: V) -> V {
+                acc
             }
         }
     };

@@ -1,0 +1,96 @@
+//! Reductions over a lattice cut over ranks. On the CPU every site's value goes into the
+//! reduction's rank accumulator ([`Reduction::RankAcc`]: an exact sum for floating-point
+//! sums), and the ranks' accumulators are gathered and combined; exact sums do not depend on
+//! the order of their additions, so the result is the same bits for every cut of the
+//! lattice, every rank count and every thread count. On the GPU each box's partial result
+//! comes from the reduction kernel (rounded in its block tree) and enters the rank
+//! accumulator rounded: the same bits on every rank, and from run to run for one cut.
+
+use super::{cpu, run_sites, ReduceSite, Reduction};
+use crate::backend::{self, Backend};
+use crate::capture::Captures;
+use crate::error::Result;
+use crate::lattice::ranks::RankSubset;
+use crate::launch::limits::check_threads_per_block;
+use std::marker::PhantomData;
+
+/// `Op` accumulating in its rank accumulator (what the CPU backend runs per box).
+#[derive(Clone, Copy)]
+struct OnRanks<Op>(PhantomData<Op>);
+
+impl<V, Op: Reduction<V>> Reduction<V> for OnRanks<Op> {
+    type Acc = Op::RankAcc;
+    const KEYWORD: &'static str = Op::KEYWORD;
+    const CUDA_OP: &'static str = Op::CUDA_OP;
+    fn identity() -> Op::RankAcc {
+        Op::rank_identity()
+    }
+    #[inline(always)]
+    fn add(acc: Op::RankAcc, v: V) -> Op::RankAcc {
+        Op::rank_add(acc, v)
+    }
+    fn combine(a: Op::RankAcc, b: Op::RankAcc) -> Op::RankAcc {
+        Op::rank_combine(a, b)
+    }
+    fn cuda_value() -> &'static str {
+        Op::cuda_value()
+    }
+    fn cuda_acc() -> &'static str {
+        unreachable!("rank accumulators have no CUDA twin: the GPU path runs Op itself")
+    }
+    fn cuda_identity() -> &'static str {
+        unreachable!("rank accumulators have no CUDA twin: the GPU path runs Op itself")
+    }
+    type RankAcc = Op::RankAcc;
+    fn rank_identity() -> Op::RankAcc {
+        Op::rank_identity()
+    }
+    fn rank_add(acc: Op::RankAcc, v: V) -> Op::RankAcc {
+        Op::rank_add(acc, v)
+    }
+    fn rank_combine(a: Op::RankAcc, b: Op::RankAcc) -> Op::RankAcc {
+        Op::rank_combine(a, b)
+    }
+    fn rank_result(acc: Op::RankAcc) -> Op::RankAcc {
+        acc
+    }
+    fn rank_of(acc: Op::RankAcc) -> Op::RankAcc {
+        acc
+    }
+}
+
+/// Reduces over this rank's boxes of `subset`, then over every rank's accumulator, so that
+/// every rank returns the same bits.
+pub(super) fn rank_reduce<Op, C, V, F>(
+    site: &'static ReduceSite,
+    subset: &RankSubset,
+    tpb: Option<u32>,
+    caps: &mut C,
+    body: &F,
+) -> Result<Op::Acc>
+where
+    Op: Reduction<V>,
+    C: Captures,
+    V: 'static,
+    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+{
+    let mut acc = Op::rank_identity();
+    let cpu = backend::current()? == Backend::Cpu;
+    if let (true, Some(t)) = (cpu, tpb) {
+        check_threads_per_block(site.site.location(), t, None)?;
+    }
+    crate::lattice::ranks::run::for_rank(&site.site, subset, caps, |caps, sites| {
+        let part = if cpu {
+            cpu::run::<OnRanks<Op>, C, V, F>(&site.site, &sites.range, caps, body)?
+        } else {
+            Op::rank_of(run_sites::<Op, C, V, F>(site, sites, tpb, caps, body)?)
+        };
+        acc = Op::rank_combine(acc, part);
+        Ok(())
+    })?;
+    let comm = crate::mpi::world::world_comm()?;
+    let all = crate::mpi::gather::gather_on(&comm, &[acc]);
+    Ok(Op::rank_result(
+        all.into_iter().fold(Op::rank_identity(), Op::rank_combine),
+    ))
+}

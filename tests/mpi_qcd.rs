@@ -1,0 +1,141 @@
+//! The physics library over a lattice cut over ranks, under `mpirun` (`scripts/mpi-tests.sh`
+//! runs it with 1, 2 and 4 ranks): the hot start and heatbath and overrelaxation sweeps
+//! (random numbers keyed by whole-lattice sites) give every link bit for bit what the same
+//! chain gives on the whole lattice in one process; the plaquette agrees to rounding; and 20
+//! iterations of the staggered CG give the same solution on every process grid of the run.
+//! On the CPU backend the reductions are exact sums, so that solution is the same bits for
+//! every grid and every rank count: rank 0 prints its digest, which the script compares
+//! between the runs with 1, 2 and 4 ranks.
+
+use ongpu::mpi::World;
+use ongpu::prelude::*;
+use ongpu::qcd::gauge::GaugeField;
+use ongpu::qcd::quenched::QuenchedUpdate;
+use ongpu::qcd::solver::{LinearSolver, SolverError};
+use ongpu::qcd::staggered::{self, Cg, FermionOf, Staggered};
+use ongpu::{Backend, ProcessGrid};
+
+const DIMS: [usize; 4] = [4, 4, 4, 8];
+const SEED: u64 = 5;
+const BETA: f64 = 5.8;
+const MASS: f64 = 0.05;
+const ITERATIONS: usize = 20;
+
+/// Process grids of `ranks` ranks over `lat`: along t, along z and t, and the automatic one.
+fn grids(lat: &Lattice, ranks: usize) -> Vec<[usize; 4]> {
+    let mut out = Vec::new();
+    let mut candidates = vec![[1, 1, 1, ranks]];
+    if ranks % 2 == 0 {
+        candidates.push([1, 1, 2, ranks / 2]);
+        candidates.push([2, 1, 1, ranks / 2]);
+    }
+    if let Ok(g) = ProcessGrid::auto(lat, ranks) {
+        candidates.push(g.dims());
+    }
+    for d in candidates {
+        if ProcessGrid::new(lat, ranks, d).is_ok() && !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// A hot start and one heatbath plus one overrelaxation sweep at β = 5.8.
+fn chain<S: Space>(lat: S) -> GaugeField<S> {
+    let mut u = GaugeField::hot(lat, SEED).unwrap();
+    let mut update = QuenchedUpdate::resume(lat, SEED, 1);
+    update.sweep(&mut u, BETA, 1).unwrap();
+    u
+}
+
+/// The CG's iterate after `ITERATIONS` iterations from a random even source, and its
+/// relative residual by the recursion.
+fn cg_iterate<S: Space>(u: &GaugeField<S>) -> (Vec<ColorVector<f64>>, f64) {
+    let lat = u.lattice();
+    let whole = lat.whole();
+    let b_host = staggered::even_part(&whole, &staggered::random_vector(&whole, SEED + 1));
+    let b: FermionOf<S> = lat.field_from_fn(|i| b_host[i]).unwrap();
+    let mut x: FermionOf<S> = lat.zeros().unwrap();
+    let op = Staggered::new(u, MASS).unwrap();
+    let residual = match Cg::new(lat, 1e-30, ITERATIONS).solve(&op, &b, &mut x) {
+        Err(SolverError::NotConverged {
+            iterations,
+            relative_residual,
+        }) => {
+            assert_eq!(iterations, ITERATIONS);
+            relative_residual
+        }
+        other => panic!("20 iterations cannot reach 1e-30: {other:?}"),
+    };
+    (x.values().unwrap(), residual)
+}
+
+fn bits(v: &[ColorVector<f64>]) -> Vec<u64> {
+    v.iter()
+        .flat_map(|c| (0..3).flat_map(move |k| [c[k].re.to_bits(), c[k].im.to_bits()]))
+        .collect()
+}
+
+/// FNV-1a over the bits: a short fingerprint to compare between runs.
+fn digest(words: &[u64]) -> u64 {
+    words.iter().fold(0xcbf2_9ce4_8422_2325, |h, w| {
+        w.to_le_bytes()
+            .iter()
+            .fold(h, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    })
+}
+
+fn main() {
+    let world = World::init().expect("MPI starts");
+    world.abort_on_panic();
+    let lat = Lattice::new(DIMS).unwrap();
+    let u = chain(lat);
+    let links = u.to_host().unwrap();
+    let plaquette = u.plaquette().unwrap();
+    let (x_whole, _) = cg_iterate(&u);
+    let exact = ongpu::backend().unwrap() == Backend::Cpu;
+    let mut first: Option<Vec<u64>> = None;
+    for dims in grids(&lat, world.size()) {
+        let ranks = lat.over_ranks(&world, dims).unwrap();
+        let ur = chain(ranks);
+        let got = ur.to_host().unwrap();
+        assert!(
+            got.iter()
+                .zip(&links)
+                .all(|(a, b)| (0..4).all(|mu| a[mu] == b[mu])),
+            "{ranks}: the chain's links differ from the whole lattice's"
+        );
+        let p = ur.plaquette().unwrap();
+        assert!(
+            (p - plaquette).abs() <= 1e-13,
+            "{ranks}: plaquette {p} vs {plaquette}"
+        );
+        let (x, residual) = cg_iterate(&ur);
+        let scale = x_whole.iter().map(|v| v.norm2()).sum::<f64>().sqrt();
+        let diff = x
+            .iter()
+            .zip(&x_whole)
+            .map(|(a, b)| (*a - *b).norm2())
+            .sum::<f64>()
+            .sqrt();
+        assert!(diff <= 1e-10 * scale, "{ranks}: CG iterate off by {diff:e}");
+        let mut words = bits(&x);
+        words.push(residual.to_bits());
+        words.push(p.to_bits());
+        match &first {
+            None => first = Some(words),
+            Some(w) if exact => assert!(*w == words, "{ranks}: CG bits differ between grids"),
+            Some(_) => {}
+        }
+    }
+    world.barrier();
+    if world.rank() == 0 {
+        let words = first.expect("at least one grid");
+        println!(
+            "mpi_qcd: {} rank(s): chains bit for bit as on the whole lattice; CG digest {:016x}{}",
+            world.size(),
+            digest(&words),
+            if exact { " (exact sums)" } else { "" }
+        );
+    }
+}
