@@ -93,7 +93,7 @@ impl<S: Space> GaugeField<S> {
                 links.len()
             )));
         }
-        let links = lat.field_from_fn(|i| links[i])?;
+        let links = lat.field_from_vec(links)?;
         Ok(GaugeField { lat, links })
     }
 

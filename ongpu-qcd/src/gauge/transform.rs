@@ -51,5 +51,5 @@ pub fn random_gauge_transformation<S: Space>(
     let host: Vec<ColorMatrix<f64>> = (0..lat.whole().volume())
         .map(|_| random_su3(&mut r))
         .collect();
-    lat.field_from_fn(|i| host[i])
+    lat.field_from_vec(host)
 }

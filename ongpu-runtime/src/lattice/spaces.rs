@@ -61,6 +61,11 @@ pub trait Space:
         &self,
         f: impl FnMut(usize) -> T,
     ) -> Result<Self::Field<T, L>>;
+    /// A field of the whole lattice's `values` (in its site order, `volume()` of them: the
+    /// caller has checked). A whole lattice takes the vector as its storage, without a copy.
+    fn field_from_vec<T: Element, L: Layout>(&self, values: Vec<T>) -> Result<Self::Field<T, L>> {
+        self.field_from_fn(|i| values[i])
+    }
     /// A field of zeros.
     fn zeros<T: Element, L: Layout>(&self) -> Result<Self::Field<T, L>>;
     /// An [`Error::InvalidArgument`] naming `what` unless `field` is a field of this space.
@@ -120,6 +125,9 @@ impl Space for Lattice {
     ) -> Result<Field<T, L>> {
         Ok(Field::from_fn(self.volume(), f))
     }
+    fn field_from_vec<T: Element, L: Layout>(&self, values: Vec<T>) -> Result<Field<T, L>> {
+        Ok(Field::from_vec(values))
+    }
     fn zeros<T: Element, L: Layout>(&self) -> Result<Field<T, L>> {
         Ok(Field::zeros(self.volume()))
     }
@@ -142,6 +150,13 @@ impl<T: Element, L: Layout> SpaceField<T, L> for Field<T, L> {
     fn values(&self) -> Result<Vec<T>> {
         self.to_vec()
     }
+}
+
+/// The error of a field of space `of` where one of `space` was needed.
+fn foreign_field(what: &str, of: &impl std::fmt::Display, space: &impl std::fmt::Display) -> Error {
+    Error::InvalidArgument(format!(
+        "the {what} is a field of the {of}, not of the {space}"
+    ))
 }
 
 impl Space for SplitLattice {
@@ -174,10 +189,7 @@ impl Space for SplitLattice {
         if field.split() == self {
             return Ok(());
         }
-        Err(Error::InvalidArgument(format!(
-            "the {what} is a field of the {}, not of the {self}",
-            field.split()
-        )))
+        Err(foreign_field(what, field.split(), self))
     }
 }
 
@@ -192,7 +204,7 @@ impl<T: Element, L: Layout> SpaceField<T, L> for SplitField<T, L> {
 mod ranks {
     use super::{Space, SpaceField, SpaceSubset};
     use crate::element::Element;
-    use crate::error::{Error, Result};
+    use crate::error::Result;
     use crate::lattice::ranks::{RankField, RankLattice, RankSubset};
     use crate::layout::Layout;
 
@@ -226,10 +238,7 @@ mod ranks {
             if field.lattice() == self {
                 return Ok(());
             }
-            Err(Error::InvalidArgument(format!(
-                "the {what} is a field of the {}, not of the {self}",
-                field.lattice()
-            )))
+            Err(super::foreign_field(what, field.lattice(), self))
         }
     }
 
