@@ -5,15 +5,18 @@
 //! iterations of the staggered CG give the same solution on every process grid of the run.
 //! On the CPU backend the reductions are exact sums, so that solution is the same bits for
 //! every grid and every rank count: rank 0 prints its digest, which the script compares
-//! between the runs with 1, 2 and 4 ranks.
+//! between the runs with 1, 2 and 4 ranks. NERSC files written from a lattice cut over ranks
+//! hold the bytes the whole lattice writes, read back onto every grid they give the same
+//! links, and a truncated file or one of another lattice is the same error on every rank.
 
 use ongpu::mpi::World;
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
+use ongpu::qcd::nersc;
 use ongpu::qcd::quenched::QuenchedUpdate;
 use ongpu::qcd::solver::{LinearSolver, SolverError};
 use ongpu::qcd::staggered::{self, Cg, FermionOf, Staggered};
-use ongpu::{Backend, ProcessGrid};
+use ongpu::{Backend, ProcessGrid, RankLattice};
 
 const DIMS: [usize; 4] = [4, 4, 4, 8];
 const SEED: u64 = 5;
@@ -85,6 +88,71 @@ fn digest(words: &[u64]) -> u64 {
     })
 }
 
+/// The NERSC checks on `u` (a chain on a lattice cut over ranks, whose links on the whole
+/// lattice are `links`).
+fn check_files(world: &World, u: &GaugeField<RankLattice>, links: &[[ColorMatrix<f64>; 4]]) {
+    let ranks = u.lattice();
+    let stem = std::env::temp_dir().join(format!(
+        "mpi-qcd-{}",
+        world.gather(&[std::process::id()])[0]
+    ));
+    let (whole_path, ranks_path, bad_path) = (
+        stem.with_extension("whole.nersc"),
+        stem.with_extension("ranks.nersc"),
+        stem.with_extension("bad.nersc"),
+    );
+    let ensemble = nersc::Ensemble::default();
+    if world.rank() == 0 {
+        let whole = GaugeField::from_host(ranks.whole(), links.to_vec()).unwrap();
+        whole
+            .write_nersc(&whole_path, Default::default(), &ensemble)
+            .unwrap();
+        let bytes = std::fs::read(&whole_path).unwrap();
+        std::fs::write(&bad_path, &bytes[..bytes.len() - 1000]).unwrap();
+    }
+    world.barrier();
+    let header = u
+        .write_nersc(&ranks_path, Default::default(), &ensemble)
+        .unwrap();
+    world.barrier();
+    let data = |path: &std::path::Path| {
+        let bytes = std::fs::read(path).unwrap();
+        let end = bytes.windows(10).position(|w| w == b"END_HEADER").unwrap();
+        bytes[end..].to_vec()
+    };
+    assert!(
+        data(&ranks_path) == data(&whole_path),
+        "{ranks}: the file's links differ"
+    );
+    let (back, read_header) = GaugeField::read_nersc_onto(ranks, &ranks_path).unwrap();
+    assert_eq!(read_header.checksum, header.checksum);
+    assert!(
+        back.to_host().unwrap() == links,
+        "{ranks}: links read back differ"
+    );
+    let bad = GaugeField::read_nersc_onto(ranks, &bad_path).map(drop);
+    let message = bad.expect_err("a truncated file is an error").to_string();
+    assert!(
+        message.contains("truncated") && message.contains(&format!("rank {} of", world.size() - 1)),
+        "{ranks}: {message}"
+    );
+    let other = Lattice::new([4, 4, 8, 8])
+        .unwrap()
+        .over_ranks(world, ranks.grid().dims())
+        .unwrap();
+    let wrong = GaugeField::read_nersc_onto(other, &ranks_path).map(drop);
+    assert!(
+        wrong.is_err(),
+        "{ranks}: a file of another lattice was read"
+    );
+    world.barrier();
+    if world.rank() == 0 {
+        for p in [&whole_path, &ranks_path, &bad_path] {
+            std::fs::remove_file(p).ok();
+        }
+    }
+}
+
 fn main() {
     let world = World::init().expect("MPI starts");
     world.abort_on_panic();
@@ -110,6 +178,7 @@ fn main() {
             (p - plaquette).abs() <= 1e-13,
             "{ranks}: plaquette {p} vs {plaquette}"
         );
+        check_files(&world, &ur, &links);
         let (x, residual) = cg_iterate(&ur);
         let scale = x_whole.iter().map(|v| v.norm2()).sum::<f64>().sqrt();
         let diff = x

@@ -98,6 +98,17 @@ pub fn time(
     reps: usize,
     mut f: impl FnMut() -> ongpu::Result<()>,
 ) -> ongpu::Result<f64> {
+    time_agreed(backend, reps, &|batch| batch, &mut f)
+}
+
+/// [`time`] with the batch size passed through `agree` (the largest over the ranks of an
+/// MPI run, so that every rank makes the same calls: each exchanges halos with others).
+pub fn time_agreed(
+    backend: Backend,
+    reps: usize,
+    agree: &dyn Fn(usize) -> usize,
+    f: &mut dyn FnMut() -> ongpu::Result<()>,
+) -> ongpu::Result<f64> {
     f()?;
     let batch_seconds = |batch: usize, f: &mut dyn FnMut() -> ongpu::Result<()>| {
         timed(backend, &mut || {
@@ -107,11 +118,11 @@ pub fn time(
             Ok(())
         })
     };
-    let once = batch_seconds(1, &mut f)?;
-    let batch = ((0.02 / once.max(1e-7)).ceil() as usize).clamp(1, 1000);
+    let once = batch_seconds(1, f)?;
+    let batch = agree(((0.02 / once.max(1e-7)).ceil() as usize).clamp(1, 1000));
     let mut t = Vec::with_capacity(reps);
     for _ in 0..reps.max(1) {
-        t.push(batch_seconds(batch, &mut f)? / batch as f64);
+        t.push(batch_seconds(batch, f)? / batch as f64);
     }
     Ok(median(t))
 }

@@ -7,12 +7,17 @@
 //! ```text
 //! cargo run --release --example quenched -- [--size 8 | --dims 8,8,8,16] [--beta 6.0]
 //!     [--sweeps 200] [--therm 100] [--or 4] [--start hot|cold] [--seed 1]
-//!     [--csv FILE] [--svg FILE] [--load FILE] [--save FILE] [--timing]
+//!     [--csv FILE] [--svg FILE] [--load FILE] [--save FILE] [--timing] [--ranks X,Y,Z,T]
 //! ```
 //!
 //! `--save` writes the last configuration as a NERSC archive file (double precision, 3x3
 //! links); `--load` continues from one (its lattice replaces `--size`, and its sequence
 //! number, the sweeps behind it, moves the random streams past those already used).
+//!
+//! `--ranks X,Y,Z,T` (with `--features mpi`, under `mpirun -np X·Y·Z·T`) cuts the lattice
+//! over the MPI ranks on that process grid: the same sweeps, the same random numbers (keyed
+//! by whole-lattice site), the same plaquettes as one process; rank 0 prints and writes the
+//! files. With `--ranks`, `--load` needs the file's lattice as `--size`/`--dims`.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -26,11 +31,20 @@ use ongpu::qcd::quenched::QuenchedUpdate;
 use ongpu::qcd::stats;
 use std::time::Instant;
 
+impl<S: Space> Start<S> {
+    fn space(&self) -> S {
+        match self {
+            Start::New(lat) => *lat,
+            Start::Loaded(u, ..) => u.lattice(),
+        }
+    }
+}
+
 type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 const USAGE: &str = "usage: quenched [--size L | --dims X,Y,Z,T] [--beta B] [--sweeps N] \
                      [--therm N] [--or K] [--start hot|cold] [--seed S] [--csv FILE] \
-                     [--svg FILE] [--load FILE] [--save FILE] [--timing]";
+                     [--svg FILE] [--load FILE] [--save FILE] [--timing] [--ranks X,Y,Z,T]";
 
 /// The command line.
 struct Options {
@@ -46,6 +60,7 @@ struct Options {
     load: Option<String>,
     save: Option<String>,
     timing: bool,
+    ranks: Option<[usize; 4]>,
 }
 
 impl Options {
@@ -64,6 +79,7 @@ impl Options {
             load: None,
             save: None,
             timing: false,
+            ranks: None,
         };
         let mut p = lexopt::Parser::from_env();
         while let Some(arg) = p.next()? {
@@ -87,6 +103,7 @@ impl Options {
                 Long("load") => o.load = Some(p.value()?.string()?),
                 Long("save") => o.save = Some(p.value()?.string()?),
                 Long("timing") => o.timing = true,
+                Long("ranks") => o.ranks = Some(common::parse_dims(&p.value()?.string()?)?),
                 Short('h') | Long("help") => {
                     println!("{USAGE}");
                     std::process::exit(0);
@@ -98,24 +115,74 @@ impl Options {
     }
 }
 
+/// Where the run starts: a new field on a space, or one read from a file.
+enum Start<S: Space> {
+    New(S),
+    Loaded(GaugeField<S>, nersc::Header, String),
+}
+
 fn main() -> AnyResult<()> {
     let o = Options::parse()?;
-    let (mut u, mut update) = match &o.load {
+    if let Some(grid) = o.ranks {
+        return over_ranks(grid, &o);
+    }
+    let start = match &o.load {
         Some(path) => {
             let (u, header) = GaugeField::read_nersc(path)?;
+            Start::Loaded(u, header, path.clone())
+        }
+        None => Start::New(Lattice::new(o.dims)?),
+    };
+    simulate(start, &o)
+}
+
+/// The run on a lattice cut over the MPI ranks on process grid `grid`.
+#[cfg(feature = "mpi")]
+fn over_ranks(grid: [usize; 4], o: &Options) -> AnyResult<()> {
+    let world = ongpu::mpi::World::init()?;
+    world.abort_on_panic();
+    let lat = Lattice::new(o.dims)?.over_ranks(&world, grid)?;
+    let start = match &o.load {
+        Some(path) => {
+            let (u, header) = GaugeField::read_nersc_onto(lat, path)?;
+            Start::Loaded(u, header, path.clone())
+        }
+        None => Start::New(lat),
+    };
+    simulate(start, o)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn over_ranks(_grid: [usize; 4], _o: &Options) -> AnyResult<()> {
+    Err(
+        "--ranks needs the mpi feature: cargo run --release --features mpi --example \
+         quenched -- --ranks X,Y,Z,T (under mpirun)"
+            .into(),
+    )
+}
+
+/// Thermalises and measures on the space of `start`; the root process prints and writes.
+fn simulate<S: Space>(start: Start<S>, o: &Options) -> AnyResult<()> {
+    let root = start.space().is_root();
+    let say = |line: String| {
+        if root {
+            println!("{line}");
+        }
+    };
+    let (mut u, mut update) = match start {
+        Start::Loaded(u, header, path) => {
             let lat = u.lattice();
             let done = header
                 .get("SEQUENCE_NUMBER")
                 .and_then(|s| s.parse().ok())
                 .unwrap_or(0);
-            println!(
+            say(format!(
                 "loaded {path}: {lat}, plaquette {:.6} (checksum, plaquette and link trace verified), {done} heatbath sweeps behind it",
                 header.plaquette
-            );
+            ));
             (u, QuenchedUpdate::resume(lat, o.seed, done))
         }
-        None => {
-            let lat = Lattice::new(o.dims)?;
+        Start::New(lat) => {
             let mut u = GaugeField::unit(lat)?;
             let mut update = QuenchedUpdate::new(lat, o.seed);
             if o.hot {
@@ -124,10 +191,11 @@ fn main() -> AnyResult<()> {
             (u, update)
         }
     };
-    let lat = u.lattice();
-    println!(
-        "quenched SU(3), Wilson action: lattice {lat}, β = {}, {} start, seed {}, \
+    let lat = u.lattice().whole();
+    say(format!(
+        "quenched SU(3), Wilson action: lattice {}, β = {}, {} start, seed {}, \
          {} thermalisation + {} measured sweeps (1 heatbath + {} overrelaxation each), backend {:?}",
+        u.lattice(),
         o.beta,
         if o.load.is_some() {
             "loaded"
@@ -141,14 +209,15 @@ fn main() -> AnyResult<()> {
         o.sweeps,
         o.or_steps,
         ongpu::backend()
-    );
-    println!(
-        "start: plaquette {:.6}, link trace {:.6}",
-        u.plaquette()?,
-        u.link_trace()?
-    );
+    ));
+    let (p0, t0) = (u.plaquette()?, u.link_trace()?);
+    say(format!("start: plaquette {p0:.6}, link trace {t0:.6}"));
     let total = o.therm + o.sweeps;
-    let bar = ProgressBar::new(total as u64);
+    let bar = if root {
+        ProgressBar::new(total as u64)
+    } else {
+        ProgressBar::hidden()
+    };
     bar.set_style(ProgressStyle::with_template(
         "{bar:40} {pos}/{len} sweeps, {per_sec}, eta {eta} {msg}",
     )?);
@@ -173,19 +242,20 @@ fn main() -> AnyResult<()> {
         .map(|p| p.plaquette)
         .collect();
     let s = stats::summarise(&measured);
-    println!(
+    say(format!(
         "<P> = {:.6} ± {:.6}  (β = {}, {} measurements, τ_int = {:.2} sweeps, bins of {})",
         s.mean, s.error, o.beta, s.n, s.tau_int, s.bin
-    );
-    println!("end: link trace {:.6}", u.link_trace()?);
+    ));
+    let trace = u.link_trace()?;
+    say(format!("end: link trace {trace:.6}"));
     let links = 4.0 * lat.volume() as f64 * total as f64;
-    println!(
+    say(format!(
         "{total} sweeps in {seconds:.2} s: {:.2} sweeps/s, {:.3e} heatbath link updates/s \
          ({:.3e} with overrelaxation)",
         total as f64 / seconds,
         links / seconds,
         links * (1 + o.or_steps) as f64 / seconds
-    );
+    ));
     if let Some(path) = &o.save {
         let ensemble = nersc::Ensemble {
             label: format!("quenched SU(3) Wilson action, beta = {}", o.beta),
@@ -193,13 +263,16 @@ fn main() -> AnyResult<()> {
             ..Default::default()
         };
         let header = u.write_nersc(path, Default::default(), &ensemble)?;
-        println!(
+        say(format!(
             "saved {path}: plaquette {:.12} in its header",
             header.plaquette
-        );
+        ));
     }
     if o.timing {
-        timing(&mut u, &mut update, o.beta)?;
+        timing(&mut u, &mut update, o.beta, root)?;
+    }
+    if !root {
+        return Ok(());
     }
     if let Some(path) = &o.csv {
         output::csv(&history, path)?;
@@ -215,7 +288,12 @@ fn main() -> AnyResult<()> {
 
 /// Where a sweep's time goes: each kind of call timed alone over a few sweeps (a profile by
 /// call, with a synchronisation around each timed region).
-fn timing(u: &mut GaugeField, update: &mut QuenchedUpdate, beta: f64) -> AnyResult<()> {
+fn timing<S: Space>(
+    u: &mut GaugeField<S>,
+    update: &mut QuenchedUpdate<S>,
+    beta: f64,
+    root: bool,
+) -> AnyResult<()> {
     let reps = 5;
     let time = |f: &mut dyn FnMut() -> ongpu::Result<()>| -> AnyResult<f64> {
         f()?;
@@ -231,6 +309,9 @@ fn timing(u: &mut GaugeField, update: &mut QuenchedUpdate, beta: f64) -> AnyResu
     let heatbath = time(&mut || update.heatbath(u, beta))?;
     let overrelax = time(&mut || update.overrelax(u))?;
     let plaquette = time(&mut || u.plaquette().map(|_| ()))?;
+    if !root {
+        return Ok(());
+    }
     let ms = |s: f64| s * 1e3;
     println!(
         "per sweep: staples alone {:.3} ms (8 calls); heatbath sweep {:.3} ms, of which \
@@ -243,7 +324,7 @@ fn timing(u: &mut GaugeField, update: &mut QuenchedUpdate, beta: f64) -> AnyResu
         ms(overrelax - staples),
         ms(plaquette)
     );
-    let v = u.lattice().volume() as f64;
+    let v = u.lattice().whole().volume() as f64;
     // Staples read 18 links of 144 B per updated link (no cache reuse) and write 144 B.
     let bytes = 4.0 * v * (18.0 + 1.0) * 144.0;
     println!(

@@ -4,10 +4,10 @@
 
 use crate::common;
 use ongpu::prelude::*;
-use ongpu::qcd::gauge::Links;
+use ongpu::qcd::gauge::LinksOf;
 use ongpu::qcd::solver::{LinearSolver, Solution, SolverError};
 use ongpu::qcd::staggered::passes::{apply_and_reduce, dslash_eo_oe, hop, update};
-use ongpu::qcd::staggered::{Cg, Fermion, Staggered};
+use ongpu::qcd::staggered::{Cg, FermionOf, Staggered};
 use ongpu::Backend;
 
 /// Seconds per call of each pass, and of `D_oe` then `D_eo` alone.
@@ -25,39 +25,38 @@ pub struct PassSeconds {
 
 /// Solves once to warm up (kernels compile on first use), then `repeat` times, each between
 /// two synchronisations; returns the last solution and the seconds of each timed solve.
-pub fn time_solves(
-    solver: &mut Cg,
-    op: &Staggered,
-    b: &Fermion,
-    x: &mut Fermion,
+pub fn time_solves<S: Space>(
+    solver: &mut Cg<S>,
+    op: &Staggered<S>,
+    b: &FermionOf<S>,
+    x: &mut FermionOf<S>,
     repeat: usize,
 ) -> Result<(Solution, Vec<f64>), SolverError> {
     common::time_runs(repeat, || solver.solve(op, b, x))
 }
 
 /// Times each pass on its own on fields like the solver's (the source as `r`; α and β keep
-/// the updated fields bounded), `reps` batches each.
-pub fn time_passes(
+/// the updated fields bounded), `reps` batches each of `agree(n)` calls (every rank of a
+/// lattice cut over ranks makes the same calls).
+pub fn time_passes<S: Space>(
     backend: Backend,
-    lat: Lattice,
+    lat: S,
     mass: f64,
-    u: &Links,
-    b: &Fermion,
+    u: &LinksOf<S>,
+    b: &FermionOf<S>,
     reps: usize,
+    agree: &dyn Fn(usize) -> usize,
 ) -> ongpu::Result<PassSeconds> {
-    let v = lat.volume();
-    let r0 = b.to_vec()?;
-    let mut r = Fermion::from_vec(r0);
-    let (mut t, mut w) = (Fermion::zeros(v), Fermion::zeros(v));
-    let (mut p, mut s, mut x) = (Fermion::zeros(v), Fermion::zeros(v), Fermion::zeros(v));
-    let hop_s = common::time(backend, reps, || hop(lat.odd(), u, &r, &mut t))?;
-    let apply_s = common::time(backend, reps, || {
-        apply_and_reduce(lat, u, &t, &r, mass * mass, &mut w).map(|_| ())
-    })?;
-    let update_s = common::time(backend, reps, || {
-        update(lat, 1e-6, 0.5, &w, &mut p, &mut s, &mut x, &mut r)
-    })?;
-    let dslash_s = common::time(backend, reps, || dslash_eo_oe(lat, u, b, &mut t, &mut w))?;
+    let mut r: FermionOf<S> = lat.field_from_vec(b.values()?)?;
+    let (mut t, mut w): (FermionOf<S>, FermionOf<S>) = (lat.zeros()?, lat.zeros()?);
+    let (mut p, mut s, mut x): (FermionOf<S>, FermionOf<S>, FermionOf<S>) =
+        (lat.zeros()?, lat.zeros()?, lat.zeros()?);
+    let time =
+        |f: &mut dyn FnMut() -> ongpu::Result<()>| common::time_agreed(backend, reps, agree, f);
+    let hop_s = time(&mut || hop(lat.odd(), u, &r, &mut t))?;
+    let apply_s = time(&mut || apply_and_reduce(lat, u, &t, &r, mass * mass, &mut w).map(|_| ()))?;
+    let update_s = time(&mut || update(lat, 1e-6, 0.5, &w, &mut p, &mut s, &mut x, &mut r))?;
+    let dslash_s = time(&mut || dslash_eo_oe(lat, u, b, &mut t, &mut w))?;
     Ok(PassSeconds {
         hop: hop_s,
         apply_and_reduce: apply_s,

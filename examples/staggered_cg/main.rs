@@ -12,7 +12,13 @@
 //! ```text
 //! cargo run --release --example staggered_cg -- [--size L | --dims X,Y,Z,T] [--mass 0.1]
 //!     [--tol 1e-10] [--max-iter 10000] [--repeat 5] [--reps 10] [--smooth] [--seed 1]
+//!     [--ranks X,Y,Z,T]
 //! ```
+//!
+//! `--ranks X,Y,Z,T` (with `--features mpi`, under `mpirun -np X·Y·Z·T`) cuts the lattice
+//! over the MPI ranks on that process grid; the program is otherwise the same (it is
+//! written over `ongpu::Space`), its dot products are exact sums (the same bits for any
+//! rank count), and rank 0 prints.
 //!
 //! `docs/physics.md` (section "Staggered CG") has the operator, the passes and the counts.
 
@@ -25,7 +31,8 @@ mod report;
 
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
-use ongpu::qcd::staggered::{self, reference::HostStaggered, Cg, Fermion, Staggered};
+use ongpu::qcd::staggered::{self, reference::HostStaggered, Cg, FermionOf, Staggered};
+use ongpu::Backend;
 use options::{GaugeKind, Options, SMOOTH_SPREAD};
 use std::process::ExitCode;
 
@@ -35,20 +42,61 @@ pub type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 fn run() -> BenchResult<()> {
     let opts = Options::parse()?;
     let backend = ongpu::backend()?;
-    common::warn_if_checked(backend);
     let lat = Lattice::new(opts.dims)?;
+    match opts.ranks {
+        None => {
+            common::warn_if_checked(backend);
+            solve_on(lat, &opts, backend, &|batch| batch)
+        }
+        Some(grid) => over_ranks(lat, grid, &opts, backend),
+    }
+}
+
+/// The run on `lat` cut over the MPI ranks on process grid `grid`.
+#[cfg(feature = "mpi")]
+fn over_ranks(lat: Lattice, grid: [usize; 4], opts: &Options, backend: Backend) -> BenchResult<()> {
+    let world = ongpu::mpi::World::init()?;
+    world.abort_on_panic();
+    let lat = lat.over_ranks(&world, grid)?;
+    if world.rank() == 0 {
+        common::warn_if_checked(backend);
+    }
+    // Every rank times the same number of calls per batch (each call exchanges halos).
+    let agree =
+        |batch: usize| world.gather(&[batch as u64]).into_iter().max().unwrap_or(1) as usize;
+    solve_on(lat, opts, backend, &agree)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn over_ranks(_: Lattice, _: [usize; 4], _: &Options, _: Backend) -> BenchResult<()> {
+    Err(
+        "--ranks needs the mpi feature: cargo run --release --features mpi --example \
+         staggered_cg -- --ranks X,Y,Z,T (under mpirun)"
+            .into(),
+    )
+}
+
+/// Solves on the space `lat`, checks the true residual with the host operator, times the
+/// passes (batches of `agree(n)` calls), and prints the report on the root process.
+fn solve_on<S: Space>(
+    lat: S,
+    opts: &Options,
+    backend: Backend,
+    agree: &dyn Fn(usize) -> usize,
+) -> BenchResult<()> {
+    let whole = lat.whole();
     let gauge = match opts.gauge {
         GaugeKind::Random => GaugeField::random(lat, opts.seed)?,
         GaugeKind::Smooth => GaugeField::smooth(lat, SMOOTH_SPREAD, opts.seed)?,
     };
-    let b_host = staggered::even_part(&lat, &staggered::random_vector(&lat, opts.seed + 1));
+    let b_host = staggered::even_part(&whole, &staggered::random_vector(&whole, opts.seed + 1));
     let op = Staggered::new(&gauge, opts.mass)?;
-    let b = Fermion::from_vec(b_host.clone());
-    let mut x = Fermion::zeros(lat.volume());
+    let b: FermionOf<S> = lat.field_from_vec(b_host.clone())?;
+    let mut x: FermionOf<S> = lat.zeros()?;
     let mut solver = Cg::new(lat, opts.tol, opts.max_iter);
     let (solution, solve_seconds) = bench::time_solves(&mut solver, &op, &b, &mut x, opts.repeat)?;
-    let host_residual =
-        HostStaggered::from_gauge(&gauge, opts.mass)?.relative_residual(&b_host, &x.to_vec()?);
+    let host_op = HostStaggered::new(whole, gauge.to_host()?, opts.mass);
+    let host_residual = host_op.relative_residual(&b_host, &x.values()?);
     if host_residual.is_nan() || host_residual > opts.tol {
         return Err(format!(
             "the true residual |b − A x|/|b| = {host_residual:.3e} of the host operator is \
@@ -57,17 +105,20 @@ fn run() -> BenchResult<()> {
         )
         .into());
     }
-    let passes = bench::time_passes(backend, lat, opts.mass, op.links(), &b, opts.reps)?;
-    report::print(&report::Measured {
-        opts: &opts,
-        lat,
-        device: common::device_name(backend),
-        solution,
-        passes_run: solver.passes(),
-        solve_seconds,
-        host_residual,
-        passes,
-    });
+    let passes = bench::time_passes(backend, lat, opts.mass, op.links(), &b, opts.reps, agree)?;
+    if lat.is_root() {
+        report::print(&report::Measured {
+            opts,
+            lat: whole,
+            space: lat.to_string(),
+            device: common::device_name(backend),
+            solution,
+            passes_run: solver.passes(),
+            solve_seconds,
+            host_residual,
+            passes,
+        });
+    }
     Ok(())
 }
 

@@ -33,12 +33,15 @@ pub struct Options {
     pub gauge: GaugeKind,
     /// Seed of the links and the source.
     pub seed: u64,
+    /// The MPI process grid to cut the lattice over (`--ranks X,Y,Z,T`), if any.
+    pub ranks: Option<[usize; 4]>,
 }
 
 /// The usage line.
 pub const USAGE: &str =
     "cargo run --release --example staggered_cg -- [--size L | --dims X,Y,Z,T] \
-     [--mass M] [--tol T] [--max-iter N] [--repeat N] [--reps N] [--smooth] [--seed S]";
+     [--mass M] [--tol T] [--max-iter N] [--repeat N] [--reps N] [--smooth] [--seed S] \
+     [--ranks X,Y,Z,T]";
 
 impl Options {
     /// Parses the process's arguments.
@@ -53,6 +56,7 @@ impl Options {
             reps: 10,
             gauge: GaugeKind::Random,
             seed: 1,
+            ranks: None,
         };
         let mut p = lexopt::Parser::from_env();
         while let Some(arg) = p.next()? {
@@ -66,6 +70,7 @@ impl Options {
                 Long("reps") => o.reps = p.value()?.parse::<usize>()?.max(1),
                 Long("smooth") => o.gauge = GaugeKind::Smooth,
                 Long("seed") => o.seed = p.value()?.parse()?,
+                Long("ranks") => o.ranks = Some(crate::common::parse_dims(&p.value()?.string()?)?),
                 Long("help") | Short('h') => {
                     println!("{USAGE}");
                     std::process::exit(0);

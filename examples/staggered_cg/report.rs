@@ -19,6 +19,8 @@ pub struct Measured<'a> {
     pub opts: &'a Options,
     /// The lattice.
     pub lat: Lattice,
+    /// Where the fields live (the lattice, or one rank's part of it cut over ranks).
+    pub space: String,
     /// What it ran on.
     pub device: String,
     /// The last timed solve.
@@ -54,7 +56,7 @@ pub fn print(m: &Measured) {
             GaugeKind::Smooth => "smooth SU(3)",
         }
     );
-    println!("device: {}", m.device);
+    println!("device: {}; fields on the {}", m.device, m.space);
     println!(
         "solve: {} iterations, {} restarts; |b − A x|/|b| = {:.2e} (solver), {:.2e} (host check)",
         s.iterations, s.restarts, s.relative_residual, m.host_residual

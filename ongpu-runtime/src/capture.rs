@@ -180,27 +180,29 @@ pub trait CaptureArg {
     }
 
     /// A written rank field's faces of exchange round `round` (the sites of `parity`, or
-    /// all): the one sent down, then the one sent up, appended to `out`.
+    /// all): the one sent down, then the one sent up, packed into the next two buffers of
+    /// `faces` (on the GPU by kernels queued on the default stream, which the caller waits
+    /// for before sending).
     #[cfg(feature = "mpi")]
     #[inline(always)]
     fn halo_send(
         &mut self,
         _round: usize,
         _parity: Option<usize>,
-        _out: &mut Vec<Vec<u8>>,
+        _faces: &mut crate::lattice::ranks::staging::Faces,
     ) -> Result<()> {
         Ok(())
     }
 
     /// A written rank field's halos of round `round` from the next two of `faces` (from
-    /// below, from above).
+    /// below, from above); on the GPU unpacked by kernels queued on the default stream.
     #[cfg(feature = "mpi")]
     #[inline(always)]
     fn halo_receive(
         &mut self,
         _round: usize,
         _parity: Option<usize>,
-        _faces: &mut dyn Iterator<Item = Vec<u8>>,
+        _faces: &mut dyn Iterator<Item = &crate::lattice::ranks::staging::Slot>,
     ) -> Result<()> {
         Ok(())
     }
@@ -940,7 +942,7 @@ pub trait Captures {
         &mut self,
         round: usize,
         parity: Option<usize>,
-        out: &mut Vec<Vec<u8>>,
+        faces: &mut crate::lattice::ranks::staging::Faces,
     ) -> Result<()>;
     /// Every written rank field's halos of a round from `faces`, in capture order.
     #[cfg(feature = "mpi")]
@@ -948,7 +950,7 @@ pub trait Captures {
         &mut self,
         round: usize,
         parity: Option<usize>,
-        faces: &mut dyn Iterator<Item = Vec<u8>>,
+        faces: &mut dyn Iterator<Item = &crate::lattice::ranks::staging::Slot>,
     ) -> Result<()>;
 }
 
@@ -1106,9 +1108,9 @@ macro_rules! captures_tuple {
                 &mut self,
                 round: usize,
                 parity: Option<usize>,
-                out: &mut Vec<Vec<u8>>,
+                faces: &mut crate::lattice::ranks::staging::Faces,
             ) -> Result<()> {
-                $(self.$i.halo_send(round, parity, out)?;)*
+                $(self.$i.halo_send(round, parity, faces)?;)*
                 Ok(())
             }
 
@@ -1118,7 +1120,7 @@ macro_rules! captures_tuple {
                 &mut self,
                 round: usize,
                 parity: Option<usize>,
-                faces: &mut dyn Iterator<Item = Vec<u8>>,
+                faces: &mut dyn Iterator<Item = &crate::lattice::ranks::staging::Slot>,
             ) -> Result<()> {
                 $(self.$i.halo_receive(round, parity, faces)?;)*
                 Ok(())

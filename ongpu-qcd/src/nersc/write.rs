@@ -88,7 +88,25 @@ where
     L: Layout,
     [ColorMatrix<R>; 4]: Element,
 {
-    let path = path.as_ref();
+    header_and_file(path.as_ref(), lat, u, format, ensemble, true)
+}
+
+/// [`write_with`], writing the file only if `write`; the header (checked and computed the
+/// same way) either way: what the ranks of a lattice cut over MPI ranks that do not write
+/// the file return.
+pub(crate) fn header_and_file<R, L>(
+    path: &Path,
+    lat: &Lattice,
+    u: &Field<[ColorMatrix<R>; 4], L>,
+    format: Format,
+    ensemble: &Ensemble,
+    write: bool,
+) -> Result<Header>
+where
+    R: Real,
+    L: Layout,
+    [ColorMatrix<R>; 4]: Element,
+{
     let fail = |reason: String| file_error(path, format!("{reason}; nothing was written"));
     if u.len() != lat.volume() {
         return Err(fail(format!(
@@ -134,7 +152,9 @@ where
         ensemble,
         creation_date: utc_now(),
     });
-
+    if !write {
+        return Ok(header);
+    }
     write_atomically(path, |out| {
         out.write_all(header.render().as_bytes())?;
         for i in file_order(*lat) {

@@ -68,6 +68,23 @@ pub trait Space:
     }
     /// A field of zeros.
     fn zeros<T: Element, L: Layout>(&self) -> Result<Self::Field<T, L>>;
+
+    /// Whether this process speaks for the space: writes the files and prints the reports
+    /// that all of its processes share. True, except on the ranks other than 0 of a
+    /// lattice cut over MPI ranks.
+    fn is_root(&self) -> bool {
+        true
+    }
+
+    /// `result` as every process of the space sees it: for a lattice cut over ranks, `Ok`
+    /// on every rank when every rank's is, and otherwise the same error (naming the ranks
+    /// that failed) on every rank (`World::agree` of the `mpi` feature, a
+    /// collective); in one process, `result` itself. Call it after a step that can fail on
+    /// some processes only (a file one rank writes, memory one rank lacks), before the next
+    /// collective.
+    fn agree<R>(&self, result: Result<R>) -> Result<R> {
+        result
+    }
     /// An [`Error::InvalidArgument`] naming `what` unless `field` is a field of this space.
     fn check_field<T: Element, L: Layout>(
         &self,
@@ -229,6 +246,12 @@ mod ranks {
         }
         fn zeros<T: Element, L: Layout>(&self) -> Result<RankField<T, L>> {
             RankField::zeros(self)
+        }
+        fn is_root(&self) -> bool {
+            self.rank() == 0
+        }
+        fn agree<R>(&self, result: Result<R>) -> Result<R> {
+            crate::mpi::agree::agree_on(&crate::mpi::world::world_comm()?, result)
         }
         fn check_field<T: Element, L: Layout>(
             &self,

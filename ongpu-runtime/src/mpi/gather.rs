@@ -38,7 +38,7 @@ pub(crate) fn gather_on<T: bytemuck::Pod>(comm: &SimpleCommunicator, local: &[T]
 }
 
 /// Every rank's bytes on `comm`, one vector per rank in rank order, on every rank.
-fn gather_parts_on(comm: &SimpleCommunicator, local: &[u8]) -> Vec<Vec<u8>> {
+pub(crate) fn gather_parts_on(comm: &SimpleCommunicator, local: &[u8]) -> Vec<Vec<u8>> {
     {
         let count = |n: usize, what: &str| -> Count {
             Count::try_from(n).unwrap_or_else(|_| {

@@ -11,7 +11,7 @@
 //! [`World::abort`] ends every rank with one rank's message. `docs/multi-node.md` says how
 //! to run it.
 
-mod agree;
+pub(crate) mod agree;
 pub(crate) mod exchange;
 pub(crate) mod gather;
 pub(crate) mod world;

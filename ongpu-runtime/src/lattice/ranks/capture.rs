@@ -5,8 +5,11 @@
 // The stream-path methods name crate-private types, as in `capture`.
 #![allow(private_interfaces)]
 
+#[cfg(feature = "cuda")]
+use super::face_kernels::{self, FaceMove};
 use super::field::RankField;
 use super::lattice::RankLattice;
+use super::staging::{Faces, Slot};
 use crate::capture::{
     forward_capture_arg, read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite,
     ReadCapture, Value, WriteCapture,
@@ -92,26 +95,45 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
         Some(self.lattice.id())
     }
 
-    fn halo_send(
-        &mut self,
-        round: usize,
-        parity: Option<usize>,
-        out: &mut Vec<Vec<u8>>,
-    ) -> Result<()> {
+    fn halo_send(&mut self, round: usize, parity: Option<usize>, faces: &mut Faces) -> Result<()> {
         let inner = self.lattice.inner();
         let r = &inner.rounds[round];
-        // Read through the host copy, which stays current beside the device's.
+        let size = std::mem::size_of::<T>();
         let field = self.inner.field_mut();
+        #[cfg(feature = "cuda")]
+        if let (true, Some(storage)) = (faces.mapped(), face_kernels::storage_of::<L>()) {
+            let dev = crate::cuda::device()?;
+            let what = field.what();
+            let stride = *field.stride_ref();
+            let ptr = field.sides_mut().device_for_read(dev, &what)?;
+            for b in [r.send_low, r.send_high] {
+                let (sites, n) = inner.device_sites(dev, b, parity)?;
+                let slot = faces.take(n as usize * size)?;
+                let face = slot.device_ptr().expect("mapped staging");
+                let mv = FaceMove {
+                    field: ptr,
+                    stride,
+                    face,
+                    sites,
+                    n,
+                };
+                // SAFETY: the field's device copy, the site list and the mapped buffer live
+                // until the caller has waited for the kernel (before sending).
+                unsafe { face_kernels::queue::<T>(dev, false, &mv, storage)? };
+            }
+            return Ok(());
+        }
+        // Read through the host copy, brought up to date first.
         field.sync_host()?;
         for b in [r.send_low, r.send_high] {
-            let mut bytes =
-                Vec::with_capacity(inner.box_range(b, parity).len() * std::mem::size_of::<T>());
+            let slot = faces.take(inner.box_range(b, parity).len() * size)?;
+            let mut out = slot.bytes_mut().chunks_exact_mut(size);
             for run in inner.runs(b, parity) {
                 for s in run {
-                    bytes.extend_from_slice(bytemuck::bytes_of(&field.get(s)?));
+                    let dst = out.next().expect("a face as long as its box");
+                    dst.copy_from_slice(bytemuck::bytes_of(&field.get(s)?));
                 }
             }
-            out.push(bytes);
         }
         Ok(())
     }
@@ -120,15 +142,40 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
         &mut self,
         round: usize,
         parity: Option<usize>,
-        faces: &mut dyn Iterator<Item = Vec<u8>>,
+        faces: &mut dyn Iterator<Item = &Slot>,
     ) -> Result<()> {
         let inner = self.lattice.inner();
         let r = &inner.rounds[round];
         let field = self.inner.field_mut();
+        #[cfg(feature = "cuda")]
+        if let Some(storage) = face_kernels::storage_of::<L>() {
+            if crate::backend::current()? == crate::backend::Backend::Cuda {
+                let dev = crate::cuda::device()?;
+                let what = field.what();
+                let stride = *field.stride_ref();
+                let ptr = field.sides_mut().device_for_write(dev, false, &what)?;
+                for b in [r.recv_low, r.recv_high] {
+                    let slot = faces.next().expect("one face per halo");
+                    let (sites, n) = inner.device_sites(dev, b, parity)?;
+                    let face = slot.device_ptr().expect("mapped staging on the GPU");
+                    let mv = FaceMove {
+                        field: ptr,
+                        stride,
+                        face,
+                        sites,
+                        n,
+                    };
+                    // SAFETY: as for the pack; the staging buffer is refilled only after
+                    // the next pack has been waited for, which the stream orders after this.
+                    unsafe { face_kernels::queue::<T>(dev, true, &mv, storage)? };
+                }
+                return Ok(());
+            }
+        }
         let mut host = field.as_host_mut()?;
         for b in [r.recv_low, r.recv_high] {
-            let bytes = faces.next().expect("one face per halo");
-            let mut values = bytes.chunks_exact(std::mem::size_of::<T>());
+            let slot = faces.next().expect("one face per halo");
+            let mut values = slot.bytes().chunks_exact(std::mem::size_of::<T>());
             for run in inner.runs(b, parity) {
                 for s in run {
                     let v = values.next().expect("a face as long as its halo");

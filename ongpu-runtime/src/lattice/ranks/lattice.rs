@@ -49,6 +49,10 @@ pub(crate) struct Inner {
     pub(crate) rounds: Vec<Round>,
     /// Per box and parity (0, 1), the box's sites as runs of `part` indices.
     runs: Vec<[OnceLock<Vec<Range<usize>>>; 2]>,
+    /// Per box and parity (0, 1, both), the same indices on the device, for the face
+    /// kernels (made when first needed).
+    #[cfg(feature = "cuda")]
+    device_sites: Vec<[OnceLock<crate::cuda::DeviceBuffer>; 3]>,
 }
 
 /// Which sites of a rank lattice a call runs.
@@ -213,6 +217,32 @@ impl Inner {
         }
     }
 
+    /// Box `b`'s sites of parity `parity` as part indices in device memory of `dev`, and
+    /// their number: the site list of the face kernels (uploaded when first asked for).
+    #[cfg(feature = "cuda")]
+    pub(crate) fn device_sites(
+        &self,
+        dev: &'static crate::cuda::Device,
+        b: usize,
+        parity: Option<usize>,
+    ) -> Result<(u64, u64)> {
+        let cell = &self.device_sites[b][parity.unwrap_or(2)];
+        if cell.get().is_none() {
+            let sites: Vec<u32> = self
+                .runs(b, parity)
+                .into_iter()
+                .flatten()
+                .map(|s| s as u32)
+                .collect();
+            let what = "the site list of a halo face";
+            let mut buf = crate::cuda::DeviceBuffer::alloc(dev, 4 * sites.len(), what)?;
+            buf.upload(&sites)?;
+            let _ = cell.set(buf);
+        }
+        let buf = cell.get().expect("set above");
+        Ok((buf.ptr(), (buf.bytes() / 4) as u64))
+    }
+
     /// Box `b`'s indices (into its own order) of parity `parity` (both when `None`).
     pub(crate) fn box_range(&self, b: usize, parity: Option<usize>) -> Range<usize> {
         let bx = &self.boxes[b];
@@ -235,6 +265,10 @@ fn intern(whole: Lattice, grid: ProcessGrid, rank: usize, depth: usize) -> Resul
     let runs = (0..layout.boxes.len())
         .map(|_| [OnceLock::new(), OnceLock::new()])
         .collect();
+    #[cfg(feature = "cuda")]
+    let device_sites = (0..layout.boxes.len())
+        .map(|_| [OnceLock::new(), OnceLock::new(), OnceLock::new()])
+        .collect();
     let inner: &'static Inner = Box::leak(Box::new(Inner {
         whole,
         grid,
@@ -246,6 +280,8 @@ fn intern(whole: Lattice, grid: ProcessGrid, rank: usize, depth: usize) -> Resul
         boundary: layout.boundary,
         rounds: layout.rounds,
         runs,
+        #[cfg(feature = "cuda")]
+        device_sites,
     }));
     all.push(inner);
     Ok(inner)

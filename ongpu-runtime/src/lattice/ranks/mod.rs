@@ -7,6 +7,9 @@
 mod boxes;
 #[cfg(feature = "mpi")]
 mod capture;
+#[cfg(feature = "cuda")]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) mod face_kernels;
 #[cfg(feature = "mpi")]
 mod field;
 mod grid;
@@ -14,6 +17,8 @@ mod grid;
 mod lattice;
 #[cfg(feature = "mpi")]
 pub(crate) mod run;
+#[cfg(feature = "mpi")]
+pub(crate) mod staging;
 
 #[cfg(feature = "mpi")]
 pub use capture::{RankLatticeValue, RankRead, RankShifted, RankWrite};

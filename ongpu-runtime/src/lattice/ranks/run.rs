@@ -5,12 +5,38 @@
 //! carrying the halos of the earlier ones, so that corners arrive) follow.
 
 use super::lattice::{Inner, RankSubset};
+use super::staging::{staging, Staging};
 use crate::capture::Captures;
 use crate::error::{Error, Result};
 use crate::launch::site::CallSite;
 use crate::launch::sites::Sites;
 use crate::mpi::exchange::{exchange_during, Incoming, Outgoing};
 use crate::mpi::world::world_comm;
+
+/// Whether this call's faces are staged for the GPU (packed and unpacked by kernels): on
+/// the CUDA backend, outside graphs and stream scopes (whose launches the exchange could not
+/// order with MPI: such a call is an error).
+fn gpu_staging() -> Result<bool> {
+    #[cfg(feature = "cuda")]
+    if crate::backend::current()? == crate::backend::Backend::Cuda {
+        if crate::graph_pass::mode().is_some() {
+            return Err(Error::Graph(
+                "a call over a lattice cut over MPI ranks exchanges halos through MPI, which \
+                 a graph cannot hold: run it outside Graph::record"
+                    .to_string(),
+            ));
+        }
+        if crate::stream::current_queue(crate::cuda::device()?)?.is_some() {
+            return Err(Error::InvalidArgument(
+                "a call over a lattice cut over MPI ranks runs on the default stream (its \
+                 halo exchange waits for its kernels there): run it outside Stream::scope"
+                    .to_string(),
+            ));
+        }
+        return Ok(true);
+    }
+    Ok(false)
+}
 
 /// Every field the call captures must be a rank field of the call's rank lattice.
 fn check_captures<C: Captures>(site: &CallSite, subset: &RankSubset, caps: &C) -> Result<()> {
@@ -54,35 +80,55 @@ pub(crate) fn for_rank<C: Captures>(
     if !inner.has_halos() {
         return run_box(inner, 0, parity, caps, &mut run);
     }
+    let on_gpu = gpu_staging()?;
     for &b in &inner.boundary {
         run_box(inner, b, parity, caps, &mut run)?;
     }
     let comm = world_comm()?;
+    let mut staging = staging();
+    let Staging { send, recv } = &mut *staging;
     let mut interior_done = false;
     for (k, round) in inner.rounds.iter().enumerate() {
-        let mut faces = Vec::new();
-        caps.halo_send(k, parity, &mut faces)?;
-        if faces.is_empty() {
+        send.clear(on_gpu);
+        caps.halo_send(k, parity, send)?;
+        if send.taken().is_empty() {
             break; // the call writes no rank field
+        }
+        #[cfg(feature = "cuda")]
+        if on_gpu {
+            // The faces are packed by kernels on the default stream: MPI sends them after.
+            crate::cuda::device()?.synchronize()?;
         }
         // Field f's face sent down lands in the lower rank's upper halo (tag 2f + 1), the
         // face sent up in the upper rank's lower halo (tag 2f).
         let tag = |f: usize, up: bool| u16::try_from(2 * f + usize::from(!up)).ok();
-        let mut outgoing = Vec::with_capacity(faces.len());
-        for (i, data) in faces.iter().enumerate() {
+        let mut outgoing = Vec::with_capacity(send.taken().len());
+        for (i, slot) in send.taken().iter().enumerate() {
             let (f, up) = (i / 2, i % 2 == 1);
             let rank = if up { round.upper } else { round.lower };
             let tag = tag(f, up).ok_or_else(too_many_fields)?;
-            outgoing.push(Outgoing { rank, tag, data });
+            outgoing.push(Outgoing {
+                rank,
+                tag,
+                data: slot.bytes(),
+            });
         }
-        let mut halos: Vec<Vec<u8>> = faces.iter().map(|f| vec![0u8; f.len()]).collect();
-        let mut incoming = Vec::with_capacity(halos.len());
-        for (i, data) in halos.iter_mut().enumerate() {
+        // Each halo is as long as the face sent the other way (the same box shape).
+        recv.clear(on_gpu);
+        for slot in send.taken() {
+            recv.take(slot.bytes().len())?;
+        }
+        let mut incoming = Vec::with_capacity(recv.taken().len());
+        for (i, slot) in recv.taken_mut().iter_mut().enumerate() {
             // Halo 2f (lower) comes from below, sent up there; halo 2f + 1 from above.
             let (f, from_above) = (i / 2, i % 2 == 1);
             let rank = if from_above { round.upper } else { round.lower };
             let tag = tag(f, !from_above).ok_or_else(too_many_fields)?;
-            incoming.push(Incoming { rank, tag, data });
+            incoming.push(Incoming {
+                rank,
+                tag,
+                data: slot.bytes_mut(),
+            });
         }
         let during = exchange_during(&comm, &outgoing, &mut incoming, || {
             if interior_done {
@@ -96,7 +142,7 @@ pub(crate) fn for_rank<C: Captures>(
         });
         drop((outgoing, incoming));
         during??;
-        caps.halo_receive(k, parity, &mut halos.into_iter())?;
+        caps.halo_receive(k, parity, &mut recv.taken().iter())?;
     }
     if !interior_done {
         for &b in &inner.interior {

@@ -1,0 +1,161 @@
+//! The buffers a call's halo exchange sends from and receives into, kept between calls:
+//! on the GPU page-locked host memory mapped into the device, so that the face kernels
+//! write and read it directly and MPI sends and receives it as host memory (the staging an
+//! MPI without CUDA support needs); on the CPU ordinary vectors.
+
+use crate::error::Result;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Where a buffer's bytes live.
+enum Memory {
+    Host(Vec<u8>),
+    #[cfg(feature = "cuda")]
+    Mapped(crate::cuda::HostBuffer),
+}
+
+/// One face's buffer: at least `len` bytes, of which the first `len` are the face.
+pub(crate) struct Slot {
+    memory: Memory,
+    len: usize,
+}
+
+impl Slot {
+    /// The face's bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match &self.memory {
+            Memory::Host(v) => &v[..self.len],
+            #[cfg(feature = "cuda")]
+            Memory::Mapped(b) => &b.as_slice::<u8>()[..self.len],
+        }
+    }
+
+    /// The face's bytes, to fill.
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
+        match &mut self.memory {
+            Memory::Host(v) => &mut v[..self.len],
+            #[cfg(feature = "cuda")]
+            Memory::Mapped(b) => &mut b.as_mut_slice::<u8>()[..self.len],
+        }
+    }
+
+    /// The device address of a mapped buffer (kernels read and write it there).
+    #[cfg(feature = "cuda")]
+    pub(crate) fn device_ptr(&self) -> Option<u64> {
+        match &self.memory {
+            Memory::Host(_) => None,
+            Memory::Mapped(b) => b.device_ptr(),
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        match &self.memory {
+            Memory::Host(v) => v.len(),
+            #[cfg(feature = "cuda")]
+            Memory::Mapped(b) => b.bytes(),
+        }
+    }
+}
+
+/// A list of faces, filled in order during one exchange round.
+pub(crate) struct Faces {
+    slots: Vec<Slot>,
+    used: usize,
+    /// Mapped page-locked buffers (the GPU backend) rather than vectors.
+    mapped: bool,
+}
+
+impl Faces {
+    const fn new() -> Self {
+        Faces {
+            slots: Vec::new(),
+            used: 0,
+            mapped: false,
+        }
+    }
+
+    /// The next face's buffer, of `len` bytes (its contents are unspecified until written).
+    pub(crate) fn take(&mut self, len: usize) -> Result<&mut Slot> {
+        let k = self.used;
+        let fits = self
+            .slots
+            .get(k)
+            .is_some_and(|s| s.capacity() >= len && self.mapped == s.is_mapped());
+        if !fits {
+            let slot = Slot {
+                memory: self.alloc(len)?,
+                len,
+            };
+            if k < self.slots.len() {
+                self.slots[k] = slot;
+            } else {
+                self.slots.push(slot);
+            }
+        }
+        self.used += 1;
+        let slot = &mut self.slots[k];
+        slot.len = len;
+        Ok(slot)
+    }
+
+    /// The faces taken since the last [`clear`](Self::clear), in order.
+    pub(crate) fn taken(&self) -> &[Slot] {
+        &self.slots[..self.used]
+    }
+
+    /// The faces taken, to fill.
+    pub(crate) fn taken_mut(&mut self) -> &mut [Slot] {
+        &mut self.slots[..self.used]
+    }
+
+    /// Whether the buffers are mapped page-locked memory (the GPU backend).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn mapped(&self) -> bool {
+        self.mapped
+    }
+
+    /// Starts a round: no face taken, buffers of the kind `mapped` says.
+    pub(crate) fn clear(&mut self, mapped: bool) {
+        self.used = 0;
+        self.mapped = mapped;
+    }
+
+    fn alloc(&self, len: usize) -> Result<Memory> {
+        #[cfg(feature = "cuda")]
+        if self.mapped {
+            let dev = crate::cuda::device()?;
+            // Rounded up, so that slightly larger faces later reuse the buffer.
+            let bytes = len.next_power_of_two().max(4096);
+            return Ok(Memory::Mapped(crate::cuda::HostBuffer::alloc(
+                dev,
+                bytes,
+                true,
+                "the staging buffer of a halo face",
+            )?));
+        }
+        Ok(Memory::Host(vec![0u8; len]))
+    }
+}
+
+impl Slot {
+    fn is_mapped(&self) -> bool {
+        !matches!(self.memory, Memory::Host(_))
+    }
+}
+
+/// The faces a rank sends and those it receives.
+pub(crate) struct Staging {
+    pub send: Faces,
+    pub recv: Faces,
+}
+
+/// The process's staging buffers, held by one call at a time. The buffers are only reused
+/// after the device has finished with them: a round's sends complete before the round ends,
+/// and a round's receives are refilled only after the next round's packing is waited for,
+/// which is queued after the unpacking of the previous one.
+pub(crate) fn staging() -> MutexGuard<'static, Staging> {
+    static STAGING: Mutex<Staging> = Mutex::new(Staging {
+        send: Faces::new(),
+        recv: Faces::new(),
+    });
+    STAGING.lock().unwrap_or_else(PoisonError::into_inner)
+}
