@@ -3,13 +3,17 @@
 # so that a CUDA machine without a Rust toolchain can run them with scripts/gpu-run.sh, and
 # compresses that folder into .gpu-bundle.tar.xz (carry that file alone).
 # Usage: scripts/gpu-bundle.sh [example ...]   (default: every example)
+# BUNDLE_FEATURES=mpi builds with those cargo features too (the MPI test programs and the
+# examples' --ranks / --mpi runs; the CUDA machine has Open MPI).
 set -euo pipefail
+features=()
+[ -n "${BUNDLE_FEATURES:-}" ] && features=(--features "$BUNDLE_FEATURES")
 cd "$(dirname "$0")/.."
 out=.gpu-bundle
 rm -rf "$out"
 mkdir -p "$out/tests" "$out/examples"
 
-cargo test --workspace --release --no-run --message-format=json 2>/dev/null |
+cargo test --workspace --release --no-run ${features[@]+"${features[@]}"} --message-format=json 2>/dev/null |
   python3 -c '
 import json, shutil, sys, os
 for line in sys.stdin:
@@ -28,7 +32,7 @@ for line in sys.stdin:
         shutil.copy(m["executable"], os.path.join(sys.argv[1], "tests", name))
 ' "$out"
 
-cargo build --release --examples
+cargo build --release --examples ${features[@]+"${features[@]}"}
 examples=("$@")
 if [ ${#examples[@]} -eq 0 ]; then
   # single-file examples and directories with a main.rs

@@ -17,11 +17,17 @@
 //! strong scaling on `--strong` (default 48,48,48,48); `--emulate` splits over parts of
 //! device 0 instead of over GPUs, which shows what splitting costs on one device.
 //!
+//! With `--mpi` (built with `--features mpi`, run under `mpirun -np N`) it runs the call over
+//! a lattice cut over the N ranks (`ranks.rs`): weak scaling at `--local L` per rank, strong
+//! scaling on `--strong` (default 32,32,32,32), with the halo exchange's time and its share,
+//! against MPI's own point-to-point time for messages of the same size.
+//!
 //! ```text
 //! cargo run --release --example dslash_bench -- [--sizes 16,24,32,40] [--real f32,f64]
 //!     [--layout aosoa32,aos,soa] [--reps 10] [--tpb 128] [--cpu] [--csv FILE] [--svg FILE]
 //! cargo run --release --example dslash_bench -- --devices 2 [--local 32] [--strong 48,48,48,48]
 //!     [--emulate]
+//! mpirun -np N target/release/examples/dslash_bench --mpi [--local 32] [--strong 32,32,32,32]
 //! ```
 
 #[path = "../common/mod.rs"]
@@ -29,6 +35,8 @@ mod common;
 mod data;
 #[cfg(feature = "cuda")]
 mod gpu;
+#[cfg(feature = "mpi")]
+mod ranks;
 mod report;
 mod scaling;
 mod subsets;
@@ -139,6 +147,24 @@ fn list(name: &str, default: &str) -> Vec<String> {
 
 fn main() -> BenchResult<()> {
     let backend = ongpu::backend()?;
+    if common::switch("--mpi") {
+        let strong = common::arg_list("--strong", &[32, 32, 32, 32]);
+        let strong: [usize; 4] = strong
+            .try_into()
+            .map_err(|_| "--strong takes four extents")?;
+        #[cfg(feature = "mpi")]
+        return ranks::run(
+            common::arg("--local", 32),
+            strong,
+            common::arg("--reps", 20),
+        );
+        #[cfg(not(feature = "mpi"))]
+        return Err(format!(
+            "--mpi needs the mpi feature (cargo build --release --features mpi --example \
+             dslash_bench); --strong {strong:?} not run"
+        )
+        .into());
+    }
     if let Some(n) = common::value("--devices") {
         let n: usize = n
             .parse()

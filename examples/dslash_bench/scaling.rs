@@ -36,7 +36,7 @@ fn noise(site: usize, slot: usize) -> f32 {
     r.random_range(-1.0..1.0)
 }
 
-fn matrix(site: usize, mu: usize) -> ColorMatrix<f32> {
+pub fn matrix(site: usize, mu: usize) -> ColorMatrix<f32> {
     let mut m = ColorMatrix::zero();
     for a in 0..3 {
         for b in 0..3 {
@@ -47,7 +47,7 @@ fn matrix(site: usize, mu: usize) -> ColorMatrix<f32> {
     m
 }
 
-fn vector(site: usize) -> ColorVector<f32> {
+pub fn vector(site: usize) -> ColorVector<f32> {
     let mut v = ColorVector::zero();
     for a in 0..3 {
         v[a] = Complex::new(noise(site, 100 + 2 * a), noise(site, 101 + 2 * a));
@@ -113,7 +113,7 @@ fn run_split(lat: &Lattice, devices: &Devices, reps: usize) -> BenchResult<Split
     })
 }
 
-fn bits(v: &[ColorVector<f32>]) -> Vec<u32> {
+pub fn bits(v: &[ColorVector<f32>]) -> Vec<u32> {
     v.iter()
         .flat_map(|x| (0..3).flat_map(move |a| [x[a].re.to_bits(), x[a].im.to_bits()]))
         .collect()

@@ -86,10 +86,12 @@ struct Lattice {
     }
     return (u64)p * half + l / 2;
   }
-  // A step that wraps around direction mu: in a part of a split lattice it would leave the
-  // halo, which a bounds-checked kernel reports (`ONGPU_INDEX`).
+  // A step that wraps around direction mu: in a part of a split lattice or a rank's block it
+  // would leave the halo, which a bounds-checked kernel reports (`ONGPU_INDEX` with length
+  // 0, the mark the runtime reads as a shift beyond the halo along direction mu).
   ONGPU_FN void wrapped(int mu, unsigned l) const {
-    if ((halo >> mu) & 1u) (void)ONGPU_INDEX(l, l);
+    (void)l;
+    if ((halo >> mu) & 1u) (void)ONGPU_INDEX((u64)mu, 0u);
   }
   // The site k steps from s along mu, periodically (k = +-1: no division).
   template <class M, class K> ONGPU_FN u64 shift(u64 s, M mu_, K k_) const {

@@ -202,7 +202,7 @@ pub trait CaptureArg {
         &mut self,
         _round: usize,
         _parity: Option<usize>,
-        _faces: &mut dyn Iterator<Item = &crate::lattice::ranks::staging::Slot>,
+        _faces: &mut dyn Iterator<Item = &mut crate::lattice::ranks::staging::Slot>,
     ) -> Result<()> {
         Ok(())
     }
@@ -950,7 +950,7 @@ pub trait Captures {
         &mut self,
         round: usize,
         parity: Option<usize>,
-        faces: &mut dyn Iterator<Item = &crate::lattice::ranks::staging::Slot>,
+        faces: &mut dyn Iterator<Item = &mut crate::lattice::ranks::staging::Slot>,
     ) -> Result<()>;
 }
 
@@ -1120,7 +1120,7 @@ macro_rules! captures_tuple {
                 &mut self,
                 round: usize,
                 parity: Option<usize>,
-                faces: &mut dyn Iterator<Item = &crate::lattice::ranks::staging::Slot>,
+                faces: &mut dyn Iterator<Item = &mut crate::lattice::ranks::staging::Slot>,
             ) -> Result<()> {
                 $(self.$i.halo_receive(round, parity, faces)?;)*
                 Ok(())

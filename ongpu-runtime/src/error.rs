@@ -324,6 +324,25 @@ pub enum Error {
         len: u64,
     },
 
+    /// A body's shift left a part's halo (a split lattice's part, a rank's block): found on
+    /// the GPU when bounds checks are on (`ONGPU_CHECK_BOUNDS=1`, the default in debug
+    /// builds); the CPU backend reports it as a body panic. The launch ran to its end and
+    /// read wrapped neighbours there, so what it wrote is unreliable.
+    #[error(
+        "{site}: {}a shift along direction {direction} reaches beyond the halo of this part of \
+         the lattice (halos are as deep as the lattice was cut with: shift by fewer sites, or \
+         cut the lattice with deeper halos)",
+        .index_site.map_or(String::new(), |s| format!("at site {s}, "))
+    )]
+    ShiftBeyondHalo {
+        /// Where the call is.
+        site: Location,
+        /// The site whose body shifted (the part's index).
+        index_site: Option<u64>,
+        /// The direction of the shift.
+        direction: u64,
+    },
+
     /// A kernel indexed an array outside its length (found on the GPU when bounds checks are
     /// on: `ONGPU_CHECK_BOUNDS=1`, the default in debug builds). The launch ran to its end;
     /// out-of-range writes went to scratch space, so what the kernel wrote is unreliable.

@@ -45,9 +45,18 @@ pub(crate) fn check(f: &Function, stream: CUstream, site: Location) -> Result<()
     if hit == 0 {
         return Ok(());
     }
+    let index_site = (words[3] != u64::MAX).then_some(words[3]);
+    if len == 0 {
+        // The mark of `Lattice::wrapped` in `lattice.cuh`: the index is the direction.
+        return Err(Error::ShiftBeyondHalo {
+            site,
+            index_site,
+            direction: words[1],
+        });
+    }
     Err(Error::BodyIndexOutOfRange {
         site,
-        index_site: (words[3] != u64::MAX).then_some(words[3]),
+        index_site,
         index: words[1] as i64,
         len,
     })

@@ -109,7 +109,7 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
             for b in [r.send_low, r.send_high] {
                 let (sites, n) = inner.device_sites(dev, b, parity)?;
                 let slot = faces.take(n as usize * size)?;
-                let face = slot.device_ptr().expect("mapped staging");
+                let face = slot.device_ptr().expect("staged faces on the GPU");
                 let mv = FaceMove {
                     field: ptr,
                     stride,
@@ -117,9 +117,12 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
                     sites,
                     n,
                 };
-                // SAFETY: the field's device copy, the site list and the mapped buffer live
-                // until the caller has waited for the kernel (before sending).
-                unsafe { face_kernels::queue::<T>(dev, false, &mv, storage)? };
+                // SAFETY: the field's device copy, the site list and the staging buffers
+                // live until the caller has waited for the default stream (before sending).
+                unsafe {
+                    face_kernels::queue::<T>(dev, false, &mv, storage)?;
+                    slot.queue_to_host()?;
+                }
             }
             return Ok(());
         }
@@ -142,7 +145,7 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
         &mut self,
         round: usize,
         parity: Option<usize>,
-        faces: &mut dyn Iterator<Item = &Slot>,
+        faces: &mut dyn Iterator<Item = &mut Slot>,
     ) -> Result<()> {
         let inner = self.lattice.inner();
         let r = &inner.rounds[round];
@@ -157,7 +160,7 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
                 for b in [r.recv_low, r.recv_high] {
                     let slot = faces.next().expect("one face per halo");
                     let (sites, n) = inner.device_sites(dev, b, parity)?;
-                    let face = slot.device_ptr().expect("mapped staging on the GPU");
+                    let face = slot.device_ptr().expect("staged faces on the GPU");
                     let mv = FaceMove {
                         field: ptr,
                         stride,
@@ -165,9 +168,12 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
                         sites,
                         n,
                     };
-                    // SAFETY: as for the pack; the staging buffer is refilled only after
+                    // SAFETY: as for the pack; the staging buffers are refilled only after
                     // the next pack has been waited for, which the stream orders after this.
-                    unsafe { face_kernels::queue::<T>(dev, true, &mv, storage)? };
+                    unsafe {
+                        slot.queue_to_device()?;
+                        face_kernels::queue::<T>(dev, true, &mv, storage)?;
+                    }
                 }
                 return Ok(());
             }

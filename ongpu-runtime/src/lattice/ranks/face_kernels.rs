@@ -1,9 +1,9 @@
 //! The kernels that pack a rank field's faces into staging buffers and unpack received
 //! faces into its halos on the GPU: one thread per (site, component) of the face, the face's
 //! sites given as a list of the part's site indices (uploaded once per box and parity), the
-//! staging buffer in page-locked host memory mapped into the device (written and read by
-//! the kernels directly, so no copy stands between a kernel and MPI). The face holds each
-//! site's components together, in the box's site order: the layout the host path writes.
+//! face in a device buffer that the copy engines move to and from page-locked host memory
+//! (`staging`). The face holds each site's components together, in the box's site order:
+//! the layout the host path writes.
 
 use crate::cuda::{load_function, nvrtc, Device, Function, ParamList, Shape};
 use crate::element::Element;
@@ -115,13 +115,13 @@ fn functions(device: &'static Device, bytes: usize) -> Result<(Function, Functio
     Ok(f)
 }
 
-/// One face's move between a field's device storage and a mapped staging buffer.
+/// One face's move between a field's device storage and its staging buffer on the device.
 pub(crate) struct FaceMove {
     /// The field's device storage.
     pub field: u64,
     /// The field's stride (sites of storage).
     pub stride: u64,
-    /// The staging buffer's device address.
+    /// The face buffer's device address.
     pub face: u64,
     /// The part's site index of each face site (device memory) and their number.
     pub sites: u64,
@@ -132,7 +132,7 @@ pub(crate) struct FaceMove {
 /// `(block, soa)` on the legacy default stream, after the kernels that wrote the field.
 ///
 /// # Safety
-/// Every address in `face` is live device (or mapped) memory of the sizes its counts say,
+/// Every address in `face` is live device memory of the sizes its counts say,
 /// until the kernel has run.
 pub(crate) unsafe fn queue<T: Element>(
     device: &'static Device,

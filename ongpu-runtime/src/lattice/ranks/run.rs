@@ -142,7 +142,7 @@ pub(crate) fn for_rank<C: Captures>(
         });
         drop((outgoing, incoming));
         during??;
-        caps.halo_receive(k, parity, &mut recv.taken().iter())?;
+        caps.halo_receive(k, parity, &mut recv.taken_mut().iter_mut())?;
     }
     if !interior_done {
         for &b in &inner.interior {

@@ -1,7 +1,8 @@
 //! The buffers a call's halo exchange sends from and receives into, kept between calls:
-//! on the GPU page-locked host memory mapped into the device, so that the face kernels
-//! write and read it directly and MPI sends and receives it as host memory (the staging an
-//! MPI without CUDA support needs); on the CPU ordinary vectors.
+//! on the GPU a device buffer the face kernels pack into and unpack from, and page-locked
+//! host memory that the copy engines fill from it and empty into it (asynchronous copies on
+//! the default stream) and MPI sends and receives as host memory: the staging an MPI
+//! without CUDA support needs. On the CPU ordinary vectors.
 
 use crate::error::Result;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -10,7 +11,10 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 enum Memory {
     Host(Vec<u8>),
     #[cfg(feature = "cuda")]
-    Mapped(crate::cuda::HostBuffer),
+    Staged {
+        host: crate::cuda::HostBuffer,
+        device: crate::cuda::DeviceBuffer,
+    },
 }
 
 /// One face's buffer: at least `len` bytes, of which the first `len` are the face.
@@ -25,7 +29,7 @@ impl Slot {
         match &self.memory {
             Memory::Host(v) => &v[..self.len],
             #[cfg(feature = "cuda")]
-            Memory::Mapped(b) => &b.as_slice::<u8>()[..self.len],
+            Memory::Staged { host, .. } => &host.as_slice::<u8>()[..self.len],
         }
     }
 
@@ -34,24 +38,52 @@ impl Slot {
         match &mut self.memory {
             Memory::Host(v) => &mut v[..self.len],
             #[cfg(feature = "cuda")]
-            Memory::Mapped(b) => &mut b.as_mut_slice::<u8>()[..self.len],
+            Memory::Staged { host, .. } => &mut host.as_mut_slice::<u8>()[..self.len],
         }
     }
 
-    /// The device address of a mapped buffer (kernels read and write it there).
+    /// The device address of the face's device buffer (the face kernels' side).
     #[cfg(feature = "cuda")]
     pub(crate) fn device_ptr(&self) -> Option<u64> {
         match &self.memory {
             Memory::Host(_) => None,
-            Memory::Mapped(b) => b.device_ptr(),
+            Memory::Staged { device, .. } => Some(device.ptr()),
         }
+    }
+
+    /// Queues the copy of the face from its device buffer to its host memory (after the
+    /// pack kernel, on the default stream).
+    ///
+    /// # Safety
+    /// Nothing reads the host memory until the default stream has been waited for.
+    #[cfg(feature = "cuda")]
+    pub(crate) unsafe fn queue_to_host(&mut self) -> Result<()> {
+        let len = self.len;
+        if let Memory::Staged { host, device } = &mut self.memory {
+            device.download_on(&mut host.as_mut_slice::<u8>()[..len], std::ptr::null_mut())?;
+        }
+        Ok(())
+    }
+
+    /// Queues the copy of the face from its host memory to its device buffer (before the
+    /// unpack kernel, on the default stream).
+    ///
+    /// # Safety
+    /// Nothing writes the host memory until the default stream has been waited for.
+    #[cfg(feature = "cuda")]
+    pub(crate) unsafe fn queue_to_device(&mut self) -> Result<()> {
+        let len = self.len;
+        if let Memory::Staged { host, device } = &mut self.memory {
+            device.upload_on(&host.as_slice::<u8>()[..len], std::ptr::null_mut())?;
+        }
+        Ok(())
     }
 
     fn capacity(&self) -> usize {
         match &self.memory {
             Memory::Host(v) => v.len(),
             #[cfg(feature = "cuda")]
-            Memory::Mapped(b) => b.bytes(),
+            Memory::Staged { host, .. } => host.bytes(),
         }
     }
 }
@@ -60,7 +92,8 @@ impl Slot {
 pub(crate) struct Faces {
     slots: Vec<Slot>,
     used: usize,
-    /// Mapped page-locked buffers (the GPU backend) rather than vectors.
+    /// Staged buffers (device and page-locked host memory, the GPU backend) rather than
+    /// vectors.
     mapped: bool,
 }
 
@@ -107,7 +140,7 @@ impl Faces {
         &mut self.slots[..self.used]
     }
 
-    /// Whether the buffers are mapped page-locked memory (the GPU backend).
+    /// Whether the buffers are staged through the device (the GPU backend).
     #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) fn mapped(&self) -> bool {
         self.mapped
@@ -123,14 +156,13 @@ impl Faces {
         #[cfg(feature = "cuda")]
         if self.mapped {
             let dev = crate::cuda::device()?;
-            // Rounded up, so that slightly larger faces later reuse the buffer.
+            // Rounded up, so that slightly larger faces later reuse the buffers.
             let bytes = len.next_power_of_two().max(4096);
-            return Ok(Memory::Mapped(crate::cuda::HostBuffer::alloc(
-                dev,
-                bytes,
-                true,
-                "the staging buffer of a halo face",
-            )?));
+            let what = "the staging buffer of a halo face";
+            return Ok(Memory::Staged {
+                host: crate::cuda::HostBuffer::alloc(dev, bytes, false, what)?,
+                device: crate::cuda::DeviceBuffer::alloc(dev, bytes, what)?,
+            });
         }
         Ok(Memory::Host(vec![0u8; len]))
     }
