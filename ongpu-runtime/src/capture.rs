@@ -189,7 +189,7 @@ pub trait CaptureArg {
         &mut self,
         _round: usize,
         _parity: Option<usize>,
-        _faces: &mut crate::lattice::ranks::staging::Faces,
+        _faces: &mut crate::mpi::staging::Faces,
     ) -> Result<()> {
         Ok(())
     }
@@ -202,7 +202,7 @@ pub trait CaptureArg {
         &mut self,
         _round: usize,
         _parity: Option<usize>,
-        _faces: &mut dyn Iterator<Item = &mut crate::lattice::ranks::staging::Slot>,
+        _faces: &mut dyn Iterator<Item = &mut crate::mpi::staging::Slot>,
     ) -> Result<()> {
         Ok(())
     }
@@ -942,7 +942,7 @@ pub trait Captures {
         &mut self,
         round: usize,
         parity: Option<usize>,
-        faces: &mut crate::lattice::ranks::staging::Faces,
+        faces: &mut crate::mpi::staging::Faces,
     ) -> Result<()>;
     /// Every written rank field's halos of a round from `faces`, in capture order.
     #[cfg(feature = "mpi")]
@@ -950,7 +950,7 @@ pub trait Captures {
         &mut self,
         round: usize,
         parity: Option<usize>,
-        faces: &mut dyn Iterator<Item = &mut crate::lattice::ranks::staging::Slot>,
+        faces: &mut dyn Iterator<Item = &mut crate::mpi::staging::Slot>,
     ) -> Result<()>;
 }
 
@@ -1108,7 +1108,7 @@ macro_rules! captures_tuple {
                 &mut self,
                 round: usize,
                 parity: Option<usize>,
-                faces: &mut crate::lattice::ranks::staging::Faces,
+                faces: &mut crate::mpi::staging::Faces,
             ) -> Result<()> {
                 $(self.$i.halo_send(round, parity, faces)?;)*
                 Ok(())
@@ -1120,7 +1120,7 @@ macro_rules! captures_tuple {
                 &mut self,
                 round: usize,
                 parity: Option<usize>,
-                faces: &mut dyn Iterator<Item = &mut crate::lattice::ranks::staging::Slot>,
+                faces: &mut dyn Iterator<Item = &mut crate::mpi::staging::Slot>,
             ) -> Result<()> {
                 $(self.$i.halo_receive(round, parity, faces)?;)*
                 Ok(())

@@ -14,6 +14,7 @@
 pub(crate) mod agree;
 pub(crate) mod exchange;
 pub(crate) mod gather;
+pub(crate) mod staging;
 pub(crate) mod world;
 
 pub use exchange::{Incoming, Outgoing};

@@ -9,7 +9,6 @@
 use super::face_kernels::{self, FaceMove};
 use super::field::RankField;
 use super::lattice::RankLattice;
-use super::staging::{Faces, Slot};
 use crate::capture::{
     forward_capture_arg, read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite,
     ReadCapture, Value, WriteCapture,
@@ -19,6 +18,7 @@ use crate::error::Result;
 use crate::geometry::Lattice;
 use crate::lattice::shift::{FieldShifted, ShiftCapture, ShiftView};
 use crate::layout::Layout;
+use crate::mpi::staging::{Faces, Slot};
 use std::ops::Range;
 
 /// A rank field the body reads.

@@ -17,8 +17,6 @@ mod grid;
 mod lattice;
 #[cfg(feature = "mpi")]
 pub(crate) mod run;
-#[cfg(feature = "mpi")]
-pub(crate) mod staging;
 
 #[cfg(feature = "mpi")]
 pub use capture::{RankLatticeValue, RankRead, RankShifted, RankWrite};

@@ -5,12 +5,12 @@
 //! carrying the halos of the earlier ones, so that corners arrive) follow.
 
 use super::lattice::{Inner, RankSubset};
-use super::staging::{staging, Staging};
 use crate::capture::Captures;
 use crate::error::{Error, Result};
 use crate::launch::site::CallSite;
 use crate::launch::sites::Sites;
 use crate::mpi::exchange::{exchange_during, Incoming, Outgoing};
+use crate::mpi::staging::{staging, Staging};
 use crate::mpi::world::world_comm;
 
 /// Whether this call's faces are staged for the GPU (packed and unpacked by kernels): on
