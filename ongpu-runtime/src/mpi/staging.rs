@@ -140,12 +140,6 @@ impl Faces {
         &mut self.slots[..self.used]
     }
 
-    /// Whether the buffers are staged through the device (the GPU backend).
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-    pub(crate) fn mapped(&self) -> bool {
-        self.mapped
-    }
-
     /// Starts a round: no face taken, buffers of the kind `mapped` says.
     pub(crate) fn clear(&mut self, mapped: bool) {
         self.used = 0;

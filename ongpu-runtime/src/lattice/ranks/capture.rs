@@ -8,6 +8,8 @@
 #[cfg(feature = "cuda")]
 use super::face_kernels::{self, FaceMove};
 use super::field::RankField;
+#[cfg(feature = "cuda")]
+use super::lattice::Inner;
 use super::lattice::RankLattice;
 use crate::capture::{
     forward_capture_arg, read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite,
@@ -15,6 +17,8 @@ use crate::capture::{
 };
 use crate::element::Element;
 use crate::error::Result;
+#[cfg(feature = "cuda")]
+use crate::field::Field;
 use crate::geometry::Lattice;
 use crate::lattice::shift::{FieldShifted, ShiftCapture, ShiftView};
 use crate::layout::Layout;
@@ -101,35 +105,22 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
         let size = std::mem::size_of::<T>();
         let field = self.inner.field_mut();
         #[cfg(feature = "cuda")]
-        if let (true, Some(storage)) = (faces.mapped(), face_kernels::storage_of::<L>()) {
-            let dev = crate::cuda::device()?;
-            let what = field.what();
-            let stride = *field.stride_ref();
-            let ptr = field.sides_mut().device_for_read(dev, &what)?;
-            for b in [r.send_low, r.send_high] {
-                let (sites, n) = inner.device_sites(dev, b, parity)?;
-                let slot = faces.take(n as usize * size)?;
-                let face = slot.device_ptr().expect("staged faces on the GPU");
-                let mv = FaceMove {
-                    field: ptr,
-                    stride,
-                    face,
-                    sites,
-                    n,
-                };
-                // SAFETY: the field's device copy, the site list and the staging buffers
-                // live until the caller has waited for the default stream (before sending).
-                unsafe {
-                    face_kernels::queue::<T>(dev, false, &mv, storage)?;
-                    slot.queue_to_host()?;
-                }
-            }
-            return Ok(());
+        let device = FaceDevice::of(field, false)?;
+        #[cfg(not(feature = "cuda"))]
+        let device: Option<std::convert::Infallible> = None;
+        if device.is_none() {
+            // Read through the host copy, brought up to date first.
+            field.sync_host()?;
         }
-        // Read through the host copy, brought up to date first.
-        field.sync_host()?;
         for b in [r.send_low, r.send_high] {
             let slot = faces.take(inner.box_range(b, parity).len() * size)?;
+            #[cfg(feature = "cuda")]
+            if let Some(d) = &device {
+                // SAFETY: the field's device copy, the site list and the staging buffers
+                // live until the caller has waited for the default stream (before sending).
+                unsafe { d.queue::<T>(inner, b, parity, slot, false)? };
+                continue;
+            }
             let mut out = slot.bytes_mut().chunks_exact_mut(size);
             for run in inner.runs(b, parity) {
                 for s in run {
@@ -151,32 +142,14 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
         let r = &inner.rounds[round];
         let field = self.inner.field_mut();
         #[cfg(feature = "cuda")]
-        if let Some(storage) = face_kernels::storage_of::<L>() {
-            if crate::backend::current()? == crate::backend::Backend::Cuda {
-                let dev = crate::cuda::device()?;
-                let what = field.what();
-                let stride = *field.stride_ref();
-                let ptr = field.sides_mut().device_for_write(dev, false, &what)?;
-                for b in [r.recv_low, r.recv_high] {
-                    let slot = faces.next().expect("one face per halo");
-                    let (sites, n) = inner.device_sites(dev, b, parity)?;
-                    let face = slot.device_ptr().expect("staged faces on the GPU");
-                    let mv = FaceMove {
-                        field: ptr,
-                        stride,
-                        face,
-                        sites,
-                        n,
-                    };
-                    // SAFETY: as for the pack; the staging buffers are refilled only after
-                    // the next pack has been waited for, which the stream orders after this.
-                    unsafe {
-                        slot.queue_to_device()?;
-                        face_kernels::queue::<T>(dev, true, &mv, storage)?;
-                    }
-                }
-                return Ok(());
+        if let Some(d) = FaceDevice::of(field, true)? {
+            for b in [r.recv_low, r.recv_high] {
+                let slot = faces.next().expect("one face per halo");
+                // SAFETY: as for the pack; the staging buffers are refilled only after the
+                // next pack has been waited for, which the stream orders after this.
+                unsafe { d.queue::<T>(inner, b, parity, slot, true)? };
             }
+            return Ok(());
         }
         let mut host = field.as_host_mut()?;
         for b in [r.recv_low, r.recv_high] {
@@ -190,6 +163,78 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
             }
         }
         Ok(())
+    }
+}
+
+/// A rank field's device storage as the face kernels see it: on the CUDA backend, for a
+/// layout they know (otherwise faces go through the host copy).
+#[cfg(feature = "cuda")]
+struct FaceDevice {
+    dev: &'static crate::cuda::Device,
+    field: u64,
+    stride: u64,
+    storage: (u64, bool),
+}
+
+#[cfg(feature = "cuda")]
+impl FaceDevice {
+    /// `field`'s device copy, made current for the pack kernels to read, or, when
+    /// `unpack`, for the unpack kernels to write (the host copy then stale).
+    fn of<T: Element, L: Layout>(field: &mut Field<T, L>, unpack: bool) -> Result<Option<Self>> {
+        if crate::backend::current()? != crate::backend::Backend::Cuda {
+            return Ok(None);
+        }
+        let Some(storage) = face_kernels::storage_of::<L>() else {
+            return Ok(None);
+        };
+        let dev = crate::cuda::device()?;
+        let what = field.what();
+        let stride = *field.stride_ref();
+        let sides = field.sides_mut();
+        let ptr = if unpack {
+            sides.device_for_write(dev, false, &what)?
+        } else {
+            sides.device_for_read(dev, &what)?
+        };
+        Ok(Some(FaceDevice {
+            dev,
+            field: ptr,
+            stride,
+            storage,
+        }))
+    }
+
+    /// Queues on the default stream the pack of box `b`'s face into `slot` and its copy to
+    /// the slot's host memory, or (`unpack`) the copy of the slot's host memory to the
+    /// device and its unpack into the halo box `b`.
+    ///
+    /// # Safety
+    /// The field, the site list and `slot`'s buffers live, and the slot's host memory is
+    /// neither read (pack) nor written (unpack), until the default stream has been waited
+    /// for.
+    unsafe fn queue<T: Element>(
+        &self,
+        inner: &Inner,
+        b: usize,
+        parity: Option<usize>,
+        slot: &mut Slot,
+        unpack: bool,
+    ) -> Result<()> {
+        let (sites, n) = inner.device_sites(self.dev, b, parity)?;
+        let mv = FaceMove {
+            field: self.field,
+            stride: self.stride,
+            face: slot.device_ptr().expect("staged faces on the GPU"),
+            sites,
+            n,
+        };
+        if unpack {
+            slot.queue_to_device()?;
+            face_kernels::queue::<T>(self.dev, true, &mv, self.storage)
+        } else {
+            face_kernels::queue::<T>(self.dev, false, &mv, self.storage)?;
+            slot.queue_to_host()
+        }
     }
 }
 
