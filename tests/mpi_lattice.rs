@@ -3,8 +3,8 @@
 //! whole lattice by itself, in the same process, and compares: element-wise results,
 //! shifts (±1, by two, diagonal chains), subsets, the staggered hop and fields written by
 //! one call and shifted by the next must be the same bits; order-free reductions (integer
-//! sums, max, min) the same bits; floating-point sums the same bits on every rank and equal
-//! to the whole lattice's to rounding. Process grids: along each direction, along two at
+//! sums, max, min) the same bits; floating-point sums (exact over ranks) the same bits on
+//! every rank and every grid, and equal to the whole lattice's to rounding. Process grids: along each direction, along two at
 //! once, along all four when the rank count allows, and the automatic one; halos one and two
 //! sites deep. Wrong grids and foreign fields are errors. A failed check panics, which
 //! `World::abort_on_panic` turns into the end of every rank.
@@ -13,7 +13,7 @@ mod split;
 
 use ongpu::mpi::World;
 use ongpu::prelude::*;
-use ongpu::{AoSoA, Error, ProcessGrid, RankField, RankLattice};
+use ongpu::{AoSoA, Error, ExactSum, ProcessGrid, RankField, RankLattice};
 use rand::Rng;
 use split::*;
 
@@ -75,7 +75,18 @@ fn run(world: &World) {
         .field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5)
         .unwrap();
     let exact = exact_reductions!(lat, &t_whole);
+    // Values from subnormals to 1e300, of both signs, whose largest cancel exactly: a sum
+    // over ranks is their correctly rounded sum (ExactSum's on the host) on either backend.
+    let wild = lat.field_from_fn::<f64, AoS>(wild_value).unwrap();
+    let wild_sum = (0..lat.volume())
+        .fold(ExactSum::ZERO, |s, i| s.plus(wild_value(i)))
+        .value();
+    let wild_even_f32 = (0..lat.volume())
+        .filter(|&i| lat.parity(i) == 0)
+        .fold(ExactSum::ZERO, |s, i| s.plus(wild_value(i) as f32 as f64))
+        .value();
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let mut first_sums = None;
     for dims in grids(&lat, world.size()) {
         let ranks = lat.over_ranks(world, dims).unwrap();
         let what = format!("{ranks}");
@@ -96,6 +107,12 @@ fn run(world: &World) {
         }
         let (p, o, ts) = plaquette_sum!(ranks);
         assert_eq!(bits(&ts), bits(&t_values), "{what}");
+        let sums = (p.to_bits(), o.to_bits());
+        assert_eq!(
+            *first_sums.get_or_insert(sums),
+            sums,
+            "{what}: sums differ between grids"
+        );
         for (x, want, name) in [(p, plaq, "plaquette"), (o, odd, "odd sum")] {
             assert!(
                 (x - want).abs() <= 1e-12 * want.abs().max(1.0),
@@ -109,9 +126,29 @@ fn run(world: &World) {
         }
         let t = RankField::<f64>::from_field(&ranks, &t_whole).unwrap();
         assert_eq!(exact_reductions!(ranks, &t), exact, "{what}");
+        let w = RankField::<f64>::from_field(&ranks, &wild).unwrap();
+        let got = on_gpu!(sum: ranks, |i| { w }).unwrap();
+        assert_eq!(
+            got.to_bits(),
+            wild_sum.to_bits(),
+            "{what}: {got:e} vs {wild_sum:e}"
+        );
+        let got = on_gpu!(sum: ranks.even(), |i| { w as f32 }).unwrap();
+        assert_eq!(got.to_bits(), wild_even_f32.to_bits(), "{what}: f32 values");
         wrong_fields_are_errors(&ranks, &lat);
     }
     wrong_grids_are_errors(world, &lat);
+}
+
+/// Site `i`'s value of the exact-sum check: ±1e300 pairs, subnormals, and integers scaled
+/// by 2^-100..2^100.
+fn wild_value(i: usize) -> f64 {
+    match i % 50 {
+        1 => 1e300,
+        2 => -1e300,
+        3 => f64::from_bits(i as u64), // subnormal
+        _ => (((i * 7919) % 1013) as f64 - 506.0) * 2f64.powi((i * 31 % 200) as i32 - 100),
+    }
 }
 
 /// A whole-lattice field, or a field of another rank lattice, in a call over a rank lattice

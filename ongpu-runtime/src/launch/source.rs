@@ -30,6 +30,12 @@ pub const SITE_PARAMS: [&str; 4] = [
 /// The site of loop index `J`: itself, or the lattice's index of the box's site `J`.
 const SITE_OF: &str = "ongpu_box.half ? ongpu_lat.site_in(ongpu_box, J) : J";
 
+/// The site index of loop position `j` (an expression), as [`site_loop`] computes it.
+#[cfg(feature = "mpi")]
+pub(crate) fn site_of(j: &str) -> String {
+    SITE_OF.replace('J', j)
+}
+
 /// Name of the generated kernel function.
 pub const KERNEL_NAME: &str = "ongpu_kernel";
 

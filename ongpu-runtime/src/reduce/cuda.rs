@@ -25,7 +25,7 @@ use bytemuck::Pod;
 use std::any::TypeId;
 
 /// Marks the key of a kernel compiled with bounds checks.
-struct Checked;
+pub(super) struct Checked;
 use std::ptr;
 
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -38,7 +38,7 @@ const MAX_BLOCKS_PER_SM: usize = 32;
 const MAX_ACC_BYTES: usize = 16;
 
 /// Offset of the partials in the scratch buffer (the block counter comes first).
-const PARTIALS_OFFSET: u64 = 256;
+pub(super) const PARTIALS_OFFSET: u64 = 256;
 
 /// The reduction kernels of one call site.
 pub(crate) type ReduceKernels = crate::launch::kernel_list::KernelList<LoadedKernel>;
@@ -73,13 +73,13 @@ fn kernel_for<'s, Op: Reduction<V>, C: Captures, V: 'static>(
 }
 
 /// Page-locked host memory mapped for the device, where kernels write their results.
-struct MappedResult {
-    host: *mut u8,
-    device: u64,
+pub(super) struct MappedResult {
+    pub(super) host: *mut u8,
+    pub(super) device: u64,
 }
 
 impl MappedResult {
-    fn alloc(bytes: usize) -> Result<Self> {
+    pub(super) fn alloc(bytes: usize) -> Result<Self> {
         use cudarc::driver::{result, sys};
         let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
         // SAFETY: a plain allocation, owned by the returned value.
@@ -389,7 +389,7 @@ fn graph_scratch(dev: &'static Device, blocks: usize) -> Result<u64> {
 /// Queues one launch of a reduction kernel: its captures, the site parameters, the
 /// partials after the counter at `ticket`, and the result's address.
 #[allow(clippy::too_many_arguments)]
-fn launch_one<C: Captures>(
+pub(super) fn launch_one<C: Captures>(
     site: &'static ReduceSite,
     kernel: &LoadedKernel,
     caps: &C,

@@ -11,6 +11,8 @@ mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod exact;
+#[cfg(all(feature = "cuda", feature = "mpi"))]
+mod exact_cuda;
 mod field;
 mod ops;
 #[cfg(feature = "mpi")]

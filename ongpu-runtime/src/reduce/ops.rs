@@ -72,6 +72,13 @@ pub trait Summable: sealed::Sealed + Copy + Send + 'static {
     /// A total as an exact sum.
     #[doc(hidden)]
     fn exact_of_total(t: Self::Total) -> Self::Exact;
+    /// How many [`ExactSum`]s the GPU keeps for a sum of these values over ranks (one per
+    /// real component; 0 for integers, whose wrapping sums are order-free as they are).
+    #[doc(hidden)]
+    const EXACT_PARTS: usize;
+    /// The exact sum of `EXACT_PARTS` exact sums, one per component.
+    #[doc(hidden)]
+    fn exact_of_parts(parts: &[ExactSum]) -> Self::Exact;
 }
 
 /// A per-site value that `on_gpu!(min: ...)` and `on_gpu!(max: ...)` can compare: `f32 f64
@@ -117,7 +124,8 @@ pub trait MinMax:
 
 macro_rules! summable {
     ($($t:ty => $total:ty, $cuda:literal, $cuda_total:literal, $add:expr,
-        exact $exact:ty: $ezero:expr, $eadd:expr, $emerge:expr, $etotal:expr, $eof:expr;)*) => {$(
+        exact $exact:ty: $ezero:expr, $eadd:expr, $emerge:expr, $etotal:expr, $eof:expr,
+        $parts:literal, $eparts:expr;)*) => {$(
         impl sealed::Sealed for $t {}
         impl Summable for $t {
             type Total = $total;
@@ -157,6 +165,10 @@ macro_rules! summable {
             fn exact_of_total(t: $total) -> $exact {
                 $eof(t)
             }
+            const EXACT_PARTS: usize = $parts;
+            fn exact_of_parts(parts: &[ExactSum]) -> $exact {
+                $eparts(parts)
+            }
         }
     )*};
 }
@@ -164,14 +176,16 @@ macro_rules! summable {
 summable! {
     f32 => f64, "float", "double", |a: f64, b: f64| a + b,
         exact ExactSum: ExactSum::ZERO, |e: ExactSum, v: f32| e.plus(v as f64), ExactSum::merge,
-        |e: ExactSum| e.value(), |t| ExactSum::ZERO.plus(t);
+        |e: ExactSum| e.value(), |t| ExactSum::ZERO.plus(t), 1, |p: &[ExactSum]| p[0];
     f64 => f64, "double", "double", |a: f64, b: f64| a + b,
         exact ExactSum: ExactSum::ZERO, ExactSum::plus, ExactSum::merge, |e: ExactSum| e.value(),
-        |t| ExactSum::ZERO.plus(t);
+        |t| ExactSum::ZERO.plus(t), 1, |p: &[ExactSum]| p[0];
     i32 => i64, "int", "long long", i64::wrapping_add,
-        exact i64: 0, |e: i64, v: i32| e.wrapping_add(v as i64), i64::wrapping_add, |e| e, |t| t;
+        exact i64: 0, |e: i64, v: i32| e.wrapping_add(v as i64), i64::wrapping_add, |e| e, |t| t,
+        0, |_| unreachable!("integer sums keep no exact parts");
     u32 => u64, "unsigned int", "unsigned long long", u64::wrapping_add,
-        exact u64: 0, |e: u64, v: u32| e.wrapping_add(v as u64), u64::wrapping_add, |e| e, |t| t;
+        exact u64: 0, |e: u64, v: u32| e.wrapping_add(v as u64), u64::wrapping_add, |e| e, |t| t,
+        0, |_| unreachable!("integer sums keep no exact parts");
 }
 
 macro_rules! summable_complex {
@@ -214,6 +228,10 @@ macro_rules! summable_complex {
             }
             fn exact_of_total(t: Complex<f64>) -> [ExactSum; 2] {
                 [ExactSum::ZERO.plus(t.re), ExactSum::ZERO.plus(t.im)]
+            }
+            const EXACT_PARTS: usize = 2;
+            fn exact_of_parts(parts: &[ExactSum]) -> [ExactSum; 2] {
+                [parts[0], parts[1]]
             }
         }
     )*};
@@ -364,6 +382,16 @@ pub trait Reduction<V>: Copy + Send + Sync + 'static {
     /// An accumulator as a rank accumulator.
     #[doc(hidden)]
     fn rank_of(acc: Self::Acc) -> Self::RankAcc;
+    /// How many [`ExactSum`]s the GPU's kernel keeps over ranks: one per real component of
+    /// a floating-point sum, 0 where the ordinary kernel's result is order-free already.
+    #[doc(hidden)]
+    const EXACT_PARTS: usize = 0;
+    /// The rank accumulator of the GPU's exact sums (`EXACT_PARTS` of them).
+    #[doc(hidden)]
+    fn rank_of_exact(parts: &[ExactSum]) -> Self::RankAcc {
+        let _ = parts;
+        unreachable!("only reductions with exact parts have them")
+    }
 }
 
 /// `on_gpu!(sum: ...)`: the sum of the per-site values, in a widened type.
@@ -419,6 +447,10 @@ impl<V: Summable> Reduction<V> for Sum {
     }
     fn rank_of(acc: V::Total) -> V::Exact {
         V::exact_of_total(acc)
+    }
+    const EXACT_PARTS: usize = V::EXACT_PARTS;
+    fn rank_of_exact(parts: &[ExactSum]) -> V::Exact {
+        V::exact_of_parts(parts)
     }
 }
 

@@ -2,9 +2,10 @@
 //! reduction's rank accumulator ([`Reduction::RankAcc`]: an exact sum for floating-point
 //! sums), and the ranks' accumulators are gathered and combined; exact sums do not depend on
 //! the order of their additions, so the result is the same bits for every cut of the
-//! lattice, every rank count and every thread count. On the GPU each box's partial result
-//! comes from the reduction kernel (rounded in its block tree) and enters the rank
-//! accumulator rounded: the same bits on every rank, and from run to run for one cut.
+//! lattice, every rank count and every thread count. On the GPU floating-point sums are
+//! exact too (the exact-sum kernel, `exact_cuda`), so they are the same bits as the CPU's;
+//! other reductions (integer sums, min, max) come from the ordinary kernel, whose results
+//! do not depend on the order of the sites.
 
 use super::{cpu, run_sites, ReduceSite, Reduction};
 use crate::backend::{self, Backend};
@@ -83,7 +84,7 @@ where
         let part = if cpu {
             cpu::run::<OnRanks<Op>, C, V, F>(&site.site, &sites.range, caps, body)?
         } else {
-            Op::rank_of(run_sites::<Op, C, V, F>(site, sites, tpb, caps, body)?)
+            gpu_part::<Op, C, V, F>(site, sites, tpb, caps, body)?
         };
         acc = Op::rank_combine(acc, part);
         Ok(())
@@ -93,4 +94,29 @@ where
     Ok(Op::rank_result(
         all.into_iter().fold(Op::rank_identity(), Op::rank_combine),
     ))
+}
+
+/// One box's rank accumulator on the GPU: exact sums where `Op` keeps them, else the
+/// ordinary kernel's (order-free) result.
+fn gpu_part<Op, C, V, F>(
+    site: &'static ReduceSite,
+    sites: &crate::launch::sites::Sites,
+    tpb: Option<u32>,
+    caps: &mut C,
+    body: &F,
+) -> Result<Op::RankAcc>
+where
+    Op: Reduction<V>,
+    C: Captures,
+    V: 'static,
+    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+{
+    #[cfg(feature = "cuda")]
+    if Op::EXACT_PARTS > 0 {
+        let parts = super::exact_cuda::run::<Op, C, V>(site, sites, tpb, caps)?;
+        return Ok(Op::rank_of_exact(&parts));
+    }
+    Ok(Op::rank_of(run_sites::<Op, C, V, F>(
+        site, sites, tpb, caps, body,
+    )?))
 }

@@ -79,6 +79,73 @@ pub fn reduction(
     s
 }
 
+/// The source of the exact-sum kernel of `site` (sums over ranks on the GPU): each site's
+/// value of CUDA type `value` goes into `parts` exact sums in the block's shared memory
+/// (`ongpu::red::exact`), whose digits the last block adds and writes to the result in the
+/// host's [`ExactSum`](super::ExactSum) layout. Its parameters are those of
+/// [`reduction`]'s kernel, the partials and the result as `long long` words.
+///
+/// A block's threads run the same number of iterations (a thread past the last site adds
+/// zero), so that its warps add their values together.
+#[cfg(feature = "mpi")]
+pub fn exact_reduction(
+    site: &SiteInfo,
+    kinds: &[CaptureKind],
+    value: &str,
+    parts: usize,
+    checked: bool,
+) -> String {
+    let mut s = header(site, kinds, REDUCE_CUH, checked);
+    let _ = writeln!(s, "typedef {value} ongpu_value;");
+    let SiteParts {
+        mut params,
+        loads,
+        stores,
+    } = site_parts(site, kinds);
+    params.extend(SITE_PARAMS.map(String::from));
+    params.push("long long* __restrict__ ongpu_partials".to_string());
+    params.push("unsigned int* __restrict__ ongpu_ticket".to_string());
+    params.push("long long* __restrict__ ongpu_result".to_string());
+    let mut site_code = loads;
+    site_code.push_str("ongpu_v = [&]() -> ongpu_value {\n");
+    for line in site.body.lines() {
+        let _ = writeln!(site_code, "  {line}");
+    }
+    site_code.push_str("}();\n");
+    site_code.push_str(&stores);
+    let _ = writeln!(
+        s,
+        "\nextern \"C\" __global__ void {}(\n    {}) {{",
+        crate::launch::source::KERNEL_NAME,
+        params.join(",\n    ")
+    );
+    s.push_str(
+        "  __shared__ ongpu::red::exact::block_sums ongpu_sums;\n  \
+         ongpu::red::exact::clear(ongpu_sums);\n  \
+         const unsigned long long ongpu_step = (unsigned long long)gridDim.x * blockDim.x;\n  \
+         for (unsigned long long ongpu_block = (unsigned long long)blockIdx.x * blockDim.x; \
+         ongpu_block < ongpu_n; ongpu_block += ongpu_step) {\n    \
+         const unsigned long long ongpu_first = ongpu_block + threadIdx.x;\n    \
+         ongpu_value ongpu_v{};\n    \
+         if (ongpu_first < ongpu_n) {\n",
+    );
+    let _ = writeln!(
+        s,
+        "      const unsigned long long ongpu_site = {};",
+        crate::launch::source::site_of("(ongpu_begin + ongpu_first)")
+    );
+    for line in site_code.lines() {
+        let _ = writeln!(s, "      {line}");
+    }
+    let _ = writeln!(
+        s,
+        "    }}\n    ongpu::red::exact::add(ongpu_sums, ongpu_v);\n  }}\n  \
+         ongpu::red::exact::finish<{parts}>(ongpu_sums, ongpu_partials, ongpu_ticket, \
+         ongpu_result);\n}}"
+    );
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +191,51 @@ mod tests {
         ));
         assert!(src.contains("ongpu::red::finish<ongpu::red::Sum>(ongpu_a, (ongpu_acc{})"));
         assert!(!src.contains("atomicAdd"), "no floating-point atomics");
+    }
+
+    #[cfg(all(feature = "mpi", feature = "cuda"))]
+    #[test]
+    fn the_exact_sum_kernels_compile_for_real_and_complex_values() {
+        use crate::cuda::nvrtc;
+        if !nvrtc::available() {
+            eprintln!("NVRTC is not available: the exact-sum kernels are not compiled here");
+            return;
+        }
+        let x = CaptureKind::Field {
+            scalar: "float",
+            element: "float".into(),
+            layout: "ongpu::AoSoA<32>".into(),
+            components: 1,
+            real: Some(RealKind::F32),
+            write: None,
+        };
+        for (value, parts, body) in [
+            ("float", 1, "return x;"),
+            ("double", 1, "return 0.5 * x;"),
+            (
+                "ongpu::complex<float>",
+                2,
+                "return ongpu::complex<float>{x, -x};",
+            ),
+        ] {
+            let site = SiteInfo {
+                location: Location {
+                    file: "t.rs",
+                    line: 1,
+                    column: 1,
+                },
+                captures: &["x"],
+                cuda_names: &["x"],
+                site_index: None,
+                body,
+                device_fns: &[],
+            };
+            for checked in [false, true] {
+                let src = exact_reduction(&site, std::slice::from_ref(&x), value, parts, checked);
+                assert!(src.contains(&format!("finish<{parts}>")));
+                nvrtc::compile(&src, "sm_90", "an exact sum", &[])
+                    .unwrap_or_else(|e| panic!("{e}\n{src}"));
+            }
+        }
     }
 }

@@ -1,0 +1,180 @@
+//! Exact floating-point sums on the GPU, for reductions over a lattice cut over MPI ranks:
+//! each box's values go into [`ExactSum`]s (`ongpu::red::exact` in `cuda/reduce.cuh`),
+//! which the ranks gather and merge as the CPU backend's are. Integer addition does not
+//! depend on order, so a sum is the same bits for 1, 2 or 4 ranks, for any launch shape, and
+//! on either backend: the correctly rounded sum of the values.
+
+use super::cuda::{launch_one, Checked, MappedResult, PARTIALS_OFFSET};
+use super::{ExactSum, ReduceSite, Reduction};
+use crate::capture::Captures;
+use crate::cuda::{self, Device, DeviceBuffer};
+use crate::error::{Error, Result};
+use crate::launch::compile::{compile_and_load, LoadedKernel};
+use crate::launch::limits::{check_threads_per_block, DEFAULT_THREADS_PER_BLOCK};
+use crate::launch::sites::Sites;
+use std::any::TypeId;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// Marks the key of an exact-sum kernel in a call site's kernel list.
+struct Exact;
+
+/// Blocks per multiprocessor of an exact sum: its blocks add into shared memory, so a few
+/// resident blocks keep the loads in flight, and fewer blocks leave fewer partials to add.
+const BLOCKS_PER_SM: usize = 4;
+
+/// Words of one block's partial sums (two sums of 68 words: digits and special flags).
+const PARTIAL_WORDS: usize = 2 * 68;
+
+/// Words of the result: two sums in the host's layout.
+const RESULT_WORDS: usize = 2 * std::mem::size_of::<ExactSum>() / 8;
+
+/// A block adds at most this many sites: each warp's addition to a digit is below 2^37, and
+/// 2^31 sites per block keep a block's slots below 2^63 (2^26 additions per warp and digit).
+const MAX_SITES_PER_BLOCK: usize = 1 << 31;
+
+/// The partials, the block counter and the result slot of exact sums on one device.
+struct Scratch {
+    buffer: DeviceBuffer,
+    result: MappedResult,
+    max_blocks: usize,
+}
+
+// SAFETY: the raw host pointer is only used under the mutex that owns the scratch.
+unsafe impl Send for Scratch {}
+
+fn scratch(dev: &'static Device) -> Result<&'static Mutex<Scratch>> {
+    static SCRATCH: [OnceLock<Mutex<Scratch>>; crate::cuda::MAX_DEVICES] =
+        [const { OnceLock::new() }; crate::cuda::MAX_DEVICES];
+    let slot = &SCRATCH[dev.info().ordinal];
+    if let Some(s) = slot.get() {
+        return Ok(s);
+    }
+    let max_blocks = dev.info().sm_count.max(1) as usize * BLOCKS_PER_SM;
+    let mut buffer = DeviceBuffer::alloc(
+        dev,
+        PARTIALS_OFFSET as usize + max_blocks * PARTIAL_WORDS * 8,
+        "the partial sums of exact reductions",
+    )?;
+    buffer.zero()?; // the block counter starts at 0 and each launch leaves it at 0
+    let result = MappedResult::alloc(RESULT_WORDS * 8)?;
+    Ok(slot.get_or_init(|| {
+        Mutex::new(Scratch {
+            buffer,
+            result,
+            max_blocks,
+        })
+    }))
+}
+
+/// The exact-sum kernel of `Op` over values `V` for the capture tuple `C`.
+fn kernel_for<'s, Op: Reduction<V>, C: Captures, V: 'static>(
+    site: &'s ReduceSite,
+    dev: &'static Device,
+    checked: bool,
+) -> Result<&'s LoadedKernel> {
+    let key = if checked {
+        TypeId::of::<(Op, C::Key, V, Exact, Checked)>()
+    } else {
+        TypeId::of::<(Op, C::Key, V, Exact)>()
+    };
+    let info = &site.site.info;
+    site.kernels.get_or_compile(key, dev.info().ordinal, || {
+        let source = super::source::exact_reduction(
+            info,
+            &C::kinds(),
+            Op::cuda_value(),
+            Op::EXACT_PARTS,
+            checked,
+        );
+        compile_and_load(
+            &source,
+            &format!(
+                "the exact-sum kernel of on_gpu!({}: ...) at {}",
+                Op::KEYWORD,
+                info.location
+            ),
+            dev,
+        )
+    })
+}
+
+/// The exact sums (`Op::EXACT_PARTS` of them) of the values of `sites`, computed by one
+/// launch, waited for.
+pub(super) fn run<Op, C, V>(
+    site: &'static ReduceSite,
+    sites: &Sites,
+    tpb: Option<u32>,
+    caps: &mut C,
+) -> Result<Vec<ExactSum>>
+where
+    Op: Reduction<V>,
+    C: Captures,
+    V: 'static,
+{
+    let parts = Op::EXACT_PARTS;
+    debug_assert!((1..=2).contains(&parts));
+    if crate::graph_pass::mode().is_some() {
+        return Err(Error::Graph(format!(
+            "{}: on_gpu!({}: ...) over a lattice cut over MPI ranks combines its ranks' sums \
+             on the host, which a graph cannot hold: run it outside Graph::record",
+            site.site.location(),
+            Op::KEYWORD
+        )));
+    }
+    let dev = cuda::device()?;
+    let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
+    check_threads_per_block(
+        site.site.location(),
+        tpb,
+        Some(dev.info().max_threads_per_block),
+    )?;
+    let checked = crate::launch::bounds::bounds_checks()?;
+    // Compile before touching the fields, so that a compile error leaves them as they were.
+    let kernel = kernel_for::<Op, C, V>(site, dev, checked)?;
+    if sites.is_empty() {
+        return Ok(vec![ExactSum::ZERO; parts]);
+    }
+    let wave = kernel.one_wave(dev, tpb)?;
+    let scratch = scratch(dev)?;
+    let scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
+    let n = sites.len();
+    let blocks = super::cuda::grid_blocks(n, tpb, 1, wave, scratch.max_blocks)
+        .max(n.div_ceil(MAX_SITES_PER_BLOCK) as u32);
+    if blocks as usize > scratch.max_blocks {
+        return Err(Error::InvalidArgument(format!(
+            "{}: on_gpu!({}: ...) over {n} sites of one rank: an exact sum on the GPU adds \
+             at most {} sites per rank",
+            site.site.location(),
+            Op::KEYWORD,
+            scratch.max_blocks * MAX_SITES_PER_BLOCK
+        )));
+    }
+    let ticket = scratch.buffer.ptr();
+    let result = scratch.result.device;
+    let what = || {
+        format!(
+            "the exact-sum kernel of on_gpu!({}: ...) at {}",
+            Op::KEYWORD,
+            site.site.location()
+        )
+    };
+    let mut done_on = std::ptr::null_mut();
+    crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
+        done_on = stream;
+        launch_one(
+            site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
+        )
+    })?;
+    // SAFETY: the stream the kernel went to; still live (the scope holds it).
+    unsafe { cudarc::driver::result::stream::synchronize(done_on) }
+        .map_err(|e| crate::cuda::driver_error("waiting for an exact sum", e))?;
+    // SAFETY: the slot holds RESULT_WORDS words, written by the kernel that has finished;
+    // volatile, since the device wrote it behind the compiler's back.
+    let words: Vec<u64> = (0..parts * RESULT_WORDS / 2)
+        .map(|k| unsafe { std::ptr::read_volatile(scratch.result.host.cast::<u64>().add(k)) })
+        .collect();
+    Ok(words
+        .chunks_exact(RESULT_WORDS / 2)
+        .map(|w| bytemuck::pod_read_unaligned(bytemuck::cast_slice(w)))
+        .collect())
+}
