@@ -136,6 +136,11 @@ pub fn run(local: usize, strong: [usize; 4], reps: usize) -> BenchResult<()> {
             world.library_version().lines().next().unwrap_or(""),
             world.cuda_aware()
         );
+    }
+    // A collective on the GPU: every rank asks.
+    let transport = world.halo_transport()?;
+    if root {
+        println!("halos: {transport}");
         println!(
             "{:<7} {:>3}  {:<14} {:<14} {:>10} {:>9} {:>8} {:>10} {:>8} {:>10} {:>10} {:>7}",
             "scaling",

@@ -11,6 +11,8 @@ mod error;
 mod event;
 pub(crate) mod graph;
 mod host_buffer;
+#[cfg(feature = "mpi")]
+pub(crate) mod ipc;
 pub(crate) mod launch;
 pub mod loop_test;
 mod module;

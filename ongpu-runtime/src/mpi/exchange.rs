@@ -29,6 +29,59 @@ pub struct Incoming<'a> {
     pub data: &'a mut [u8],
 }
 
+/// How the halos of rank lattices travel ([`World::halo_transport`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HaloTransport {
+    /// The CPU backend: MPI sends the faces from and into host vectors.
+    Host,
+    /// GPU faces packed by kernels, copied to page-locked host memory, sent by MPI, copied
+    /// back and unpacked: ranks on several nodes (or `ONGPU_MPI_IPC=0`) with an MPI that
+    /// does not take device memory.
+    Staged,
+    /// GPU faces that stay on the GPUs: every rank on one node, each GPU able to read the
+    /// others'; a rank's unpack kernels read its neighbours' faces through CUDA IPC, and MPI
+    /// carries only their descriptors.
+    Ipc,
+}
+
+impl std::fmt::Display for HaloTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            HaloTransport::Host => "host memory (CPU backend)",
+            HaloTransport::Staged => "staged through page-locked host memory",
+            HaloTransport::Ipc => "CUDA IPC between the node's GPUs",
+        })
+    }
+}
+
+impl HaloTransport {
+    /// The transport of a call on the GPU (`on_gpu`) or the CPU; on the GPU the choice
+    /// between IPC and staging is made once per run, by every rank together (a collective
+    /// the first time).
+    pub(crate) fn choose(on_gpu: bool, comm: &SimpleCommunicator) -> Result<HaloTransport> {
+        #[cfg(feature = "cuda")]
+        if on_gpu {
+            return Ok(if super::node_peers::enabled(comm)? {
+                HaloTransport::Ipc
+            } else {
+                HaloTransport::Staged
+            });
+        }
+        let _ = (on_gpu, comm);
+        Ok(HaloTransport::Host)
+    }
+}
+
+impl World {
+    /// How the halos of rank lattices travel on the current backend. On the GPU a
+    /// collective the first time it is decided (by this call or the first exchange): every
+    /// rank calls it at the same point.
+    pub fn halo_transport(&self) -> Result<HaloTransport> {
+        let on_gpu = crate::backend::current()? == crate::backend::Backend::Cuda;
+        HaloTransport::choose(on_gpu, self.comm())
+    }
+}
+
 /// The largest tag every MPI accepts (`MPI_TAG_UB` is at least this).
 const MAX_TAG: u16 = 32767;
 

@@ -14,8 +14,10 @@
 pub(crate) mod agree;
 pub(crate) mod exchange;
 pub(crate) mod gather;
+#[cfg(feature = "cuda")]
+pub(crate) mod node_peers;
 pub(crate) mod staging;
 pub(crate) mod world;
 
-pub use exchange::{Incoming, Outgoing};
+pub use exchange::{HaloTransport, Incoming, Outgoing};
 pub use world::World;

@@ -2,7 +2,9 @@
 //! on the GPU a device buffer the face kernels pack into and unpack from, and page-locked
 //! host memory that the copy engines fill from it and empty into it (asynchronous copies on
 //! the default stream) and MPI sends and receives as host memory: the staging an MPI
-//! without CUDA support needs. On the CPU ordinary vectors.
+//! without CUDA support needs. Between the ranks of one node the faces stay on the GPUs:
+//! packed into device memory exported through CUDA IPC and unpacked straight from the
+//! neighbour's (`node_peers`). On the CPU ordinary vectors.
 
 use crate::error::Result;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -15,6 +17,30 @@ enum Memory {
         host: crate::cuda::HostBuffer,
         device: crate::cuda::DeviceBuffer,
     },
+    /// Device memory the neighbour ranks of this node open (a face sent through IPC), with
+    /// the id that tells them when it has been replaced.
+    #[cfg(feature = "cuda")]
+    Exported {
+        buffer: crate::cuda::ipc::ExportedBuffer,
+        id: u64,
+    },
+    /// A neighbour rank's exported buffer, opened in this process (a face received
+    /// through IPC).
+    #[cfg(feature = "cuda")]
+    Peer(u64),
+}
+
+/// The kind of buffers a round's faces use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FaceMemory {
+    /// Vectors (the CPU backend).
+    Host,
+    /// Device buffers staged through page-locked host memory (MPI carries the bytes).
+    #[cfg(feature = "cuda")]
+    Staged,
+    /// Device buffers exported through CUDA IPC (MPI carries descriptors).
+    #[cfg(feature = "cuda")]
+    Exported,
 }
 
 /// One face's buffer: at least `len` bytes, of which the first `len` are the face.
@@ -24,21 +50,34 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    /// The face's bytes.
+    /// The face's length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The face's bytes in host memory (host and staged faces).
     pub(crate) fn bytes(&self) -> &[u8] {
         match &self.memory {
             Memory::Host(v) => &v[..self.len],
             #[cfg(feature = "cuda")]
             Memory::Staged { host, .. } => &host.as_slice::<u8>()[..self.len],
+            #[cfg(feature = "cuda")]
+            Memory::Exported { .. } | Memory::Peer(_) => {
+                unreachable!("faces exchanged through IPC stay in device memory")
+            }
         }
     }
 
-    /// The face's bytes, to fill.
+    /// The face's bytes, to fill (host and staged faces).
     pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
         match &mut self.memory {
             Memory::Host(v) => &mut v[..self.len],
             #[cfg(feature = "cuda")]
             Memory::Staged { host, .. } => &mut host.as_mut_slice::<u8>()[..self.len],
+            #[cfg(feature = "cuda")]
+            Memory::Exported { .. } | Memory::Peer(_) => {
+                unreachable!("faces exchanged through IPC stay in device memory")
+            }
         }
     }
 
@@ -48,6 +87,26 @@ impl Slot {
         match &self.memory {
             Memory::Host(_) => None,
             Memory::Staged { device, .. } => Some(device.ptr()),
+            Memory::Exported { buffer, .. } => Some(buffer.ptr()),
+            Memory::Peer(ptr) => Some(*ptr),
+        }
+    }
+
+    /// A face of `len` bytes in a neighbour's exported buffer, opened at `ptr`.
+    #[cfg(feature = "cuda")]
+    pub(crate) fn peer(ptr: u64, len: usize) -> Slot {
+        Slot {
+            memory: Memory::Peer(ptr),
+            len,
+        }
+    }
+
+    /// The exported buffer's id and IPC handle (faces sent through IPC).
+    #[cfg(feature = "cuda")]
+    pub(crate) fn exported(&self) -> Option<(u64, crate::cuda::ipc::Handle)> {
+        match &self.memory {
+            Memory::Exported { buffer, id } => Some((*id, buffer.handle())),
+            _ => None,
         }
     }
 
@@ -84,6 +143,22 @@ impl Slot {
             Memory::Host(v) => v.len(),
             #[cfg(feature = "cuda")]
             Memory::Staged { host, .. } => host.bytes(),
+            #[cfg(feature = "cuda")]
+            Memory::Exported { buffer, .. } => buffer.bytes(),
+            #[cfg(feature = "cuda")]
+            Memory::Peer(_) => self.len,
+        }
+    }
+
+    fn kind(&self) -> Option<FaceMemory> {
+        match &self.memory {
+            Memory::Host(_) => Some(FaceMemory::Host),
+            #[cfg(feature = "cuda")]
+            Memory::Staged { .. } => Some(FaceMemory::Staged),
+            #[cfg(feature = "cuda")]
+            Memory::Exported { .. } => Some(FaceMemory::Exported),
+            #[cfg(feature = "cuda")]
+            Memory::Peer(_) => None,
         }
     }
 }
@@ -92,17 +167,16 @@ impl Slot {
 pub(crate) struct Faces {
     slots: Vec<Slot>,
     used: usize,
-    /// Staged buffers (device and page-locked host memory, the GPU backend) rather than
-    /// vectors.
-    mapped: bool,
+    /// The kind of buffer the round takes.
+    kind: FaceMemory,
 }
 
 impl Faces {
-    const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Faces {
             slots: Vec::new(),
             used: 0,
-            mapped: false,
+            kind: FaceMemory::Host,
         }
     }
 
@@ -112,7 +186,7 @@ impl Faces {
         let fits = self
             .slots
             .get(k)
-            .is_some_and(|s| s.capacity() >= len && self.mapped == s.is_mapped());
+            .is_some_and(|s| s.capacity() >= len && s.kind() == Some(self.kind));
         if !fits {
             let slot = Slot {
                 memory: self.alloc(len)?,
@@ -140,18 +214,26 @@ impl Faces {
         &mut self.slots[..self.used]
     }
 
-    /// Starts a round: no face taken, buffers of the kind `mapped` says.
-    pub(crate) fn clear(&mut self, mapped: bool) {
+    /// Starts a round: no face taken, buffers of `kind`.
+    pub(crate) fn clear(&mut self, kind: FaceMemory) {
         self.used = 0;
-        self.mapped = mapped;
+        self.kind = kind;
     }
 
     fn alloc(&self, len: usize) -> Result<Memory> {
         #[cfg(feature = "cuda")]
-        if self.mapped {
+        if self.kind != FaceMemory::Host {
             let dev = crate::cuda::device()?;
             // Rounded up, so that slightly larger faces later reuse the buffers.
             let bytes = len.next_power_of_two().max(4096);
+            if self.kind == FaceMemory::Exported {
+                static IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                let what = "the exported buffer of a halo face";
+                return Ok(Memory::Exported {
+                    buffer: crate::cuda::ipc::ExportedBuffer::alloc(dev, bytes, what)?,
+                    id: IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                });
+            }
             let what = "the staging buffer of a halo face";
             return Ok(Memory::Staged {
                 host: crate::cuda::HostBuffer::alloc(dev, bytes, false, what)?,
@@ -159,12 +241,6 @@ impl Faces {
             });
         }
         Ok(Memory::Host(vec![0u8; len]))
-    }
-}
-
-impl Slot {
-    fn is_mapped(&self) -> bool {
-        !matches!(self.memory, Memory::Host(_))
     }
 }
 

@@ -16,6 +16,8 @@ mod grid;
 #[cfg(feature = "mpi")]
 mod lattice;
 #[cfg(feature = "mpi")]
+mod rounds;
+#[cfg(feature = "mpi")]
 pub(crate) mod run;
 
 #[cfg(feature = "mpi")]

@@ -1,16 +1,16 @@
 //! Calls over a rank lattice: the captures are checked to be fields of that rank lattice,
 //! then this rank runs its own sites. A call that writes rank fields runs the boundary
-//! boxes first, sends their faces (MPI `Isend`/`Irecv`) and runs the interior while the
-//! messages travel, then fills the halos; further rounds (one per cut direction, each
-//! carrying the halos of the earlier ones, so that corners arrive) follow.
+//! boxes first, sends their faces (`rounds`) and runs the interior while they travel, then
+//! fills the halos; further rounds (one per cut direction, each carrying the halos of the
+//! earlier ones, so that corners arrive) follow.
 
 use super::lattice::{Inner, RankSubset};
+use super::rounds::{round, Exchange};
 use crate::capture::Captures;
 use crate::error::{Error, Result};
 use crate::launch::site::CallSite;
 use crate::launch::sites::Sites;
-use crate::mpi::exchange::{exchange_during, Incoming, Outgoing};
-use crate::mpi::staging::{staging, Staging};
+use crate::mpi::exchange::HaloTransport;
 use crate::mpi::world::world_comm;
 
 /// Whether this call's faces are staged for the GPU (packed and unpacked by kernels): on
@@ -85,83 +85,37 @@ pub(crate) fn for_rank<C: Captures>(
         run_box(inner, b, parity, caps, &mut run)?;
     }
     let comm = world_comm()?;
-    let mut staging = staging();
-    let Staging { send, recv } = &mut *staging;
+    let transport = HaloTransport::choose(on_gpu, &comm)?;
+    let lattice = subset.lattice().id();
     let mut interior_done = false;
-    for (k, round) in inner.rounds.iter().enumerate() {
-        send.clear(on_gpu);
-        caps.halo_send(k, parity, send)?;
-        if send.taken().is_empty() {
+    // Runs once, during the first exchange (or after the rounds when nothing was sent).
+    let mut interior = |caps: &mut C| -> Result<()> {
+        if std::mem::replace(&mut interior_done, true) {
+            return Ok(());
+        }
+        inner
+            .interior
+            .iter()
+            .try_for_each(|&b| run_box(inner, b, parity, caps, &mut run))
+    };
+    for (k, r) in inner.rounds.iter().enumerate() {
+        let exchange = Exchange {
+            comm: &comm,
+            lattice,
+            k,
+            round: r,
+            parity,
+        };
+        if !round(transport, &exchange, caps, &mut interior)? {
             break; // the call writes no rank field
         }
-        #[cfg(feature = "cuda")]
-        if on_gpu {
-            // The faces are packed by kernels on the default stream: MPI sends them after.
-            crate::cuda::device()?.synchronize()?;
-        }
-        // Field f's face sent down lands in the lower rank's upper halo (tag 2f + 1), the
-        // face sent up in the upper rank's lower halo (tag 2f).
-        let tag = |f: usize, up: bool| u16::try_from(2 * f + usize::from(!up)).ok();
-        let mut outgoing = Vec::with_capacity(send.taken().len());
-        for (i, slot) in send.taken().iter().enumerate() {
-            let (f, up) = (i / 2, i % 2 == 1);
-            let rank = if up { round.upper } else { round.lower };
-            let tag = tag(f, up).ok_or_else(too_many_fields)?;
-            outgoing.push(Outgoing {
-                rank,
-                tag,
-                data: slot.bytes(),
-            });
-        }
-        // Each halo is as long as the face sent the other way (the same box shape).
-        recv.clear(on_gpu);
-        for slot in send.taken() {
-            recv.take(slot.bytes().len())?;
-        }
-        let mut incoming = Vec::with_capacity(recv.taken().len());
-        for (i, slot) in recv.taken_mut().iter_mut().enumerate() {
-            // Halo 2f (lower) comes from below, sent up there; halo 2f + 1 from above.
-            let (f, from_above) = (i / 2, i % 2 == 1);
-            let rank = if from_above { round.upper } else { round.lower };
-            let tag = tag(f, !from_above).ok_or_else(too_many_fields)?;
-            incoming.push(Incoming {
-                rank,
-                tag,
-                data: slot.bytes_mut(),
-            });
-        }
-        let during = exchange_during(&comm, &outgoing, &mut incoming, || {
-            if interior_done {
-                return Ok(());
-            }
-            interior_done = true;
-            inner
-                .interior
-                .iter()
-                .try_for_each(|&b| run_box(inner, b, parity, caps, &mut run))
-        });
-        drop((outgoing, incoming));
-        during??;
-        caps.halo_receive(k, parity, &mut recv.taken_mut().iter_mut())?;
     }
-    if !interior_done {
-        for &b in &inner.interior {
-            run_box(inner, b, parity, caps, &mut run)?;
-        }
-    }
-    Ok(())
-}
-
-fn too_many_fields() -> Error {
-    Error::InvalidArgument(
-        "a call over a rank lattice writes more rank fields than MPI tags can tell apart"
-            .to_string(),
-    )
+    interior(caps)
 }
 
 /// Runs box `b`'s sites of `parity`: on the GPU as one launch counting the box's sites
 /// (the kernel maps them to the part's indices), elsewhere as runs of part indices.
-fn run_box<C: Captures>(
+pub(super) fn run_box<C: Captures>(
     inner: &Inner,
     b: usize,
     parity: Option<usize>,

@@ -1,0 +1,200 @@
+//! One round of a rank lattice's halo exchange (one cut direction): the faces of the fields
+//! a call writes go to the ranks below and above while the interior runs, and the halos
+//! come back, by one of the three [`HaloTransport`]s: MPI carries the faces' bytes (host
+//! and staged), or only descriptors of faces that stay on the GPUs (IPC,
+//! `mpi::node_peers`), the device ordering the rest.
+
+use super::boxes::Round;
+use crate::capture::Captures;
+use crate::error::{Error, Result};
+use crate::mpi::exchange::{exchange_during, HaloTransport, Incoming, Outgoing};
+use crate::mpi::staging::{staging, FaceMemory, Slot, Staging};
+use mpi::topology::SimpleCommunicator;
+
+/// What a round needs to know of its call.
+pub(super) struct Exchange<'a> {
+    pub comm: &'a SimpleCommunicator,
+    /// The rank lattice's id (its IPC buffers are its own).
+    pub lattice: u64,
+    /// The round's index and its neighbours and boxes.
+    pub k: usize,
+    pub round: &'a Round,
+    pub parity: Option<usize>,
+}
+
+impl Exchange<'_> {
+    /// The rank face `i` of the round goes to: faces come in pairs per field, the one sent
+    /// down (to the lower rank) first.
+    fn to(&self, i: usize) -> usize {
+        if i % 2 == 1 {
+            self.round.upper
+        } else {
+            self.round.lower
+        }
+    }
+
+    /// The tag of face `i` as sent: field f's face sent down lands in the lower rank's
+    /// upper halo (tag 2f + 1), the face sent up in the upper rank's lower halo (tag 2f).
+    fn send_tag(i: usize) -> Result<u16> {
+        u16::try_from(2 * (i / 2) + usize::from(i % 2 == 0)).map_err(|_| too_many_fields())
+    }
+
+    /// The tag of halo `i` as received: halo 2f (lower) comes from below, where it was
+    /// sent up; halo 2f + 1 from above, sent down.
+    fn receive_tag(i: usize) -> Result<u16> {
+        u16::try_from(2 * (i / 2) + usize::from(i % 2 == 1)).map_err(|_| too_many_fields())
+    }
+}
+
+fn too_many_fields() -> Error {
+    Error::InvalidArgument(
+        "a call over a rank lattice writes more rank fields than MPI tags can tell apart"
+            .to_string(),
+    )
+}
+
+/// Runs one round: sends the faces of the fields `caps` writes, runs `interior` while they
+/// travel, fills the halos. False when the call writes no rank field (nothing was sent,
+/// and no later round will send anything).
+pub(super) fn round<C: Captures>(
+    transport: HaloTransport,
+    x: &Exchange,
+    caps: &mut C,
+    interior: &mut dyn FnMut(&mut C) -> Result<()>,
+) -> Result<bool> {
+    match transport {
+        #[cfg(feature = "cuda")]
+        HaloTransport::Ipc => ipc_round(x, caps, interior),
+        _ => bytes_round(transport, x, caps, interior),
+    }
+}
+
+/// A round whose faces MPI carries as bytes (host or staged).
+fn bytes_round<C: Captures>(
+    transport: HaloTransport,
+    x: &Exchange,
+    caps: &mut C,
+    interior: &mut dyn FnMut(&mut C) -> Result<()>,
+) -> Result<bool> {
+    let kind = match transport {
+        #[cfg(feature = "cuda")]
+        HaloTransport::Staged => FaceMemory::Staged,
+        _ => FaceMemory::Host,
+    };
+    let mut staging = staging();
+    let Staging { send, recv } = &mut *staging;
+    send.clear(kind);
+    caps.halo_send(x.k, x.parity, send)?;
+    if send.taken().is_empty() {
+        return Ok(false);
+    }
+    #[cfg(feature = "cuda")]
+    if kind == FaceMemory::Staged {
+        // The faces are packed and copied on the default stream: MPI sends them after.
+        crate::cuda::device()?.synchronize()?;
+    }
+    let outgoing = (send.taken().iter().enumerate())
+        .map(|(i, slot)| {
+            Ok(Outgoing {
+                rank: x.to(i),
+                tag: Exchange::send_tag(i)?,
+                data: slot.bytes(),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // Each halo is as long as the face sent the other way (the same box shape).
+    recv.clear(kind);
+    for slot in send.taken() {
+        recv.take(slot.len())?;
+    }
+    let mut incoming = (recv.taken_mut().iter_mut().enumerate())
+        .map(|(i, slot)| {
+            Ok(Incoming {
+                rank: x.to(i),
+                tag: Exchange::receive_tag(i)?,
+                data: slot.bytes_mut(),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let during = exchange_during(x.comm, &outgoing, &mut incoming, || interior(caps));
+    drop((outgoing, incoming));
+    during??;
+    caps.halo_receive(x.k, x.parity, &mut recv.taken_mut().iter_mut())?;
+    Ok(true)
+}
+
+/// A round between the ranks of one node through CUDA IPC: the faces are packed into this
+/// rank's exported buffers, an event is recorded after the packs, descriptors go by MPI,
+/// and each halo is unpacked from the neighbour's buffer once the default stream has
+/// waited for the neighbour's event. The host never waits for the device.
+#[cfg(feature = "cuda")]
+fn ipc_round<C: Captures>(
+    x: &Exchange,
+    caps: &mut C,
+    interior: &mut dyn FnMut(&mut C) -> Result<()>,
+) -> Result<bool> {
+    use crate::mpi::node_peers::{node_peers, Descriptor};
+    let dev = crate::cuda::device()?;
+    let mut peers = node_peers();
+    let round = peers.round(x.lattice, x.k);
+    let (send, (event_id, event)) = round.next(dev)?;
+    send.clear(FaceMemory::Exported);
+    caps.halo_send(x.k, x.parity, send)?;
+    if send.taken().is_empty() {
+        round.cancel();
+        return Ok(false);
+    }
+    event.record()?;
+    let (event_id, event) = (*event_id, event.handle());
+    let sent: Vec<Descriptor> = (send.taken().iter())
+        .map(|slot| {
+            let (buffer_id, memory) = slot.exported().expect("faces of exported buffers");
+            Descriptor {
+                buffer_id,
+                event_id,
+                len: slot.len() as u64,
+                memory,
+                event,
+            }
+        })
+        .collect();
+    let lengths: Vec<usize> = send.taken().iter().map(Slot::len).collect();
+    let outgoing = (sent.iter().enumerate())
+        .map(|(i, d)| {
+            Ok(Outgoing {
+                rank: x.to(i),
+                tag: Exchange::send_tag(i)?,
+                data: bytemuck::bytes_of(d),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut received = vec![<Descriptor as bytemuck::Zeroable>::zeroed(); sent.len()];
+    let mut incoming = (received.iter_mut().enumerate())
+        .map(|(i, d)| {
+            Ok(Incoming {
+                rank: x.to(i),
+                tag: Exchange::receive_tag(i)?,
+                data: bytemuck::bytes_of_mut(d),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let during = exchange_during(x.comm, &outgoing, &mut incoming, || interior(caps));
+    drop((outgoing, incoming));
+    during??;
+    let mut halos = Vec::with_capacity(received.len());
+    for (i, d) in received.iter().enumerate() {
+        // Each halo is as long as the face sent the other way (the same box shape).
+        if d.len as usize != lengths[i] {
+            return Err(Error::Mpi(format!(
+                "rank {} sent a face of {} bytes for a halo of {} bytes: the ranks run \
+                 different calls",
+                x.to(i),
+                d.len,
+                lengths[i]
+            )));
+        }
+        halos.push(Slot::peer(peers.receive(dev, x.to(i), d)?, lengths[i]));
+    }
+    caps.halo_receive(x.k, x.parity, &mut halos.iter_mut())?;
+    Ok(true)
+}
