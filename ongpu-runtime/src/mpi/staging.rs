@@ -150,6 +150,14 @@ impl Slot {
         }
     }
 
+    fn is_exported(&self) -> bool {
+        #[cfg(feature = "cuda")]
+        if let Memory::Exported { .. } = self.memory {
+            return true;
+        }
+        false
+    }
+
     fn kind(&self) -> Option<FaceMemory> {
         match &self.memory {
             Memory::Host(_) => Some(FaceMemory::Host),
@@ -169,6 +177,8 @@ pub(crate) struct Faces {
     used: usize,
     /// The kind of buffer the round takes.
     kind: FaceMemory,
+    /// Exported buffers replaced by larger ones, kept alive.
+    retired: Vec<Slot>,
 }
 
 impl Faces {
@@ -177,6 +187,7 @@ impl Faces {
             slots: Vec::new(),
             used: 0,
             kind: FaceMemory::Host,
+            retired: Vec::new(),
         }
     }
 
@@ -193,7 +204,14 @@ impl Faces {
                 len,
             };
             if k < self.slots.len() {
-                self.slots[k] = slot;
+                let old = std::mem::replace(&mut self.slots[k], slot);
+                if old.is_exported() {
+                    // The neighbours keep exported buffers mapped: freed, its address could
+                    // go to a new buffer while their mapping of it stands (which the driver
+                    // refuses). Faces grow by powers of two, so the kept ones at most double
+                    // the memory.
+                    self.retired.push(old);
+                }
             } else {
                 self.slots.push(slot);
             }
