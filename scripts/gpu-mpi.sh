@@ -31,7 +31,7 @@ for step in "$@"; do
   esac
   echo "=== mpirun -np $n ${cmd[*]} $args"
   # shellcheck disable=SC2086
-  timeout 400 mpirun -np "$n" "${cmd[@]}" $args >"$log" 2>&1
+  timeout ${MPI_STEP_TIMEOUT_S:-400} mpirun -np "$n" "${cmd[@]}" $args >"$log" 2>&1
   rc=$?
   grep -v "^\s*$" "$log" | grep -v "^=========" | tail -25
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | sort | uniq -c

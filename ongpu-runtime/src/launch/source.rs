@@ -31,7 +31,7 @@ pub const SITE_PARAMS: [&str; 4] = [
 const SITE_OF: &str = "ongpu_box.half ? ongpu_lat.site_in(ongpu_box, J) : J";
 
 /// The site index of loop position `j` (an expression), as [`site_loop`] computes it.
-#[cfg(feature = "mpi")]
+#[cfg(all(feature = "mpi", feature = "cuda"))]
 pub(crate) fn site_of(j: &str) -> String {
     SITE_OF.replace('J', j)
 }

@@ -5,15 +5,13 @@
 //! unpack kernels read the face straight from the sender's GPU (the same GPU, or a peer over
 //! NVLink or PCIe). No face crosses host memory and the host waits for no kernel.
 //!
-//! Each rank lattice's round (cut direction) keeps two sets of send buffers and events and
-//! alternates between them. A rank packs into set `p` again only two exchanges later, after
-//! its stream has waited for its neighbours' events of the exchange in between, which they
-//! recorded after queueing their unpacks from set `p`: the stream order makes the reuse
-//! safe without another message.
+//! Each rank lattice's round (cut direction) cycles through a few sets of send buffers and
+//! events ([`Round`] says why that is safe).
 
 use super::gather::gather_on;
 use super::staging::Faces;
 use crate::cuda::ipc::{self, Handle, InterprocessEvent, PeerEvent};
+use crate::cuda::peer::DeviceEvent;
 use crate::cuda::Device;
 use crate::error::Result;
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -57,36 +55,79 @@ pub(crate) fn enabled(comm: &SimpleCommunicator) -> Result<bool> {
     Ok(*ENABLED.get_or_init(|| e))
 }
 
-/// One round of one rank lattice: its two sets of send buffers and events, and how many
+/// Sets of send buffers and events a round cycles through: the host may run this many
+/// exchanges minus one ahead of the device.
+const SETS: usize = 4;
+
+/// One set: the send buffers, the interprocess event recorded after their packs (with its
+/// id), and a local event recorded after the exchange's unpacks.
+struct Set {
+    send: Faces,
+    event: Option<(u64, InterprocessEvent)>,
+    done: Option<DeviceEvent>,
+}
+
+/// One round of one rank lattice: its sets of send buffers and events, and how many
 /// exchanges it has made.
+///
+/// Exchange `m` uses set `m % SETS`. A neighbour's wait for an interprocess event takes
+/// whatever recording of it is the latest when its device reaches the wait, so an event
+/// must not be recorded again before every neighbour's device has passed its wait for the
+/// earlier recording. Before exchange `m` records its set's event, the host therefore waits
+/// for the unpacks of exchange `m − SETS + 1`: those followed this rank's waits for the
+/// neighbours' events of that exchange, which they recorded after their waits of exchange
+/// `m − SETS`. The same order makes the send buffers safe to pack again: a neighbour read
+/// set `m % SETS` in exchange `m − SETS`, before it recorded the event this rank waited for
+/// in exchange `m − SETS + 1`, before this pack.
 pub(crate) struct Round {
     exchanges: u64,
-    send: [Faces; 2],
-    events: [Option<(u64, InterprocessEvent)>; 2],
+    sets: [Set; SETS],
 }
 
 impl Round {
-    /// The set this exchange uses: its send buffers and its event (made on first use),
-    /// counting the exchange.
-    pub(crate) fn next(
-        &mut self,
-        dev: &'static Device,
-    ) -> Result<(&mut Faces, &(u64, InterprocessEvent))> {
-        let p = (self.exchanges % 2) as usize;
-        if self.events[p].is_none() {
+    /// Starts an exchange: the index of its set, whose send buffers the faces are packed
+    /// into (its events made on first use).
+    pub(crate) fn begin(&mut self, dev: &'static Device) -> Result<usize> {
+        let p = (self.exchanges % SETS as u64) as usize;
+        let set = &mut self.sets[p];
+        if set.event.is_none() {
             static IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
             let id = IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            self.events[p] = Some((id, InterprocessEvent::new(dev)?));
+            set.event = Some((id, InterprocessEvent::new(dev)?));
+            set.done = Some(DeviceEvent::new(dev)?);
         }
         self.exchanges += 1;
-        let event = self.events[p].as_ref().expect("made above");
-        Ok((&mut self.send[p], event))
+        Ok(p)
     }
 
-    /// Takes back the count of an exchange that sent nothing (the call writes no rank
-    /// field), so that the sets keep alternating with the neighbours'.
+    /// Takes back an exchange that sent nothing (the call writes no rank field), so that
+    /// the sets keep step with the neighbours'.
     pub(crate) fn cancel(&mut self) {
         self.exchanges -= 1;
+    }
+
+    /// The send buffers of set `p`.
+    pub(crate) fn send(&mut self, p: usize) -> &mut Faces {
+        &mut self.sets[p].send
+    }
+
+    /// Records set `p`'s event after the packs queued so far (waiting first, where the set
+    /// has been used before, for the unpacks of the exchange after its last use) and
+    /// returns its id and handle.
+    pub(crate) fn publish(&self, p: usize) -> Result<(u64, Handle)> {
+        if self.exchanges > SETS as u64 {
+            let after = &self.sets[(p + 1) % SETS];
+            after.done.as_ref().expect("recorded").synchronize()?;
+        }
+        let (id, event) = self.sets[p].event.as_ref().expect("made by begin");
+        event.record()?;
+        Ok((*id, event.handle()))
+    }
+
+    /// Records that the unpacks of set `p`'s exchange are queued.
+    pub(crate) fn finish(&self, p: usize) -> Result<()> {
+        let done = self.sets[p].done.as_ref().expect("made by begin");
+        done.record_on(std::ptr::null_mut())
     }
 }
 
@@ -103,8 +144,11 @@ impl NodePeers {
     pub(crate) fn round(&mut self, lattice: u64, k: usize) -> &mut Round {
         self.rounds.entry((lattice, k)).or_insert_with(|| Round {
             exchanges: 0,
-            send: [Faces::new(), Faces::new()],
-            events: [None, None],
+            sets: std::array::from_fn(|_| Set {
+                send: Faces::new(),
+                event: None,
+                done: None,
+            }),
         })
     }
 

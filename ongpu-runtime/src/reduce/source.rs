@@ -87,7 +87,7 @@ pub fn reduction(
 ///
 /// A block's threads run the same number of iterations (a thread past the last site adds
 /// zero), so that its warps add their values together.
-#[cfg(feature = "mpi")]
+#[cfg(all(feature = "mpi", feature = "cuda"))]
 pub fn exact_reduction(
     site: &SiteInfo,
     kinds: &[CaptureKind],

@@ -8,13 +8,14 @@ use super::boxes::Round;
 use crate::capture::Captures;
 use crate::error::{Error, Result};
 use crate::mpi::exchange::{exchange_during, HaloTransport, Incoming, Outgoing};
-use crate::mpi::staging::{staging, FaceMemory, Slot, Staging};
+use crate::mpi::staging::{staging, FaceMemory, Staging};
 use mpi::topology::SimpleCommunicator;
 
 /// What a round needs to know of its call.
 pub(super) struct Exchange<'a> {
     pub comm: &'a SimpleCommunicator,
     /// The rank lattice's id (its IPC buffers are its own).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub lattice: u64,
     /// The round's index and its neighbours and boxes.
     pub k: usize,
@@ -134,18 +135,20 @@ fn ipc_round<C: Captures>(
     interior: &mut dyn FnMut(&mut C) -> Result<()>,
 ) -> Result<bool> {
     use crate::mpi::node_peers::{node_peers, Descriptor};
+    use crate::mpi::staging::Slot;
     let dev = crate::cuda::device()?;
     let mut peers = node_peers();
     let round = peers.round(x.lattice, x.k);
-    let (send, (event_id, event)) = round.next(dev)?;
+    let set = round.begin(dev)?;
+    let send = round.send(set);
     send.clear(FaceMemory::Exported);
     caps.halo_send(x.k, x.parity, send)?;
     if send.taken().is_empty() {
         round.cancel();
         return Ok(false);
     }
-    event.record()?;
-    let (event_id, event) = (*event_id, event.handle());
+    let (event_id, event) = round.publish(set)?;
+    let send = round.send(set);
     let sent: Vec<Descriptor> = (send.taken().iter())
         .map(|slot| {
             let (buffer_id, memory) = slot.exported().expect("faces of exported buffers");
@@ -196,5 +199,6 @@ fn ipc_round<C: Captures>(
         halos.push(Slot::peer(peers.receive(dev, x.to(i), d)?, lengths[i]));
     }
     caps.halo_receive(x.k, x.parity, &mut halos.iter_mut())?;
+    peers.round(x.lattice, x.k).finish(set)?;
     Ok(true)
 }
