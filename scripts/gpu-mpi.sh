@@ -3,7 +3,8 @@
 # `BUNDLE_FEATURES=mpi scripts/gpu-bundle.sh`: each step under `mpirun -np N` (ranks share
 # the machine's GPUs, `local_rank % GPUs`), its output in RESULTS_DIR and its tail printed.
 # Usage: scripts/gpu-mpi.sh RESULTS_DIR "N PROGRAM ARGS" ...   (PROGRAM: tests/NAME,
-#        examples/NAME, or sanitize:TOOL:tests/NAME for compute-sanitizer inside each rank)
+#        examples/NAME, or sanitize:TOOL:tests/NAME for compute-sanitizer inside each rank;
+#        each step at most MPI_STEP_TIMEOUT_S seconds, default 400)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 results=${1:?results folder}

@@ -1,0 +1,51 @@
+//! Wilson fermions: Dirac spinors (four spin components of colour vectors) and the Wilson
+//! operator
+//!
+//! `D_W ψ(x) = ψ(x) − κ Σ_mu [(1 − γ_mu) U_mu(x) ψ(x+mû) + (1 + γ_mu) U_mu(x−mû)† ψ(x−mû)]`
+//!
+//! in the hopping-parameter form (bare mass `m = 1/(2κ) − 4`), DeGrand–Rossi γ matrices,
+//! periodic boundaries in every direction.
+//!
+//! - [`Spinor`]: a Dirac spinor, `[ColorVector<T>; 4]` (a field element like the links'
+//!   `[ColorMatrix; 4]`, in every layout, on both backends);
+//! - [`gamma`](mod@gamma): the γ matrices as plain matrices on the host;
+//! - [`Wilson`]: the operator as `on_gpu!` passes with spin projection (half spinors made
+//!   with additions and `times_i` only);
+//! - [`reference`](mod@reference): the operator again on the host with full γ matrices, to
+//!   check against.
+
+pub mod gamma;
+mod operator;
+pub mod reference;
+
+pub use operator::{dslash, hop, Wilson, HOP_BYTES, HOP_FLOPS};
+
+use crate::SiteLayout;
+use ongpu::prelude::*;
+
+/// A Dirac spinor: spin components 0–3, each a colour vector.
+pub type Spinor<T = f64> = [ColorVector<T>; 4];
+
+/// A spinor on the host, in double precision.
+pub type HostSpinor = Spinor<f64>;
+
+/// A spinor field on a [`Lattice`].
+pub type SpinorField = Field<Spinor<f64>, SiteLayout>;
+
+/// A spinor field on any [`Space`].
+pub type SpinorFieldOf<S> = <S as Space>::Field<Spinor<f64>, SiteLayout>;
+
+/// A random spinor at every site of `lat` (parts uniform in [−1, 1)), from `seed`.
+pub fn random_spinors(lat: &Lattice, seed: u64) -> Vec<HostSpinor> {
+    use rand::SeedableRng;
+    let mut r = rand::rngs::SmallRng::seed_from_u64(seed);
+    (0..lat.volume())
+        .map(|_| {
+            std::array::from_fn(|_| {
+                ColorVector::new(std::array::from_fn(|_| {
+                    crate::gauge::su3::random_complex(&mut r)
+                }))
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,257 @@
+//! The Wilson operator of `ongpu::qcd::wilson`: the γ matrices' algebra; the `on_gpu!`
+//! passes (spin projection) against the host operator (full γ matrices) at every site, over
+//! the whole lattice and over one parity; γ5-hermiticity; gauge covariance; the free
+//! operator on plane waves against its momentum-space form, and its zero mode at κ = 1/8.
+//! Every check runs on the CPU backend, and on the GPU with
+//! `cargo test --test wilson -- --include-ignored`; on CPUs, the kernels are compiled by
+//! NVRTC for sm_90 without spills.
+
+#[cfg(feature = "cuda")]
+mod common;
+use ongpu::prelude::*;
+use ongpu::qcd::gauge::{su3::random_su3, GaugeField};
+use ongpu::qcd::wilson::gamma::{gamma, spin_product, spin_times, SpinMatrix};
+use ongpu::qcd::wilson::reference::HostWilson;
+use ongpu::qcd::wilson::{random_spinors, HostSpinor, SpinorField, Wilson};
+use rand::SeedableRng;
+
+const KAPPA: f64 = 0.124;
+
+fn c(re: f64, im: f64) -> Complex<f64> {
+    Complex::new(re, im)
+}
+
+/// The largest |part| of `a − b`, and of `b`.
+fn max_diff(a: &[HostSpinor], b: &[HostSpinor]) -> (f64, f64) {
+    let parts = |s: &HostSpinor| -> Vec<f64> {
+        s.iter()
+            .flat_map(|v| (0..3).flat_map(move |k| [v[k].re, v[k].im]))
+            .collect()
+    };
+    let mut diff: f64 = 0.0;
+    let mut scale: f64 = 0.0;
+    for (x, y) in a.iter().zip(b) {
+        for (p, q) in parts(x).into_iter().zip(parts(y)) {
+            diff = diff.max((p - q).abs());
+            scale = scale.max(q.abs());
+        }
+    }
+    (diff, scale)
+}
+
+/// `Σ_x ⟨a(x), b(x)⟩`.
+fn dot(a: &[HostSpinor], b: &[HostSpinor]) -> Complex<f64> {
+    a.iter()
+        .zip(b)
+        .flat_map(|(x, y)| (0..4).map(move |s| x[s].dot(y[s])))
+        .sum()
+}
+
+/// A spinor field full of NaN: what the device must overwrite.
+fn poisoned(lat: &Lattice) -> SpinorField {
+    let nan = ColorVector::new([c(f64::NAN, f64::NAN); 3]);
+    SpinorField::from_vec(vec![[nan; 4]; lat.volume()])
+}
+
+/// `D_W ψ` by the `on_gpu!` pass.
+fn device_apply(u: &GaugeField, kappa: f64, psi: &[HostSpinor]) -> Vec<HostSpinor> {
+    let lat = u.lattice();
+    let psi = SpinorField::from_vec(psi.to_vec());
+    let mut out = poisoned(&lat);
+    Wilson::new(u, kappa).apply(&psi, &mut out).unwrap();
+    out.to_vec().unwrap()
+}
+
+fn gamma_algebra() {
+    let zero = c(0.0, 0.0);
+    for mu in 0..4 {
+        for nu in 0..4 {
+            let (a, b) = (spin_product(&gamma(mu), &gamma(nu)), spin_product(&gamma(nu), &gamma(mu)));
+            for r in 0..4 {
+                for k in 0..4 {
+                    let want = if mu == nu && r == k { c(2.0, 0.0) } else { zero };
+                    assert_eq!(a[r][k] + b[r][k], want, "{{γ{mu}, γ{nu}}} at ({r}, {k})");
+                }
+            }
+        }
+        let g = gamma(mu);
+        for r in 0..4 {
+            for k in 0..4 {
+                assert_eq!(g[r][k], g[k][r].conj(), "γ{mu} is Hermitian");
+            }
+        }
+    }
+    let g5 = spin_product(
+        &spin_product(&gamma(0), &gamma(1)),
+        &spin_product(&gamma(2), &gamma(3)),
+    );
+    assert_eq!(g5, gamma(4), "γ5 = γ0 γ1 γ2 γ3 = diag(1, 1, −1, −1)");
+}
+
+/// The spin-projected passes against the host operator with full γ matrices.
+fn operator_matches_host() {
+    let lat = Lattice::new([4, 6, 4, 8]).unwrap();
+    let u = GaugeField::random(lat, 21).unwrap();
+    let psi = random_spinors(&lat, 22);
+    let got = device_apply(&u, KAPPA, &psi);
+    let want = HostWilson::from_gauge(&u, KAPPA).unwrap().apply(&psi);
+    let (diff, scale) = max_diff(&got, &want);
+    assert!(diff <= 1e-13 * scale, "D_W differs from the host's by {diff:e} (scale {scale})");
+}
+
+/// `H` over one parity writes that parity's sites (the host's hop there) and no other.
+fn parity_hops_match_host() {
+    let lat = Lattice::new([4, 4, 4, 6]).unwrap();
+    let u = GaugeField::random(lat, 23).unwrap();
+    let psi_host = random_spinors(&lat, 24);
+    let want = HostWilson::from_gauge(&u, KAPPA).unwrap().hopping(&psi_host);
+    let psi = SpinorField::from_vec(psi_host);
+    let op = Wilson::new(&u, KAPPA);
+    for parity in 0..2 {
+        let mut out = poisoned(&lat);
+        let sites = if parity == 0 { lat.even() } else { lat.odd() };
+        op.hop(sites, &psi, &mut out).unwrap();
+        let got = out.to_vec().unwrap();
+        for x in 0..lat.volume() {
+            if lat.parity(x) == parity {
+                let (diff, scale) = max_diff(&got[x..=x], &want[x..=x]);
+                assert!(diff <= 1e-13 * scale.max(1.0), "site {x}: off by {diff:e}");
+            } else {
+                assert!(got[x][0][0].re.is_nan(), "site {x} of the other parity was written");
+            }
+        }
+    }
+}
+
+/// `⟨χ, γ5 D γ5 ψ⟩ = ⟨D χ, ψ⟩`.
+fn gamma5_hermiticity() {
+    let lat = Lattice::new([4, 4, 6, 4]).unwrap();
+    let u = GaugeField::random(lat, 25).unwrap();
+    let (chi, psi) = (random_spinors(&lat, 26), random_spinors(&lat, 27));
+    let g5 = |v: &[HostSpinor]| -> Vec<HostSpinor> {
+        v.iter().map(|s| spin_times(&gamma(4), s)).collect()
+    };
+    let lhs = dot(&chi, &g5(&device_apply(&u, KAPPA, &g5(&psi))));
+    let rhs = dot(&device_apply(&u, KAPPA, &chi), &psi);
+    assert!((lhs - rhs).norm() <= 1e-12 * rhs.norm(), "{lhs} vs {rhs}");
+}
+
+/// With `U'_mu(x) = g(x) U_mu(x) g(x+mû)†` and `ψ' = g ψ`, `D[U'] ψ' = g D[U] ψ`.
+fn gauge_covariance() {
+    let lat = Lattice::new([4, 4, 2, 6]).unwrap();
+    let v = lat.volume();
+    let u = GaugeField::random(lat, 28).unwrap().to_host().unwrap();
+    let mut r = rand::rngs::SmallRng::seed_from_u64(29);
+    let g: Vec<ColorMatrix<f64>> = (0..v).map(|_| random_su3(&mut r)).collect();
+    let u_g: Vec<[ColorMatrix<f64>; 4]> = (0..v)
+        .map(|i| std::array::from_fn(|mu| g[i] * u[i][mu] * g[lat.shift(i, mu, 1)].adj()))
+        .collect();
+    let psi = random_spinors(&lat, 30);
+    let psi_g: Vec<HostSpinor> = (0..v).map(|i| psi[i].map(|s| g[i] * s)).collect();
+    let d = device_apply(&GaugeField::from_host(lat, u).unwrap(), KAPPA, &psi);
+    let got = device_apply(&GaugeField::from_host(lat, u_g).unwrap(), KAPPA, &psi_g);
+    let want: Vec<HostSpinor> = (0..v).map(|i| d[i].map(|s| g[i] * s)).collect();
+    let (diff, scale) = max_diff(&got, &want);
+    assert!(diff <= 1e-12 * scale, "D[U'] g psi differs from g D[U] psi by {diff:e}");
+}
+
+/// For `U = 1` and `ψ(x) = e^{ip·x} w`:
+/// `D_W ψ = [1 − κ Σ_mu (2 cos p_mu − 2i γ_mu sin p_mu)] ψ`; at `p = 0` and `κ = 1/8` the
+/// operator annihilates every constant spinor.
+fn free_field_plane_waves() {
+    let dims = [4, 4, 6, 8];
+    let lat = Lattice::new(dims).unwrap();
+    let u = GaugeField::unit(lat).unwrap();
+    let w = random_spinors(&Lattice::new([1, 1, 1, 1]).unwrap(), 31)[0];
+    for (n, kappa) in [([1, 0, 2, 3], KAPPA), ([0, 3, 1, 7], 0.2), ([0, 0, 0, 0], 0.125)] {
+        let p: [f64; 4] = std::array::from_fn(|mu| {
+            2.0 * std::f64::consts::PI * n[mu] as f64 / dims[mu] as f64
+        });
+        let psi: Vec<HostSpinor> = (0..lat.volume())
+            .map(|x| {
+                let cx = lat.coords(x);
+                let phase = (0..4).map(|mu| p[mu] * cx[mu] as f64).sum::<f64>();
+                w.map(|s| s * c(phase.cos(), phase.sin()))
+            })
+            .collect();
+        let mut m: SpinMatrix = std::array::from_fn(|r| {
+            std::array::from_fn(|k| if r == k { c(1.0, 0.0) } else { c(0.0, 0.0) })
+        });
+        for mu in 0..4 {
+            let g = gamma(mu);
+            for r in 0..4 {
+                for k in 0..4 {
+                    let diag = if r == k { 2.0 * p[mu].cos() } else { 0.0 };
+                    m[r][k] -= (c(diag, 0.0) - c(0.0, 2.0 * p[mu].sin()) * g[r][k]) * kappa;
+                }
+            }
+        }
+        let want: Vec<HostSpinor> = psi.iter().map(|s| spin_times(&m, s)).collect();
+        let got = device_apply(&u, kappa, &psi);
+        let (diff, _) = max_diff(&got, &want);
+        assert!(diff <= 1e-13, "momentum {n:?}, κ = {kappa}: off by {diff:e}");
+        if n == [0, 0, 0, 0] {
+            let (zero, _) = max_diff(&got, &vec![[ColorVector::zero(); 4]; lat.volume()]);
+            assert!(zero <= 1e-14, "κ = 1/8 annihilates constants: {zero:e}");
+        }
+    }
+}
+
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod cpu {
+            $(
+                #[test]
+                fn $name() {
+                    ongpu::with_backend(ongpu::Backend::Cpu, super::$name)
+                }
+            )*
+        }
+        #[cfg(feature = "cuda")]
+        mod gpu {
+            $(
+                #[test]
+                #[ignore = "needs a CUDA device"]
+                fn $name() {
+                    ongpu::with_backend(ongpu::Backend::Cuda, super::$name)
+                }
+            )*
+        }
+    };
+}
+
+on_both_backends!(
+    gamma_algebra,
+    operator_matches_host,
+    parity_hops_match_host,
+    gamma5_hermiticity,
+    gauge_covariance,
+    free_field_plane_waves,
+);
+
+/// The Wilson kernels compile with NVRTC for Hopper with no warnings, spills or stack frame
+/// (no GPU needed: the kernels' sources come from a CPU run).
+#[cfg(feature = "cuda")]
+#[test]
+fn wilson_kernels_compile_for_sm90_without_spills() {
+    use ongpu::codegen::collect_kernel_sources;
+    if !common::require_nvrtc() {
+        return;
+    }
+    let ((), sources) = collect_kernel_sources(|| {
+        ongpu::with_bounds_checks(false, || {
+            ongpu::with_backend(ongpu::Backend::Cpu, || {
+                let lat = Lattice::new([4; 4]).unwrap();
+                let u = GaugeField::random(lat, 32).unwrap();
+                let psi = SpinorField::from_vec(random_spinors(&lat, 33));
+                let mut out = poisoned(&lat);
+                let op = Wilson::new(&u, KAPPA);
+                op.apply(&psi, &mut out).unwrap();
+                op.hop(lat.even(), &psi, &mut out).unwrap();
+            })
+        })
+    });
+    let kernels = common::distinct_kernels(sources);
+    assert!(kernels.len() >= 2, "only {} distinct kernels", kernels.len());
+    common::check_kernels_stay_in_registers(&kernels);
+}
