@@ -213,7 +213,7 @@ pub use ongpu_runtime::{
     LaunchShape, Layout, Location, LoopTest, LoopValue, Norm2, Philox, ProcessGrid, Real, RealKind,
     Residency, Result, Scalar, ScalarRead, SoA, Space, SpaceField, SpaceSubset, SplitField,
     SplitLattice, SplitRead, SplitShifted, SplitSubset, SplitWrite, Storage, Stream, Subset,
-    Transfers,
+    TimesI, Transfers,
 };
 pub use ongpu_runtime::{ExactSum, InnerProduct, MinMax, Summable};
 
@@ -247,7 +247,7 @@ pub mod prelude {
     pub use crate::{
         on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Devices, Field, Graph,
         GraphLoop, Lattice, LaunchShape, LoopTest, Norm2, Philox, Real, Result, SoA, Space,
-        SpaceField, SpaceSubset, SplitField, SplitLattice, Subset,
+        SpaceField, SpaceSubset, SplitField, SplitLattice, Subset, TimesI,
     };
 }
 

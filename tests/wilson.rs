@@ -6,6 +6,8 @@
 //! `cargo test --test wilson -- --include-ignored`; on CPUs, the kernels are compiled by
 //! NVRTC for sm_90 without spills.
 
+#![allow(clippy::needless_range_loop)] // spin and colour indices read best as indices
+
 #[cfg(feature = "cuda")]
 mod common;
 use ongpu::prelude::*;
@@ -66,10 +68,17 @@ fn gamma_algebra() {
     let zero = c(0.0, 0.0);
     for mu in 0..4 {
         for nu in 0..4 {
-            let (a, b) = (spin_product(&gamma(mu), &gamma(nu)), spin_product(&gamma(nu), &gamma(mu)));
+            let (a, b) = (
+                spin_product(&gamma(mu), &gamma(nu)),
+                spin_product(&gamma(nu), &gamma(mu)),
+            );
             for r in 0..4 {
                 for k in 0..4 {
-                    let want = if mu == nu && r == k { c(2.0, 0.0) } else { zero };
+                    let want = if mu == nu && r == k {
+                        c(2.0, 0.0)
+                    } else {
+                        zero
+                    };
                     assert_eq!(a[r][k] + b[r][k], want, "{{γ{mu}, γ{nu}}} at ({r}, {k})");
                 }
             }
@@ -96,7 +105,10 @@ fn operator_matches_host() {
     let got = device_apply(&u, KAPPA, &psi);
     let want = HostWilson::from_gauge(&u, KAPPA).unwrap().apply(&psi);
     let (diff, scale) = max_diff(&got, &want);
-    assert!(diff <= 1e-13 * scale, "D_W differs from the host's by {diff:e} (scale {scale})");
+    assert!(
+        diff <= 1e-13 * scale,
+        "D_W differs from the host's by {diff:e} (scale {scale})"
+    );
 }
 
 /// `H` over one parity writes that parity's sites (the host's hop there) and no other.
@@ -104,7 +116,9 @@ fn parity_hops_match_host() {
     let lat = Lattice::new([4, 4, 4, 6]).unwrap();
     let u = GaugeField::random(lat, 23).unwrap();
     let psi_host = random_spinors(&lat, 24);
-    let want = HostWilson::from_gauge(&u, KAPPA).unwrap().hopping(&psi_host);
+    let want = HostWilson::from_gauge(&u, KAPPA)
+        .unwrap()
+        .hopping(&psi_host);
     let psi = SpinorField::from_vec(psi_host);
     let op = Wilson::new(&u, KAPPA);
     for parity in 0..2 {
@@ -117,7 +131,10 @@ fn parity_hops_match_host() {
                 let (diff, scale) = max_diff(&got[x..=x], &want[x..=x]);
                 assert!(diff <= 1e-13 * scale.max(1.0), "site {x}: off by {diff:e}");
             } else {
-                assert!(got[x][0][0].re.is_nan(), "site {x} of the other parity was written");
+                assert!(
+                    got[x][0][0].re.is_nan(),
+                    "site {x} of the other parity was written"
+                );
             }
         }
     }
@@ -152,7 +169,10 @@ fn gauge_covariance() {
     let got = device_apply(&GaugeField::from_host(lat, u_g).unwrap(), KAPPA, &psi_g);
     let want: Vec<HostSpinor> = (0..v).map(|i| d[i].map(|s| g[i] * s)).collect();
     let (diff, scale) = max_diff(&got, &want);
-    assert!(diff <= 1e-12 * scale, "D[U'] g psi differs from g D[U] psi by {diff:e}");
+    assert!(
+        diff <= 1e-12 * scale,
+        "D[U'] g psi differs from g D[U] psi by {diff:e}"
+    );
 }
 
 /// For `U = 1` and `ψ(x) = e^{ip·x} w`:
@@ -162,11 +182,14 @@ fn free_field_plane_waves() {
     let dims = [4, 4, 6, 8];
     let lat = Lattice::new(dims).unwrap();
     let u = GaugeField::unit(lat).unwrap();
-    let w = random_spinors(&Lattice::new([1, 1, 1, 1]).unwrap(), 31)[0];
-    for (n, kappa) in [([1, 0, 2, 3], KAPPA), ([0, 3, 1, 7], 0.2), ([0, 0, 0, 0], 0.125)] {
-        let p: [f64; 4] = std::array::from_fn(|mu| {
-            2.0 * std::f64::consts::PI * n[mu] as f64 / dims[mu] as f64
-        });
+    let w = random_spinors(&lat, 31)[0];
+    for (n, kappa) in [
+        ([1, 0, 2, 3], KAPPA),
+        ([0, 3, 1, 7], 0.2),
+        ([0, 0, 0, 0], 0.125),
+    ] {
+        let p: [f64; 4] =
+            std::array::from_fn(|mu| 2.0 * std::f64::consts::PI * n[mu] as f64 / dims[mu] as f64);
         let psi: Vec<HostSpinor> = (0..lat.volume())
             .map(|x| {
                 let cx = lat.coords(x);
@@ -189,7 +212,10 @@ fn free_field_plane_waves() {
         let want: Vec<HostSpinor> = psi.iter().map(|s| spin_times(&m, s)).collect();
         let got = device_apply(&u, kappa, &psi);
         let (diff, _) = max_diff(&got, &want);
-        assert!(diff <= 1e-13, "momentum {n:?}, κ = {kappa}: off by {diff:e}");
+        assert!(
+            diff <= 1e-13,
+            "momentum {n:?}, κ = {kappa}: off by {diff:e}"
+        );
         if n == [0, 0, 0, 0] {
             let (zero, _) = max_diff(&got, &vec![[ColorVector::zero(); 4]; lat.volume()]);
             assert!(zero <= 1e-14, "κ = 1/8 annihilates constants: {zero:e}");
@@ -252,6 +278,10 @@ fn wilson_kernels_compile_for_sm90_without_spills() {
         })
     });
     let kernels = common::distinct_kernels(sources);
-    assert!(kernels.len() >= 2, "only {} distinct kernels", kernels.len());
+    assert!(
+        kernels.len() >= 2,
+        "only {} distinct kernels",
+        kernels.len()
+    );
     common::check_kernels_stay_in_registers(&kernels);
 }

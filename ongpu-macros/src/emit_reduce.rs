@@ -62,7 +62,7 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
     quote! {
         {
             #[allow(unused_imports)]
-            use ::ongpu::__private::{CaptureRef as _, Norm2 as _};
+            use ::ongpu::__private::{CaptureRef as _, Norm2 as _, TimesI as _};
             static #site_static: ::ongpu::__private::ReduceSite =
                 ::ongpu::__private::ReduceSite::new(#info);
             #lattice

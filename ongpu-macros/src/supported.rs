@@ -86,6 +86,8 @@ pub const METHODS: &[(&str, usize)] = &[
     ("mul_add", 2),
     ("adj", 0),
     ("conj", 0),
+    ("times_i", 0),
+    ("times_minus_i", 0),
     ("trace", 0),
     ("norm2", 0),
     ("transpose", 0),

@@ -53,7 +53,7 @@ mod prelude {
     pub use ongpu_runtime::{
         AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Field, Graph, GraphLoop,
         Lattice, LoopTest, Norm2, Philox, Real, Result, SoA, Space, SpaceField, SpaceSubset,
-        Subset,
+        Subset, TimesI,
     };
 }
 
@@ -73,3 +73,4 @@ pub mod quenched;
 pub mod solver;
 pub mod staggered;
 pub mod stats;
+pub mod wilson;

@@ -208,6 +208,9 @@ template <class T, class B> ONGPU_FN complex<T>& operator-=(complex<T>& a, B b) 
 template <class T, class B> ONGPU_FN complex<T>& operator*=(complex<T>& a, B b) { return a = a * b; }
 template <class T, class B> ONGPU_FN complex<T>& operator/=(complex<T>& a, B b) { return a = a / b; }
 template <class T> ONGPU_FN complex<T> conj(complex<T> a) { return {a.re, -a.im}; }
+// i·a and −i·a: a swap and a sign, no multiplication (ongpu-runtime/src/types/times_i.rs).
+template <class T> ONGPU_FN complex<T> times_i(complex<T> a) { return {-a.im, a.re}; }
+template <class T> ONGPU_FN complex<T> times_minus_i(complex<T> a) { return {a.im, -a.re}; }
 template <class T> ONGPU_FN T norm_sqr(complex<T> a) { return a.re * a.re + a.im * a.im; }
 template <class T> ONGPU_FN T norm2(complex<T> a) { return a.re * a.re + a.im * a.im; }
 template <class T> ONGPU_FN T norm(complex<T> a) { return hypot(a.re, a.im); }
@@ -273,6 +276,12 @@ template <class T, class B> ONGPU_FN ColorVector<T>& operator*=(ColorVector<T>& 
 template <class T, class B> ONGPU_FN ColorVector<T>& operator/=(ColorVector<T>& a, B b) { return a = a / b; }
 template <class T> ONGPU_FN ColorVector<T> conj(ColorVector<T> a) {
   return map(a, [](complex<T> z) { return conj(z); });
+}
+template <class T> ONGPU_FN ColorVector<T> times_i(ColorVector<T> a) {
+  return map(a, [](complex<T> z) { return times_i(z); });
+}
+template <class T> ONGPU_FN ColorVector<T> times_minus_i(ColorVector<T> a) {
+  return map(a, [](complex<T> z) { return times_minus_i(z); });
 }
 template <class T> ONGPU_FN T norm2(ColorVector<T> a) {
   return norm2(a.v[0]) + norm2(a.v[1]) + norm2(a.v[2]);
@@ -417,6 +426,12 @@ template <class T> ONGPU_FN ColorMatrix<T> transpose(ColorMatrix<T> a) {
 }
 template <class T> ONGPU_FN ColorMatrix<T> conj(ColorMatrix<T> a) {
   return map(a, [](complex<T> z) { return conj(z); });
+}
+template <class T> ONGPU_FN ColorMatrix<T> times_i(ColorMatrix<T> a) {
+  return map(a, [](complex<T> z) { return times_i(z); });
+}
+template <class T> ONGPU_FN ColorMatrix<T> times_minus_i(ColorMatrix<T> a) {
+  return map(a, [](complex<T> z) { return times_minus_i(z); });
 }
 template <class T> ONGPU_FN complex<T> trace(ColorMatrix<T> a) { return a.m[0][0] + a.m[1][1] + a.m[2][2]; }
 template <class T> ONGPU_FN T norm2(ColorMatrix<T> a) {

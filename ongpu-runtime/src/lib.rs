@@ -61,7 +61,7 @@ pub use random::Philox;
 pub use reduce::{ExactSum, InnerProduct, MinMax, Summable};
 pub use scalar::{DeviceScalar, ScalarRead};
 pub use stream::{in_stream_scope, Event, Stream};
-pub use types::{ColorMatrix, ColorVector, Norm2, Real};
+pub use types::{ColorMatrix, ColorVector, Norm2, Real, TimesI};
 
 mod layout;
 
@@ -113,4 +113,5 @@ pub mod __private {
     };
     pub use crate::types::Norm2;
     pub use crate::types::Real;
+    pub use crate::types::TimesI;
 }

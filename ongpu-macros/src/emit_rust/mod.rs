@@ -228,7 +228,7 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
     quote! {
         {
             #[allow(unused_imports)]
-            use ::ongpu::__private::{CaptureRef as _, Norm2 as _};
+            use ::ongpu::__private::{CaptureRef as _, Norm2 as _, TimesI as _};
             static #site_static: ::ongpu::__private::CallSite = ::ongpu::__private::CallSite::new(#info);
             #lattice
             let __ongpu_count = #count;

@@ -22,26 +22,37 @@ pub fn gamma(mu: usize) -> SpinMatrix {
     let (mi, mone) = (-i, -one);
     match mu {
         0 => [[o, o, o, i], [o, o, i, o], [o, mi, o, o], [mi, o, o, o]],
-        1 => [[o, o, o, mone], [o, o, one, o], [o, one, o, o], [mone, o, o, o]],
+        1 => [
+            [o, o, o, mone],
+            [o, o, one, o],
+            [o, one, o, o],
+            [mone, o, o, o],
+        ],
         2 => [[o, o, i, o], [o, o, o, mi], [mi, o, o, o], [o, i, o, o]],
-        3 => [[o, o, one, o], [o, o, o, one], [one, o, o, o], [o, one, o, o]],
-        4 => [[one, o, o, o], [o, one, o, o], [o, o, mone, o], [o, o, o, mone]],
+        3 => [
+            [o, o, one, o],
+            [o, o, o, one],
+            [one, o, o, o],
+            [o, one, o, o],
+        ],
+        4 => [
+            [one, o, o, o],
+            [o, one, o, o],
+            [o, o, mone, o],
+            [o, o, o, mone],
+        ],
         _ => panic!("gamma({mu}): directions are 0..4 and 4 is γ5"),
     }
 }
 
 /// The product of two spin matrices.
 pub fn spin_product(a: &SpinMatrix, b: &SpinMatrix) -> SpinMatrix {
-    std::array::from_fn(|r| {
-        std::array::from_fn(|col| (0..4).map(|k| a[r][k] * b[k][col]).sum())
-    })
+    std::array::from_fn(|r| std::array::from_fn(|col| (0..4).map(|k| a[r][k] * b[k][col]).sum()))
 }
 
 /// `m ψ` for a Dirac spinor `ψ` (spin components of colour vectors).
 pub fn spin_times(m: &SpinMatrix, psi: &[ColorVector<f64>; 4]) -> [ColorVector<f64>; 4] {
-    std::array::from_fn(|r| {
-        (0..4).fold(ColorVector::zero(), |acc, k| acc + psi[k] * m[r][k])
-    })
+    std::array::from_fn(|r| (0..4).fold(ColorVector::zero(), |acc, k| acc + psi[k] * m[r][k]))
 }
 
 /// `1 + sign γ_mu`.

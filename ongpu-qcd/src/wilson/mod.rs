@@ -18,7 +18,7 @@ pub mod gamma;
 mod operator;
 pub mod reference;
 
-pub use operator::{dslash, hop, Wilson, HOP_BYTES, HOP_FLOPS};
+pub use operator::{hop, Wilson, HOP_BYTES, HOP_FLOPS};
 
 use crate::SiteLayout;
 use ongpu::prelude::*;

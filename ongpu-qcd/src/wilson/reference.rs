@@ -29,7 +29,11 @@ impl HostWilson {
     fn neighbour(&self, c: [usize; 4], mu: usize, forward: bool) -> usize {
         let l = self.lat.extents()[mu];
         let mut n = c;
-        n[mu] = if forward { (c[mu] + 1) % l } else { (c[mu] + l - 1) % l };
+        n[mu] = if forward {
+            (c[mu] + 1) % l
+        } else {
+            (c[mu] + l - 1) % l
+        };
         self.lat.index(n)
     }
 

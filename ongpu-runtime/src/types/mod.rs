@@ -4,7 +4,9 @@
 mod color_matrix;
 mod color_vector;
 mod real;
+mod times_i;
 
 pub use color_matrix::ColorMatrix;
 pub use color_vector::ColorVector;
 pub use real::{Norm2, Real};
+pub use times_i::TimesI;
