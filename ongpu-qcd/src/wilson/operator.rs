@@ -8,10 +8,10 @@ use super::SpinorFieldOf;
 use crate::gauge::{GaugeField, LinksOf};
 use ongpu::prelude::*;
 
-/// Useful flops of one site of the hopping term in the standard count: 8 directions of two
-/// SU(3) matrix-vector products (66 flops each), the projections (12 flops per direction)
-/// and the accumulation (7 × 24), less what the conventions differ by: 1320, as QUDA and
-/// Chroma count it.
+/// Useful flops of one site of the hopping term in the standard count (QUDA's and
+/// Chroma's): 8 directions of two SU(3) matrix-vector products (66 flops each) and a
+/// projection (12), and 7 × 24 to add the directions' four rebuilt spin components:
+/// 8 · 144 + 168 = 1320.
 pub const HOP_FLOPS: f64 = 1320.0;
 
 /// Bytes of one site of the hopping term with no reuse (f64): 8 links of 144 bytes and 8
