@@ -146,7 +146,8 @@ fn list(name: &str, default: &str) -> Vec<String> {
 }
 
 fn main() -> BenchResult<()> {
-    let backend = ongpu::backend()?;
+    // Under MPI the World comes first: it picks each rank's GPU, which must happen before
+    // the first GPU call (asking for the backend opens the default device).
     if common::switch("--mpi") {
         let strong = common::arg_list("--strong", &[32, 32, 32, 32]);
         let strong: [usize; 4] = strong
@@ -165,6 +166,7 @@ fn main() -> BenchResult<()> {
         )
         .into());
     }
+    let backend = ongpu::backend()?;
     if let Some(n) = common::value("--devices") {
         let n: usize = n
             .parse()

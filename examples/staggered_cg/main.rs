@@ -41,22 +41,24 @@ pub type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn run() -> BenchResult<()> {
     let opts = Options::parse()?;
-    let backend = ongpu::backend()?;
     let lat = Lattice::new(opts.dims)?;
     match opts.ranks {
         None => {
+            let backend = ongpu::backend()?;
             common::warn_if_checked(backend);
             solve_on(lat, &opts, backend, &|batch| batch)
         }
-        Some(grid) => over_ranks(lat, grid, &opts, backend),
+        // The World first: it picks each rank's GPU before the first GPU call.
+        Some(grid) => over_ranks(lat, grid, &opts),
     }
 }
 
 /// The run on `lat` cut over the MPI ranks on process grid `grid`.
 #[cfg(feature = "mpi")]
-fn over_ranks(lat: Lattice, grid: [usize; 4], opts: &Options, backend: Backend) -> BenchResult<()> {
+fn over_ranks(lat: Lattice, grid: [usize; 4], opts: &Options) -> BenchResult<()> {
     let world = ongpu::mpi::World::init()?;
     world.abort_on_panic();
+    let backend = ongpu::backend()?;
     let lat = lat.over_ranks(&world, grid)?;
     if world.rank() == 0 {
         common::warn_if_checked(backend);
@@ -68,7 +70,7 @@ fn over_ranks(lat: Lattice, grid: [usize; 4], opts: &Options, backend: Backend) 
 }
 
 #[cfg(not(feature = "mpi"))]
-fn over_ranks(_: Lattice, _: [usize; 4], _: &Options, _: Backend) -> BenchResult<()> {
+fn over_ranks(_: Lattice, _: [usize; 4], _: &Options) -> BenchResult<()> {
     Err(
         "--ranks needs the mpi feature: cargo run --release --features mpi --example \
          staggered_cg -- --ranks X,Y,Z,T (under mpirun)"

@@ -66,7 +66,9 @@ impl World {
         let (rank, size) = (comm.rank() as usize, comm.size() as usize);
         let node = comm.split_shared(comm.rank());
         let (local_rank, local_size) = (node.rank() as usize, node.size() as usize);
-        let gpu = choose_gpu(local_rank)?;
+        // Agreed, so that a rank that cannot take its GPU (one opened before the World)
+        // fails every rank with its message instead of leaving them in the next collective.
+        let gpu = super::agree::agree_on(&comm, choose_gpu(local_rank))?;
         ALIVE.store(true, Ordering::Release);
         Ok(World {
             comm,

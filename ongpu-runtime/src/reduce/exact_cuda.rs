@@ -1,5 +1,5 @@
 //! Exact floating-point sums on the GPU, for reductions over a lattice cut over MPI ranks:
-//! each box's values go into [`ExactSum`]s (`ongpu::red::exact` in `cuda/reduce.cuh`),
+//! each box's values go into [`ExactSum`]s (`ongpu::red::exact` in `cuda/exact.cuh`),
 //! which the ranks gather and merge as the CPU backend's are. Integer addition does not
 //! depend on order, so a sum is the same bits for 1, 2 or 4 ranks, for any launch shape, and
 //! on either backend: the correctly rounded sum of the values.

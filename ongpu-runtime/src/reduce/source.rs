@@ -13,6 +13,10 @@ use std::fmt::Write;
 /// Device code of reductions, appended to the prelude in reduction kernels.
 pub const REDUCE_CUH: &str = include_str!("../../cuda/reduce.cuh");
 
+/// Device code of exact sums, appended after [`REDUCE_CUH`] in exact-sum kernels.
+#[cfg(all(feature = "mpi", feature = "cuda"))]
+pub const EXACT_CUH: &str = include_str!("../../cuda/exact.cuh");
+
 /// What the source needs to know of the reduction, from [`Reduction`](super::Reduction).
 #[derive(Debug, Clone, Copy)]
 pub struct ReductionKind {
@@ -95,7 +99,7 @@ pub fn exact_reduction(
     parts: usize,
     checked: bool,
 ) -> String {
-    let mut s = header(site, kinds, REDUCE_CUH, checked);
+    let mut s = header(site, kinds, &format!("{REDUCE_CUH}{EXACT_CUH}"), checked);
     let _ = writeln!(s, "typedef {value} ongpu_value;");
     let SiteParts {
         mut params,
