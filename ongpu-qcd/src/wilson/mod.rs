@@ -11,13 +11,21 @@
 //! - [`gamma`](mod@gamma): the γ matrices as plain matrices on the host;
 //! - [`Wilson`]: the operator as `on_gpu!` passes with spin projection (half spinors made
 //!   with additions and `times_i` only);
+//! - [`WilsonEvenOdd`]: `M̂ = 1 − κ² H_eo H_oe` on the even sites, and [`BiCgStab`] and
+//!   [`Cgnr`] for it;
 //! - [`reference`](mod@reference): the operator again on the host with full γ matrices, to
 //!   check against.
 
+mod bicgstab;
+mod cgnr;
+mod even_odd;
 pub mod gamma;
 mod operator;
 pub mod reference;
 
+pub use bicgstab::BiCgStab;
+pub use cgnr::Cgnr;
+pub use even_odd::{dot_even, norm2_even, WilsonEvenOdd};
 pub use operator::{hop, Wilson, HOP_BYTES, HOP_FLOPS};
 
 use crate::SiteLayout;

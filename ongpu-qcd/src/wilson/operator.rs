@@ -43,6 +43,16 @@ impl<'u, S: Space> Wilson<'u, S> {
         self.kappa
     }
 
+    /// Where its spinors live.
+    pub fn lattice(&self) -> S {
+        self.lat
+    }
+
+    /// The links the hops read.
+    pub fn links(&self) -> &'u LinksOf<S> {
+        self.links
+    }
+
     /// `out = D_W psi` at every site: the hopping term, then `psi − κ H psi` (two passes:
     /// one pass that also kept the site's own spinor would hold 48 more registers through
     /// the hops, past what an f64 kernel has without spilling).
