@@ -62,6 +62,22 @@ fn poisoned(lat: &Lattice) -> SpinorField {
     SpinorField::from_vec(vec![[nan; 4]; lat.volume()])
 }
 
+/// A random spinor on the even sites and zero on the odd ones: a source of the even-odd
+/// system.
+fn even_source(lat: &Lattice, seed: u64) -> Vec<HostSpinor> {
+    random_spinors(lat, seed)
+        .into_iter()
+        .enumerate()
+        .map(|(x, s)| {
+            if lat.parity(x) == 0 {
+                s
+            } else {
+                [ColorVector::zero(); 4]
+            }
+        })
+        .collect()
+}
+
 /// `D_W ψ` by the `on_gpu!` pass.
 fn device_apply(u: &GaugeField, kappa: f64, psi: &[HostSpinor]) -> Vec<HostSpinor> {
     let lat = u.lattice();
@@ -239,17 +255,7 @@ fn bicgstab_solves_the_even_odd_system() {
     let kappa = 0.1;
     let op = Wilson::new(&u, kappa);
     let eo = WilsonEvenOdd::new(&op);
-    let b_host: Vec<HostSpinor> = random_spinors(&lat, 35)
-        .into_iter()
-        .enumerate()
-        .map(|(x, s)| {
-            if lat.parity(x) == 0 {
-                s
-            } else {
-                [ColorVector::zero(); 4]
-            }
-        })
-        .collect();
+    let b_host = even_source(&lat, 35);
     let b = SpinorField::from_vec(b_host.clone());
     let mut x = poisoned(&lat);
     let solution = BiCgStab::new(1e-11, 200).solve(&eo, &b, &mut x).unwrap();
@@ -304,17 +310,7 @@ fn bicgstab_matches_a_dense_solve() {
     let a: Vec<Vec<Complex<f64>>> = (0..volume * 12)
         .map(|row| columns.iter().map(|col| col[row]).collect())
         .collect();
-    let b_host: Vec<HostSpinor> = random_spinors(&lat, 37)
-        .into_iter()
-        .enumerate()
-        .map(|(x, s)| {
-            if lat.parity(x) == 0 {
-                s
-            } else {
-                [ColorVector::zero(); 4]
-            }
-        })
-        .collect();
+    let b_host = even_source(&lat, 37);
     let want = dense::solve(a, flat(&b_host));
     let op = Wilson::new(&u, kappa);
     let eo = WilsonEvenOdd::new(&op);

@@ -3,7 +3,7 @@
 //! even sites; the iteration stops on the recursive residual and the true residual
 //! `|b − M̂ x| / |b|` is recomputed at the end.
 
-use super::even_odd::{dot_even, norm2_even, WilsonEvenOdd};
+use super::even_odd::{copy_even, dot_even, norm2_even, start_solve, true_residual, WilsonEvenOdd};
 use super::SpinorFieldOf;
 use crate::solver::{LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
@@ -53,33 +53,10 @@ fn bicgstab<S: Space>(
     let (mut r, mut p, mut v, mut sv, mut t, mut tmp) =
         (zeros()?, zeros()?, zeros()?, zeros()?, zeros()?, zeros()?);
     // x = 0, r = r̂ = b.
-    on_gpu!(lat.even(), {
-        x[0] = ColorVector::zero();
-        x[1] = ColorVector::zero();
-        x[2] = ColorVector::zero();
-        x[3] = ColorVector::zero();
-        r[0] = b[0];
-        r[1] = b[1];
-        r[2] = b[2];
-        r[3] = b[3];
-    })?;
-    let b2 = norm2_even(lat, b)?;
+    let b2 = start_solve(lat, b, x, &mut r)?;
     let done = |r2: f64| r2 <= tolerance * tolerance * b2;
-    if b2 == 0.0 {
-        return Ok(Solution {
-            iterations: 0,
-            restarts: 0,
-            relative_residual: 0.0,
-            seconds: start.elapsed().as_secs_f64(),
-        });
-    }
     let mut r_hat = zeros()?;
-    on_gpu!(lat.even(), {
-        r_hat[0] = r[0];
-        r_hat[1] = r[1];
-        r_hat[2] = r[2];
-        r_hat[3] = r[3];
-    })?;
+    copy_even(lat, &r, &mut r_hat)?;
     let one = Complex::new(1.0, 0.0);
     let (mut rho, mut alpha, mut omega) = (one, one, one);
     let mut iterations = 0;
@@ -134,15 +111,7 @@ fn bicgstab<S: Space>(
         r2 = norm2_even(lat, &r)?;
         iterations += 1;
     }
-    // The true residual, from x.
-    op.apply(x, &mut tmp, &mut t)?;
-    on_gpu!(lat.even(), {
-        r[0] = b[0] - t[0];
-        r[1] = b[1] - t[1];
-        r[2] = b[2] - t[2];
-        r[3] = b[3] - t[3];
-    })?;
-    let relative_residual = (norm2_even(lat, &r)? / b2).sqrt();
+    let relative_residual = true_residual(op, b, x, b2, [&mut tmp, &mut t, &mut r])?;
     Ok(Solution {
         iterations,
         restarts: 0,

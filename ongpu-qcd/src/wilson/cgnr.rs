@@ -5,7 +5,7 @@
 //! `s = b − M̂ x`, and stops on `|s| ≤ tolerance · |b|`; the true residual is recomputed at
 //! the end.
 
-use super::even_odd::{norm2_even, WilsonEvenOdd};
+use super::even_odd::{copy_even, norm2_even, start_solve, true_residual, WilsonEvenOdd};
 use super::SpinorFieldOf;
 use crate::solver::{LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
@@ -79,24 +79,9 @@ fn cgnr<S: Space>(
     let (mut s, mut r, mut p, mut q, mut g5, mut tmp) =
         (zeros()?, zeros()?, zeros()?, zeros()?, zeros()?, zeros()?);
     // x = 0, s = b, r = p = M̂† b.
-    on_gpu!(lat.even(), {
-        x[0] = ColorVector::zero();
-        x[1] = ColorVector::zero();
-        x[2] = ColorVector::zero();
-        x[3] = ColorVector::zero();
-        s[0] = b[0];
-        s[1] = b[1];
-        s[2] = b[2];
-        s[3] = b[3];
-    })?;
+    let b2 = start_solve(lat, b, x, &mut s)?;
     apply_dagger(op, b, &mut g5, &mut tmp, &mut r)?;
-    on_gpu!(lat.even(), {
-        p[0] = r[0];
-        p[1] = r[1];
-        p[2] = r[2];
-        p[3] = r[3];
-    })?;
-    let b2 = norm2_even(lat, b)?;
+    copy_even(lat, &r, &mut p)?;
     let mut s2 = b2;
     let mut r2 = norm2_even(lat, &r)?;
     let mut iterations = 0;
@@ -141,15 +126,7 @@ fn cgnr<S: Space>(
         })?;
         iterations += 1;
     }
-    // The true residual, from x.
-    op.apply(x, &mut tmp, &mut q)?;
-    on_gpu!(lat.even(), {
-        s[0] = b[0] - q[0];
-        s[1] = b[1] - q[1];
-        s[2] = b[2] - q[2];
-        s[3] = b[3] - q[3];
-    })?;
-    let relative_residual = (norm2_even(lat, &s)? / b2).sqrt();
+    let relative_residual = true_residual(op, b, x, b2, [&mut tmp, &mut q, &mut s])?;
     Ok(Solution {
         iterations,
         restarts: 0,

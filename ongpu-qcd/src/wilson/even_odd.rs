@@ -89,3 +89,57 @@ pub fn norm2_even<S: Space>(lat: S, a: &SpinorFieldOf<S>) -> ongpu::Result<f64> 
         a[0].norm2() + a[1].norm2() + a[2].norm2() + a[3].norm2()
     })
 }
+
+/// `dst = src` on the even sites.
+pub(crate) fn copy_even<S: Space>(
+    lat: S,
+    src: &SpinorFieldOf<S>,
+    dst: &mut SpinorFieldOf<S>,
+) -> ongpu::Result<()> {
+    on_gpu!(lat.even(), {
+        dst[0] = src[0];
+        dst[1] = src[1];
+        dst[2] = src[2];
+        dst[3] = src[3];
+    })
+}
+
+/// The start of a solve of `M̂ x = b`: `x = 0` and `r = b` on the even sites; returns `|b|²`.
+pub(crate) fn start_solve<S: Space>(
+    lat: S,
+    b: &SpinorFieldOf<S>,
+    x: &mut SpinorFieldOf<S>,
+    r: &mut SpinorFieldOf<S>,
+) -> ongpu::Result<f64> {
+    on_gpu!(lat.even(), {
+        x[0] = ColorVector::zero();
+        x[1] = ColorVector::zero();
+        x[2] = ColorVector::zero();
+        x[3] = ColorVector::zero();
+    })?;
+    copy_even(lat, b, r)?;
+    norm2_even(lat, b)
+}
+
+/// The true `|b − M̂ x| / |b|` recomputed from `x` (`b2 = |b|²`; 0 for `b = 0`), through the
+/// scratch fields `tmp`, `ax` and `r`.
+pub(crate) fn true_residual<S: Space>(
+    op: &WilsonEvenOdd<'_, '_, S>,
+    b: &SpinorFieldOf<S>,
+    x: &SpinorFieldOf<S>,
+    b2: f64,
+    [tmp, ax, r]: [&mut SpinorFieldOf<S>; 3],
+) -> ongpu::Result<f64> {
+    if b2 == 0.0 {
+        return Ok(0.0);
+    }
+    let lat = op.wilson().lattice();
+    op.apply(x, tmp, ax)?;
+    on_gpu!(lat.even(), {
+        r[0] = b[0] - ax[0];
+        r[1] = b[1] - ax[1];
+        r[2] = b[2] - ax[2];
+        r[3] = b[3] - ax[3];
+    })?;
+    Ok((norm2_even(lat, r)? / b2).sqrt())
+}

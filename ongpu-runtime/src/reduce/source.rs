@@ -30,6 +30,34 @@ pub struct ReductionKind {
     pub identity: &'static str,
 }
 
+/// A reduction kernel's parameters (the captures', the site parameters, then the partials,
+/// the block counter and the result, whose words are of type `word`) and one site's code:
+/// the loads, `target = ` the body as a lambda returning the site's value, the stores.
+fn value_site(
+    site: &SiteInfo,
+    kinds: &[CaptureKind],
+    word: &str,
+    target: &str,
+) -> (Vec<String>, String) {
+    let SiteParts {
+        mut params,
+        loads,
+        stores,
+    } = site_parts(site, kinds);
+    params.extend(SITE_PARAMS.map(String::from));
+    params.push(format!("{word}* __restrict__ ongpu_partials"));
+    params.push("unsigned int* __restrict__ ongpu_ticket".to_string());
+    params.push(format!("{word}* __restrict__ ongpu_result"));
+    let mut site_code = loads;
+    let _ = writeln!(site_code, "{target} = [&]() -> ongpu_value {{");
+    for line in site.body.lines() {
+        let _ = writeln!(site_code, "  {line}");
+    }
+    site_code.push_str("}();\n");
+    site_code.push_str(&stores);
+    (params, site_code)
+}
+
 /// The source of the reduction kernel of `site` for captures of the given kinds. Its
 /// parameters are the captures' (as in element-wise kernels), `n`, the partials buffer, the
 /// block counter and the result's address.
@@ -45,24 +73,8 @@ pub fn reduction(
         "typedef {} ongpu_value;\ntypedef {} ongpu_acc;",
         red.value, red.acc
     );
-    let SiteParts {
-        mut params,
-        loads,
-        stores,
-    } = site_parts(site, kinds);
-    params.extend(SITE_PARAMS.map(String::from));
-    params.push("ongpu_acc* __restrict__ ongpu_partials".to_string());
-    params.push("unsigned int* __restrict__ ongpu_ticket".to_string());
-    params.push("ongpu_acc* __restrict__ ongpu_result".to_string());
-
     // One site: load, the body as a lambda returning the value, store, accumulate.
-    let mut site_code = loads;
-    site_code.push_str("const ongpu_value ongpu_v = [&]() -> ongpu_value {\n");
-    for line in site.body.lines() {
-        let _ = writeln!(site_code, "  {line}");
-    }
-    site_code.push_str("}();\n");
-    site_code.push_str(&stores);
+    let (params, mut site_code) = value_site(site, kinds, "ongpu_acc", "const ongpu_value ongpu_v");
     let _ = writeln!(
         site_code,
         "ongpu_a = {}::combine(ongpu_a, ongpu::red::lift<ongpu_acc>(ongpu_v));",
@@ -101,22 +113,7 @@ pub fn exact_reduction(
 ) -> String {
     let mut s = header(site, kinds, &format!("{REDUCE_CUH}{EXACT_CUH}"), checked);
     let _ = writeln!(s, "typedef {value} ongpu_value;");
-    let SiteParts {
-        mut params,
-        loads,
-        stores,
-    } = site_parts(site, kinds);
-    params.extend(SITE_PARAMS.map(String::from));
-    params.push("long long* __restrict__ ongpu_partials".to_string());
-    params.push("unsigned int* __restrict__ ongpu_ticket".to_string());
-    params.push("long long* __restrict__ ongpu_result".to_string());
-    let mut site_code = loads;
-    site_code.push_str("ongpu_v = [&]() -> ongpu_value {\n");
-    for line in site.body.lines() {
-        let _ = writeln!(site_code, "  {line}");
-    }
-    site_code.push_str("}();\n");
-    site_code.push_str(&stores);
+    let (params, site_code) = value_site(site, kinds, "long long", "ongpu_v");
     let _ = writeln!(
         s,
         "\nextern \"C\" __global__ void {}(\n    {}) {{",

@@ -13,10 +13,10 @@ use crate::launch::sites::Sites;
 use crate::mpi::exchange::HaloTransport;
 use crate::mpi::world::world_comm;
 
-/// Whether this call's faces are staged for the GPU (packed and unpacked by kernels): on
+/// Whether this call's faces are packed and unpacked by kernels on the GPU: on
 /// the CUDA backend, outside graphs and stream scopes (whose launches the exchange could not
 /// order with MPI: such a call is an error).
-fn gpu_staging() -> Result<bool> {
+fn faces_on_gpu() -> Result<bool> {
     #[cfg(feature = "cuda")]
     if crate::backend::current()? == crate::backend::Backend::Cuda {
         if crate::graph_pass::mode().is_some() {
@@ -80,7 +80,7 @@ pub(crate) fn for_rank<C: Captures>(
     if !inner.has_halos() {
         return run_box(inner, 0, parity, caps, &mut run);
     }
-    let on_gpu = gpu_staging()?;
+    let on_gpu = faces_on_gpu()?;
     for &b in &inner.boundary {
         run_box(inner, b, parity, caps, &mut run)?;
     }
