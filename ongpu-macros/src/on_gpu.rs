@@ -45,7 +45,11 @@ pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
         .chain(&params)
         .map(|i| (i.to_string(), cuda_ident(&i.to_string())))
         .collect();
-    let translator = Translator::new(&body, &bound, "ongpu_real");
+    let read_only = caps
+        .iter()
+        .filter(|c| !c.is_written())
+        .map(|c| c.ident.to_string());
+    let translator = Translator::new(&body, &bound, "ongpu_real").reading_sites(read_only);
     let translation = match call.reduction {
         // The value is returned from a lambda of the kernel's value type.
         Some(_) => translator

@@ -146,6 +146,9 @@ ONGPU_FN auto load_entry(const typename element<A>::scalar* p, u64 s, u64 e, u64
 #define ONGPU_AT(NAME, J) ongpu::load<ongpu_L_##NAME, ongpu_T_##NAME>(ongpu_p_##NAME, (J), ongpu_s_##NAME)
 #define ONGPU_ENTRY_AT(NAME, J, E) \
   ongpu::load_entry<ongpu_L_##NAME, ongpu_T_##NAME>(ongpu_p_##NAME, (J), (E), ongpu_s_##NAME)
+// Entry E of a read-only capture NAME at the kernel's site: `ONGPU_SE_NAME`, which the kernel
+// defines per capture (an entry load for a field of element arrays, else `NAME[E]`).
+#define ONGPU_SITE_ENTRY(NAME, E) ONGPU_SE_##NAME(E)
 
 namespace ongpu {
 // `lat.coord(i, mu)` and `lat.parity(i)` of a captured lattice.

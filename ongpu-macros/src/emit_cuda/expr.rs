@@ -92,6 +92,11 @@ impl Translator {
                 let (name, site) = self.shifted_site(s);
                 format!("ONGPU_ENTRY_AT({name}, {site}, {})", self.expr(i))
             }
+            // One entry of a read-only capture's element at the site: loaded where it is used.
+            Expr::Index(base, _, i) if matches!(&**base, Expr::Var(id) if self.is_site_read(&id.to_string())) =>
+            {
+                format!("ONGPU_SITE_ENTRY({}, {})", self.expr(base), self.expr(i))
+            }
             Expr::Index(base, _, i) => format!("{}[{}]", self.expr(base), self.expr(i)),
             Expr::Shift(s) => {
                 let (name, site) = self.shifted_site(s);
@@ -107,7 +112,12 @@ impl Translator {
                 format!("ongpu::{}({})", m.name, args.join(", "))
             }
             Expr::Call(c) => self.call(c),
-            Expr::Borrow(_, _, x) => self.expr(x),
+            Expr::Borrow(_, _, x) => {
+                let outer = std::mem::replace(&mut self.in_borrow, true);
+                let v = self.expr(x);
+                self.in_borrow = outer;
+                v
+            }
             Expr::If(i) => self.if_value(i, &Partner::None),
             Expr::Block(b) => self.lambda(b),
             Expr::Array(..) | Expr::Repeat(..) => self.local_array(e, &Partner::None),

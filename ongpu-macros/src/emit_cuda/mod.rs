@@ -49,6 +49,12 @@ pub struct Translator {
     local_types: HashMap<String, String>,
     /// The placeholder types.
     int_types: ints::IntTypes,
+    /// Rust names of the captures an `on_gpu!` body only reads: `x[i]` of one is read entry
+    /// by entry where it is used (`ONGPU_SITE_ENTRY`), not from a copy of the whole
+    /// element loaded at the start of the site.
+    site_reads: HashSet<String>,
+    /// Inside `&...` (a reference to a place, which an entry read is not).
+    in_borrow: bool,
 }
 
 /// The result of translating a body.
@@ -85,7 +91,24 @@ impl Translator {
             int_locals: HashMap::new(),
             local_types: HashMap::new(),
             int_types: ints::IntTypes::default(),
+            site_reads: HashSet::new(),
+            in_borrow: false,
         }
+    }
+
+    /// Reads `x[i]` of the read-only captures `names` entry by entry where the body uses
+    /// them: only the entries used are loaded, each where it is needed, so that a large
+    /// element (a site's clover blocks) does not hold registers through the whole body.
+    pub fn reading_sites(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.site_reads = names.into_iter().collect();
+        self
+    }
+
+    /// True if `rust` names a capture read entry by entry (not shadowed by a local).
+    fn is_site_read(&self, rust: &str) -> bool {
+        !self.in_borrow
+            && self.site_reads.contains(rust)
+            && self.scopes[1..].iter().all(|s| !s.contains_key(rust))
     }
 
     /// Types returned unsuffixed float literals as `ty` (a device function's result type).

@@ -187,6 +187,15 @@ pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
                     p.loads,
                     "typedef {layout} ongpu_L_{name}; typedef {element} ongpu_T_{name};"
                 );
+                // `x[e]` of a read-only capture (`ONGPU_SITE_ENTRY`): for a field of element
+                // arrays only that entry is loaded, where it is used (the whole element
+                // loaded above is then dead code unless the body also uses it whole).
+                let entry = if write.is_none() && element.starts_with("ongpu::array<") {
+                    format!("ONGPU_ENTRY_AT({name}, ongpu_site, ONGPU_E)")
+                } else {
+                    format!("({name}[ONGPU_E])")
+                };
+                let _ = writeln!(p.loads, "#define ONGPU_SE_{name}(ONGPU_E) {entry}");
                 if *write == Some(false) {
                     let _ = writeln!(p.loads, "{element} {name}{{}};");
                 } else {
@@ -202,7 +211,13 @@ pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
                     );
                 }
             }
-            CaptureKind::Value { cuda_type } => p.params.push(format!("const {cuda_type} {name}")),
+            CaptureKind::Value { cuda_type } => {
+                p.params.push(format!("const {cuda_type} {name}"));
+                let _ = writeln!(
+                    p.loads,
+                    "#define ONGPU_SE_{name}(ONGPU_E) ({name}[ONGPU_E])"
+                );
+            }
             CaptureKind::Scalar { cuda_type } => {
                 // Loaded per site (through the read-only cache: every thread reads the same
                 // address), so that a value written by an earlier kernel of the same graph is
@@ -210,6 +225,10 @@ pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
                 p.params
                     .push(format!("const {cuda_type}* __restrict__ ongpu_d_{name}"));
                 let _ = writeln!(p.loads, "const {cuda_type} {name} = *ongpu_d_{name};");
+                let _ = writeln!(
+                    p.loads,
+                    "#define ONGPU_SE_{name}(ONGPU_E) ({name}[ONGPU_E])"
+                );
             }
         }
     }
