@@ -37,3 +37,11 @@ fn the_dslash_reference_kernels_compile() {
         include_str!("../examples/dslash_bench/reference.cu"),
     );
 }
+
+#[test]
+fn the_wilson_reference_kernels_compile() {
+    compiles(
+        "wilson",
+        include_str!("../examples/wilson_bench/reference.cu"),
+    );
+}

@@ -6,6 +6,9 @@
 //! `cargo test --test staggered_cg -- --include-ignored`; on CPUs, the CG kernels are compiled
 //! by NVRTC for sm_90 and sm_80 without spills.
 
+#[macro_use]
+#[path = "support/backends.rs"]
+mod backends;
 #[cfg(feature = "cuda")]
 mod common;
 #[path = "staggered_cg/dense.rs"]
@@ -329,29 +332,6 @@ fn too_few_iterations_is_an_error() {
         Err(SolverError::Ongpu(e)) => assert!(e.to_string().contains("solution"), "{e}"),
         other => panic!("want a size error, got {other:?}"),
     }
-}
-
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod cpu {
-            $(
-                #[test]
-                fn $name() {
-                    ongpu::with_backend(ongpu::Backend::Cpu, super::$name)
-                }
-            )*
-        }
-        #[cfg(feature = "cuda")]
-        mod gpu {
-            $(
-                #[test]
-                #[ignore = "needs a CUDA device"]
-                fn $name() {
-                    ongpu::with_backend(ongpu::Backend::Cuda, super::$name)
-                }
-            )*
-        }
-    };
 }
 
 on_both_backends!(

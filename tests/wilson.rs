@@ -10,10 +10,15 @@
 
 #![allow(clippy::needless_range_loop)] // spin and colour indices read best as indices
 
+#[macro_use]
+#[path = "support/backends.rs"]
+mod backends;
 #[cfg(feature = "cuda")]
 mod common;
 #[path = "staggered_cg/dense.rs"]
 mod dense;
+#[path = "support/spinors.rs"]
+mod spinors;
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::{su3::random_su3, GaugeField};
 use ongpu::qcd::solver::LinearSolver;
@@ -23,60 +28,9 @@ use ongpu::qcd::wilson::{
     random_spinors, BiCgStab, Cgnr, HostSpinor, SpinorField, Wilson, WilsonEvenOdd,
 };
 use rand::SeedableRng;
+use spinors::{c, dense_solution, dot, even_source, flat, max_diff, poisoned};
 
 const KAPPA: f64 = 0.124;
-
-fn c(re: f64, im: f64) -> Complex<f64> {
-    Complex::new(re, im)
-}
-
-/// The largest |part| of `a − b`, and of `b`.
-fn max_diff(a: &[HostSpinor], b: &[HostSpinor]) -> (f64, f64) {
-    let parts = |s: &HostSpinor| -> Vec<f64> {
-        s.iter()
-            .flat_map(|v| (0..3).flat_map(move |k| [v[k].re, v[k].im]))
-            .collect()
-    };
-    let mut diff: f64 = 0.0;
-    let mut scale: f64 = 0.0;
-    for (x, y) in a.iter().zip(b) {
-        for (p, q) in parts(x).into_iter().zip(parts(y)) {
-            diff = diff.max((p - q).abs());
-            scale = scale.max(q.abs());
-        }
-    }
-    (diff, scale)
-}
-
-/// `Σ_x ⟨a(x), b(x)⟩`.
-fn dot(a: &[HostSpinor], b: &[HostSpinor]) -> Complex<f64> {
-    a.iter()
-        .zip(b)
-        .flat_map(|(x, y)| (0..4).map(move |s| x[s].dot(y[s])))
-        .sum()
-}
-
-/// A spinor field full of NaN: what the device must overwrite.
-fn poisoned(lat: &Lattice) -> SpinorField {
-    let nan = ColorVector::new([c(f64::NAN, f64::NAN); 3]);
-    SpinorField::from_vec(vec![[nan; 4]; lat.volume()])
-}
-
-/// A random spinor on the even sites and zero on the odd ones: a source of the even-odd
-/// system.
-fn even_source(lat: &Lattice, seed: u64) -> Vec<HostSpinor> {
-    random_spinors(lat, seed)
-        .into_iter()
-        .enumerate()
-        .map(|(x, s)| {
-            if lat.parity(x) == 0 {
-                s
-            } else {
-                [ColorVector::zero(); 4]
-            }
-        })
-        .collect()
-}
 
 /// `D_W ψ` by the `on_gpu!` pass.
 fn device_apply(u: &GaugeField, kappa: f64, psi: &[HostSpinor]) -> Vec<HostSpinor> {
@@ -273,7 +227,7 @@ fn bicgstab_solves_the_even_odd_system() {
     let (diff, scale) = max_diff(&pick(&y_e), &pick(&x_e));
     assert!(diff <= 1e-9 * scale, "BiCGStab and CGNR differ by {diff:e}");
     let mut tmp = poisoned(&lat);
-    eo.odd_solution(&mut x, &mut tmp).unwrap();
+    eo.reconstruct(&b, &mut x, &mut tmp).unwrap();
     let x = x.to_vec().unwrap();
     let dx = HostWilson::from_gauge(&u, kappa).unwrap().apply(&x);
     let r: Vec<HostSpinor> = (0..lat.volume())
@@ -294,31 +248,15 @@ fn bicgstab_matches_a_dense_solve() {
     let u = GaugeField::random(lat, 36).unwrap();
     let kappa = 0.12;
     let host = HostWilson::from_gauge(&u, kappa).unwrap();
-    let volume = lat.volume();
-    let flat = |v: &[HostSpinor]| -> Vec<Complex<f64>> {
-        v.iter()
-            .flat_map(|s| s.iter().flat_map(|c| (0..3).map(move |k| c[k])))
-            .collect()
-    };
-    let columns: Vec<Vec<Complex<f64>>> = (0..volume * 12)
-        .map(|col| {
-            let mut e = vec![[ColorVector::zero(); 4]; volume];
-            e[col / 12][(col % 12) / 3][col % 3] = c(1.0, 0.0);
-            flat(&host.apply(&e))
-        })
-        .collect();
-    let a: Vec<Vec<Complex<f64>>> = (0..volume * 12)
-        .map(|row| columns.iter().map(|col| col[row]).collect())
-        .collect();
     let b_host = even_source(&lat, 37);
-    let want = dense::solve(a, flat(&b_host));
+    let want = dense_solution(&host, &b_host);
     let op = Wilson::new(&u, kappa);
     let eo = WilsonEvenOdd::new(&op);
     let mut x = poisoned(&lat);
     let b = SpinorField::from_vec(b_host);
     BiCgStab::new(1e-12, 200).solve(&eo, &b, &mut x).unwrap();
     let mut tmp = poisoned(&lat);
-    eo.odd_solution(&mut x, &mut tmp).unwrap();
+    eo.reconstruct(&b, &mut x, &mut tmp).unwrap();
     let got = flat(&x.to_vec().unwrap());
     let scale = want.iter().map(|z| z.norm()).fold(0.0, f64::max);
     let diff = got
@@ -330,29 +268,6 @@ fn bicgstab_matches_a_dense_solve() {
         diff <= 1e-10 * scale,
         "off the dense solve by {diff:e} (scale {scale})"
     );
-}
-
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod cpu {
-            $(
-                #[test]
-                fn $name() {
-                    ongpu::with_backend(ongpu::Backend::Cpu, super::$name)
-                }
-            )*
-        }
-        #[cfg(feature = "cuda")]
-        mod gpu {
-            $(
-                #[test]
-                #[ignore = "needs a CUDA device"]
-                fn $name() {
-                    ongpu::with_backend(ongpu::Backend::Cuda, super::$name)
-                }
-            )*
-        }
-    };
 }
 
 on_both_backends!(

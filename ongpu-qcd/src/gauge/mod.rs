@@ -9,12 +9,14 @@
 //! [`GaugeField::link_trace`]), staples, reunitarisation and gauge transformations are
 //! `on_gpu!` calls; NERSC files are read and written through [`crate::nersc`].
 
+mod field_strength;
 mod files;
 mod observables;
 mod projection;
 pub mod su3;
 mod transform;
 
+pub use field_strength::{plane, FieldStrengthOf, PLANES};
 pub use projection::reunitarise;
 pub use su3::HostLinks;
 pub use transform::random_gauge_transformation;
@@ -27,8 +29,9 @@ use rand::SeedableRng;
 /// The links of a gauge field on a [`Lattice`] as one field: `links[x][mu] = U_mu(x)`.
 pub type Links = Field<[ColorMatrix<f64>; 4]>;
 
-/// The links of a gauge field on any [`Space`] (a split lattice, one cut over MPI ranks).
-pub type LinksOf<S> = <S as Space>::Field<[ColorMatrix<f64>; 4], SiteLayout>;
+/// The links of a gauge field on any [`Space`] (a split lattice, one cut over MPI ranks), in
+/// double precision unless `T` says otherwise.
+pub type LinksOf<S, T = f64> = <S as Space>::Field<[ColorMatrix<T>; 4], SiteLayout>;
 
 /// Four SU(3) links per site of a lattice, in double precision. `S` is where the links
 /// live: a [`Lattice`] (the default), or any other [`Space`]; every method is the same

@@ -78,8 +78,8 @@ fn bicgstab<S: Space>(
             p[2] = r[2] + (p[2] - v[2] * omega) * beta;
             p[3] = r[3] + (p[3] - v[3] * omega) * beta;
         })?;
-        op.apply(&p, &mut tmp, &mut v)?;
-        let rv = dot_even(lat, &r_hat, &v)?;
+        // v = M̂ p with ⟨r̂, v⟩ from its last pass.
+        let rv = op.apply_and_dot(&p, &mut tmp, &mut v, &r_hat)?;
         alpha = rho / rv;
         // s = r − α v
         on_gpu!(lat.even(), {
@@ -88,17 +88,18 @@ fn bicgstab<S: Space>(
             sv[2] = r[2] - v[2] * alpha;
             sv[3] = r[3] - v[3] * alpha;
         })?;
-        op.apply(&sv, &mut tmp, &mut t)?;
+        // t = M̂ s with ⟨s, t⟩ from its last pass.
+        let ts = op.apply_and_dot(&sv, &mut tmp, &mut t, &sv)?.conj();
         let tt = norm2_even(lat, &t)?;
-        omega = dot_even(lat, &t, &sv)? / tt;
+        omega = ts / tt;
         if !(rho.norm().is_finite() && rv.norm() > 0.0 && tt > 0.0 && omega.norm() > 0.0) {
             return Err(SolverError::Breakdown {
                 iterations,
                 p_dot_ap: rv.norm(),
             });
         }
-        // x += α p + ω s;  r = s − ω t
-        on_gpu!(lat.even(), {
+        // x += α p + ω s;  r = s − ω t, with |r|² from the same pass.
+        r2 = on_gpu!(sum: lat.even(), {
             x[0] += p[0] * alpha + sv[0] * omega;
             x[1] += p[1] * alpha + sv[1] * omega;
             x[2] += p[2] * alpha + sv[2] * omega;
@@ -107,8 +108,8 @@ fn bicgstab<S: Space>(
             r[1] = sv[1] - t[1] * omega;
             r[2] = sv[2] - t[2] * omega;
             r[3] = sv[3] - t[3] * omega;
+            r[0].norm2() + r[1].norm2() + r[2].norm2() + r[3].norm2()
         })?;
-        r2 = norm2_even(lat, &r)?;
         iterations += 1;
     }
     let relative_residual = true_residual(op, b, x, b2, [&mut tmp, &mut t, &mut r])?;

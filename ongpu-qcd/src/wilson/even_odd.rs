@@ -1,15 +1,17 @@
-//! The even-odd preconditioned Wilson operator `M̂ = 1 − κ² H_eo H_oe` on the even sites:
-//! with `b_o = 0`, `D_W x = b` is `M̂ x_e = b_e` and `x_o = κ H_oe x_e`, a system of half the
-//! size and a better condition number. The spinor linear algebra its solvers need is here
+//! The even-odd preconditioned Wilson(-clover) operator `M̂ = 1 − κ² A_ee⁻¹ H_eo A_oo⁻¹
+//! H_oe` on the even sites (`A = 1` for Wilson): `D x = b` with `D = A − κ H` is `M̂ x_e =
+//! b̂_e`, `b̂_e = A_ee⁻¹ (b_e + κ H_eo A_oo⁻¹ b_o)`, and `x_o = A_oo⁻¹ (b_o + κ H_oe x_e)`, a
+//! system of half the size and a better condition number. The spinor linear algebra its solvers need is here
 //! too, as `on_gpu!` calls over the even sites.
 
-use super::operator::hop;
+use super::clover::clover_times;
+use super::clover_algebra::{block_bottom, block_top};
 use super::{SpinorFieldOf, Wilson};
 use crate::solver::LinearOperator;
 use ongpu::prelude::*;
 
-/// `M̂ = 1 − κ² H_eo H_oe` of a [`Wilson`] operator, acting on the even sites of spinor
-/// fields (their odd sites are scratch).
+/// `M̂ = 1 − κ² A_ee⁻¹ H_eo A_oo⁻¹ H_oe` of a [`Wilson`] operator (with or without a clover
+/// term), acting on the even sites of spinor fields (their odd sites are scratch).
 pub struct WilsonEvenOdd<'w, 'u, S: Space = Lattice> {
     op: &'w Wilson<'u, S>,
 }
@@ -25,7 +27,7 @@ impl<'w, 'u, S: Space> WilsonEvenOdd<'w, 'u, S> {
         self.op
     }
 
-    /// `out = M̂ psi` on the even sites; `tmp`'s odd sites receive `H_oe psi`.
+    /// `out = M̂ psi` on the even sites; `tmp`'s odd sites receive `A_oo⁻¹ H_oe psi`.
     pub fn apply(
         &self,
         psi: &SpinorFieldOf<S>,
@@ -33,8 +35,8 @@ impl<'w, 'u, S: Space> WilsonEvenOdd<'w, 'u, S> {
         out: &mut SpinorFieldOf<S>,
     ) -> ongpu::Result<()> {
         let lat = self.op.lattice();
-        hop(lat.odd(), self.op.links(), psi, tmp)?;
-        hop(lat.even(), self.op.links(), tmp, out)?;
+        self.op.hop_inverse_clover(lat.odd(), psi, tmp)?;
+        self.op.hop_inverse_clover(lat.even(), tmp, out)?;
         let k2 = self.op.kappa() * self.op.kappa();
         on_gpu!(lat.even(), {
             out[0] = psi[0] - out[0] * k2;
@@ -44,22 +46,90 @@ impl<'w, 'u, S: Space> WilsonEvenOdd<'w, 'u, S> {
         })
     }
 
-    /// The odd sites of the full solution from its even sites: `x_o = κ H_oe x_e` (for a
-    /// source with no odd part).
-    pub fn odd_solution(
+    /// `out = M̂ psi` as [`apply`](Self::apply), returning `⟨with, M̂ psi⟩` over the even
+    /// sites from its last pass (a solver's inner product without reading `out` again).
+    pub fn apply_and_dot(
         &self,
+        psi: &SpinorFieldOf<S>,
+        tmp: &mut SpinorFieldOf<S>,
+        out: &mut SpinorFieldOf<S>,
+        with: &SpinorFieldOf<S>,
+    ) -> ongpu::Result<Complex<f64>> {
+        let lat = self.op.lattice();
+        self.op.hop_inverse_clover(lat.odd(), psi, tmp)?;
+        self.op.hop_inverse_clover(lat.even(), tmp, out)?;
+        let k2 = self.op.kappa() * self.op.kappa();
+        on_gpu!(sum: lat.even(), {
+            out[0] = psi[0] - out[0] * k2;
+            out[1] = psi[1] - out[1] * k2;
+            out[2] = psi[2] - out[2] * k2;
+            out[3] = psi[3] - out[3] * k2;
+            with[0].dot(out[0]) + with[1].dot(out[1]) + with[2].dot(out[2]) + with[3].dot(out[3])
+        })
+    }
+
+    /// The source of the even-odd system for `D x = b`: `b̂_e = A_ee⁻¹ (b_e + κ H_eo A_oo⁻¹
+    /// b_o)` on the even sites of `b_hat` (`tmp` is scratch).
+    pub fn prepare(
+        &self,
+        b: &SpinorFieldOf<S>,
+        b_hat: &mut SpinorFieldOf<S>,
+        tmp: &mut SpinorFieldOf<S>,
+    ) -> ongpu::Result<()> {
+        let lat = self.op.lattice();
+        match self.op.clover() {
+            None => self.op.hop(lat.even(), b, tmp)?,
+            Some(c) => {
+                clover_times(lat.odd(), c.inverses(), b, b_hat)?;
+                self.op.hop(lat.even(), b_hat, tmp)?;
+            }
+        }
+        self.inverse_clover_of_sum(lat.even(), b, tmp, b_hat)
+    }
+
+    /// The odd sites of the solution of `D x = b` from its even sites (the solution of
+    /// `M̂ x_e = b̂_e`): `x_o = A_oo⁻¹ (b_o + κ H_oe x_e)` (`tmp` is scratch).
+    pub fn reconstruct(
+        &self,
+        b: &SpinorFieldOf<S>,
         x: &mut SpinorFieldOf<S>,
         tmp: &mut SpinorFieldOf<S>,
     ) -> ongpu::Result<()> {
         let lat = self.op.lattice();
-        hop(lat.odd(), self.op.links(), x, tmp)?;
+        self.op.hop(lat.odd(), x, tmp)?;
+        self.inverse_clover_of_sum(lat.odd(), b, tmp, x)
+    }
+
+    /// `out = A⁻¹ (b + κ t)` at `sites` (`b + κ t` without a clover term).
+    fn inverse_clover_of_sum<P: SpaceSubset<Space = S>>(
+        &self,
+        sites: P,
+        b: &SpinorFieldOf<S>,
+        t: &SpinorFieldOf<S>,
+        out: &mut SpinorFieldOf<S>,
+    ) -> ongpu::Result<()> {
         let kappa = self.op.kappa();
-        on_gpu!(lat.odd(), {
-            x[0] = tmp[0] * kappa;
-            x[1] = tmp[1] * kappa;
-            x[2] = tmp[2] * kappa;
-            x[3] = tmp[3] * kappa;
-        })
+        match self.op.clover() {
+            None => on_gpu!(sites, {
+                out[0] = b[0] + t[0] * kappa;
+                out[1] = b[1] + t[1] * kappa;
+                out[2] = b[2] + t[2] * kappa;
+                out[3] = b[3] + t[3] * kappa;
+            }),
+            Some(c) => {
+                let a = c.inverses();
+                on_gpu!(sites, {
+                    let s0 = b[0] + t[0] * kappa;
+                    let s1 = b[1] + t[1] * kappa;
+                    let s2 = b[2] + t[2] * kappa;
+                    let s3 = b[3] + t[3] * kappa;
+                    out[0] = block_top(a[0], a[1], a[2], a[3], a[4], s0, s1);
+                    out[1] = block_bottom(a[0], a[1], a[2], a[3], a[5], s0, s1);
+                    out[2] = block_top(a[6], a[7], a[8], a[9], a[10], s2, s3);
+                    out[3] = block_bottom(a[6], a[7], a[8], a[9], a[11], s2, s3);
+                })
+            }
+        }
     }
 }
 

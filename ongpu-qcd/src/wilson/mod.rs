@@ -18,15 +18,21 @@
 
 mod bicgstab;
 mod cgnr;
+mod clover;
+pub mod clover_algebra;
 mod even_odd;
+mod full_solve;
 pub mod gamma;
 mod operator;
+mod pion;
 pub mod reference;
 
 pub use bicgstab::BiCgStab;
 pub use cgnr::Cgnr;
+pub use clover::{clover_times, Clover, CloverFieldOf, CloverSite};
 pub use even_odd::{dot_even, norm2_even, WilsonEvenOdd};
-pub use operator::{hop, Wilson, HOP_BYTES, HOP_FLOPS};
+pub use operator::{hop, hop_clover, Wilson, CLOVER_BYTES, CLOVER_FLOPS, HOP_BYTES, HOP_FLOPS};
+pub use pion::PionCorrelator;
 
 use crate::SiteLayout;
 use ongpu::prelude::*;
@@ -40,8 +46,8 @@ pub type HostSpinor = Spinor<f64>;
 /// A spinor field on a [`Lattice`].
 pub type SpinorField = Field<Spinor<f64>, SiteLayout>;
 
-/// A spinor field on any [`Space`].
-pub type SpinorFieldOf<S> = <S as Space>::Field<Spinor<f64>, SiteLayout>;
+/// A spinor field on any [`Space`], in double precision unless `T` says otherwise.
+pub type SpinorFieldOf<S, T = f64> = <S as Space>::Field<Spinor<T>, SiteLayout>;
 
 /// A random spinor at every site of `lat` (parts uniform in [−1, 1)), from `seed`.
 pub fn random_spinors(lat: &Lattice, seed: u64) -> Vec<HostSpinor> {

@@ -4,9 +4,12 @@
 //! the four spin components from them, so a site costs 8 × 2 SU(3) products instead of
 //! 8 × 4.
 
-use super::SpinorFieldOf;
+use super::clover::{Clover, CloverFieldOf, CloverSite};
+use super::clover_algebra::{block_bottom, block_top};
+use super::{Spinor, SpinorFieldOf};
 use crate::gauge::{GaugeField, LinksOf};
 use ongpu::prelude::*;
+use ongpu::Element;
 
 /// Useful flops of one site of the hopping term in the standard count (QUDA's and
 /// Chroma's): 8 directions of two SU(3) matrix-vector products (66 flops each) and a
@@ -18,13 +21,22 @@ pub const HOP_FLOPS: f64 = 1320.0;
 /// neighbour spinors of 192 bytes read, one spinor written.
 pub const HOP_BYTES: f64 = 8.0 * 144.0 + 8.0 * 192.0 + 192.0;
 
+/// Flops of applying the two packed clover blocks of a site in the standard count (QUDA's):
+/// two Hermitian 6×6 blocks times a half spinor, 252 each.
+pub const CLOVER_FLOPS: f64 = 504.0;
+
+/// Bytes of the clover blocks of one site (f64): 72 reals.
+pub const CLOVER_BYTES: f64 = 72.0 * 8.0;
+
 /// The Wilson operator `D_W = 1 − κ H` of a gauge field, with the hopping term
 /// `H ψ(x) = Σ_mu [(1 − γ_mu) U_mu(x) ψ(x+mû) + (1 + γ_mu) U_mu(x−mû)† ψ(x−mû)]`
-/// (DeGrand–Rossi γ's, [`gamma`](super::gamma::gamma)), periodic in every direction.
+/// (DeGrand–Rossi γ's, [`gamma`](super::gamma::gamma)), periodic in every direction; with a
+/// [`Clover`] term ([`Wilson::with_clover`]) the clover-improved `D = A − κ H`.
 pub struct Wilson<'u, S: Space = Lattice> {
     lat: S,
     links: &'u LinksOf<S>,
     kappa: f64,
+    clover: Option<&'u Clover<S>>,
 }
 
 impl<'u, S: Space> Wilson<'u, S> {
@@ -35,7 +47,27 @@ impl<'u, S: Space> Wilson<'u, S> {
             lat: u.lattice(),
             links: u.links(),
             kappa,
+            clover: None,
         }
+    }
+
+    /// The clover-improved operator `D = A − κ H` with the blocks `A` of `clover`, which
+    /// must have been built for this `κ` (and these links) on the same lattice.
+    pub fn with_clover(self, clover: &'u Clover<S>) -> ongpu::Result<Wilson<'u, S>> {
+        if clover.kappa() != self.kappa {
+            return Err(ongpu::Error::InvalidArgument(format!(
+                "a clover term built for κ = {} on a Wilson operator of κ = {}: build it \
+                 with the operator's κ",
+                clover.kappa(),
+                self.kappa
+            )));
+        }
+        self.lat
+            .check_field(clover.blocks(), "field of clover blocks")?;
+        Ok(Wilson {
+            clover: Some(clover),
+            ..self
+        })
     }
 
     /// The hopping parameter κ.
@@ -53,18 +85,39 @@ impl<'u, S: Space> Wilson<'u, S> {
         self.links
     }
 
-    /// `out = D_W psi` at every site: the hopping term, then `psi − κ H psi` (two passes:
-    /// one pass that also kept the site's own spinor would hold 48 more registers through
-    /// the hops, past what an f64 kernel has without spilling).
+    /// Its clover term, if it has one.
+    pub fn clover(&self) -> Option<&'u Clover<S>> {
+        self.clover
+    }
+
+    /// `out = D psi` at every site: the hopping term, then `A psi − κ H psi` (`A = 1`
+    /// without a clover term; two passes: one pass that also kept the site's own spinor
+    /// would hold 48 more registers through the hops, past what an f64 kernel has without
+    /// spilling).
     pub fn apply(&self, psi: &SpinorFieldOf<S>, out: &mut SpinorFieldOf<S>) -> ongpu::Result<()> {
         hop(self.lat.all(), self.links, psi, out)?;
         let kappa = self.kappa;
-        on_gpu!(self.lat, {
-            out[0] = psi[0] - out[0] * kappa;
-            out[1] = psi[1] - out[1] * kappa;
-            out[2] = psi[2] - out[2] * kappa;
-            out[3] = psi[3] - out[3] * kappa;
-        })
+        match self.clover {
+            None => on_gpu!(self.lat, {
+                out[0] = psi[0] - out[0] * kappa;
+                out[1] = psi[1] - out[1] * kappa;
+                out[2] = psi[2] - out[2] * kappa;
+                out[3] = psi[3] - out[3] * kappa;
+            }),
+            Some(c) => {
+                let a = c.blocks();
+                on_gpu!(self.lat, {
+                    let s0 = psi[0];
+                    let s1 = psi[1];
+                    let s2 = psi[2];
+                    let s3 = psi[3];
+                    out[0] = block_top(a[0], a[1], a[2], a[3], a[4], s0, s1) - out[0] * kappa;
+                    out[1] = block_bottom(a[0], a[1], a[2], a[3], a[5], s0, s1) - out[1] * kappa;
+                    out[2] = block_top(a[6], a[7], a[8], a[9], a[10], s2, s3) - out[2] * kappa;
+                    out[3] = block_bottom(a[6], a[7], a[8], a[9], a[11], s2, s3) - out[3] * kappa;
+                })
+            }
+        }
     }
 
     /// `out = H psi` at the sites of `sites` (out elsewhere as it was): over one parity it
@@ -76,6 +129,20 @@ impl<'u, S: Space> Wilson<'u, S> {
         out: &mut SpinorFieldOf<S>,
     ) -> ongpu::Result<()> {
         hop(sites, self.links, psi, out)
+    }
+
+    /// `out = A⁻¹ H psi` at `sites` (`H psi` without a clover term): one off-diagonal block
+    /// of the even-odd operator.
+    pub fn hop_inverse_clover<P: SpaceSubset<Space = S>>(
+        &self,
+        sites: P,
+        psi: &SpinorFieldOf<S>,
+        out: &mut SpinorFieldOf<S>,
+    ) -> ongpu::Result<()> {
+        match self.clover {
+            None => hop(sites, self.links, psi, out),
+            Some(c) => hop_clover(sites, self.links, c.inverses(), psi, out),
+        }
     }
 }
 
@@ -162,16 +229,57 @@ macro_rules! hopping {
 }
 
 /// `out = H psi` at `sites`.
-pub fn hop<P: SpaceSubset>(
+pub fn hop<T: Real, P: SpaceSubset>(
     sites: P,
-    u: &LinksOf<P::Space>,
-    psi: &SpinorFieldOf<P::Space>,
-    out: &mut SpinorFieldOf<P::Space>,
-) -> ongpu::Result<()> {
+    u: &LinksOf<P::Space, T>,
+    psi: &SpinorFieldOf<P::Space, T>,
+    out: &mut SpinorFieldOf<P::Space, T>,
+) -> ongpu::Result<()>
+where
+    ColorVector<T>: Element,
+    ColorMatrix<T>: Element,
+    [ColorMatrix<T>; 4]: Element,
+    Spinor<T>: Element,
+{
     hopping!(sites, u, psi, |r0, r1, r2, r3| {
         out[0] = r0;
         out[1] = r1;
         out[2] = r2;
         out[3] = r3;
+    })
+}
+
+/// `out = blocks · H psi` at `sites`, in one pass: the hopping term, then at the site the
+/// packed clover blocks `blocks` (on the even-odd operator, the inverse blocks), with the standard
+/// count of [`HOP_FLOPS`] + [`CLOVER_FLOPS`].
+pub fn hop_clover<T: Real, P: SpaceSubset>(
+    sites: P,
+    u: &LinksOf<P::Space, T>,
+    blocks: &CloverFieldOf<P::Space, T>,
+    psi: &SpinorFieldOf<P::Space, T>,
+    out: &mut SpinorFieldOf<P::Space, T>,
+) -> ongpu::Result<()>
+where
+    ColorVector<T>: Element,
+    ColorMatrix<T>: Element,
+    [ColorMatrix<T>; 4]: Element,
+    Spinor<T>: Element,
+    CloverSite<T>: Element,
+{
+    hopping!(sites, u, psi, |r0, r1, r2, r3| {
+        // (`blocks`, not a name the hops' own `let`s use: the body's names are matched by
+        // their spelling.)
+        out[0] = block_top(
+            blocks[0], blocks[1], blocks[2], blocks[3], blocks[4], r0, r1,
+        );
+        out[1] = block_bottom(
+            blocks[0], blocks[1], blocks[2], blocks[3], blocks[5], r0, r1,
+        );
+        out[2] = block_top(
+            blocks[6], blocks[7], blocks[8], blocks[9], blocks[10], r2, r3,
+        );
+        out[3] = block_bottom(
+            blocks[6], blocks[7], blocks[8], blocks[9], blocks[11], r2, r3,
+        );
     })
 }
