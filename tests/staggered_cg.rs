@@ -349,22 +349,16 @@ on_both_backends!(
 #[cfg(feature = "cuda")]
 #[test]
 fn cg_kernels_compile_for_sm90_and_sm80_without_spills() {
-    use ongpu::codegen::collect_kernel_sources;
     if !common::require_nvrtc() {
         return;
     }
-    let ((), sources) = collect_kernel_sources(|| {
-        ongpu::with_bounds_checks(false, || {
-            ongpu::with_backend(ongpu::Backend::Cpu, || {
-                let lat = Lattice::new([4; 4]).unwrap();
-                let op = Staggered::new(&gauge(lat, GaugeKind::Smooth, 14), 1.0).unwrap();
-                let b = Fermion::from_vec(even_part(&lat, &random_vector(&lat, 15)));
-                let mut x = Fermion::zeros(lat.volume());
-                Cg::new(lat, 1e-6, 100).solve(&op, &b, &mut x).unwrap();
-            })
-        })
+    let kernels = common::cpu_kernel_sources(|| {
+        let lat = Lattice::new([4; 4]).unwrap();
+        let op = Staggered::new(&gauge(lat, GaugeKind::Smooth, 14), 1.0).unwrap();
+        let b = Fermion::from_vec(even_part(&lat, &random_vector(&lat, 15)));
+        let mut x = Fermion::zeros(lat.volume());
+        Cg::new(lat, 1e-6, 100).solve(&op, &b, &mut x).unwrap();
     });
-    let kernels = common::distinct_kernels(sources);
     assert!(
         kernels.len() >= 7,
         "only {} distinct kernels",

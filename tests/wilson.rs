@@ -287,28 +287,22 @@ on_both_backends!(
 #[cfg(feature = "cuda")]
 #[test]
 fn wilson_kernels_compile_for_sm90_without_spills() {
-    use ongpu::codegen::collect_kernel_sources;
     if !common::require_nvrtc() {
         return;
     }
-    let ((), sources) = collect_kernel_sources(|| {
-        ongpu::with_bounds_checks(false, || {
-            ongpu::with_backend(ongpu::Backend::Cpu, || {
-                let lat = Lattice::new([4; 4]).unwrap();
-                let u = GaugeField::random(lat, 32).unwrap();
-                let psi = SpinorField::from_vec(random_spinors(&lat, 33));
-                let mut out = poisoned(&lat);
-                let op = Wilson::new(&u, KAPPA);
-                op.apply(&psi, &mut out).unwrap();
-                op.hop(lat.even(), &psi, &mut out).unwrap();
-                let eo = WilsonEvenOdd::new(&op);
-                let mut x = poisoned(&lat);
-                BiCgStab::new(1e-6, 50).solve(&eo, &psi, &mut x).unwrap();
-                Cgnr::new(1e-6, 50).solve(&eo, &psi, &mut x).unwrap();
-            })
-        })
+    let kernels = common::cpu_kernel_sources(|| {
+        let lat = Lattice::new([4; 4]).unwrap();
+        let u = GaugeField::random(lat, 32).unwrap();
+        let psi = SpinorField::from_vec(random_spinors(&lat, 33));
+        let mut out = poisoned(&lat);
+        let op = Wilson::new(&u, KAPPA);
+        op.apply(&psi, &mut out).unwrap();
+        op.hop(lat.even(), &psi, &mut out).unwrap();
+        let eo = WilsonEvenOdd::new(&op);
+        let mut x = poisoned(&lat);
+        BiCgStab::new(1e-6, 50).solve(&eo, &psi, &mut x).unwrap();
+        Cgnr::new(1e-6, 50).solve(&eo, &psi, &mut x).unwrap();
     });
-    let kernels = common::distinct_kernels(sources);
     assert!(
         kernels.len() >= 2,
         "only {} distinct kernels",

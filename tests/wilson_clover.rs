@@ -323,28 +323,22 @@ on_both_backends!(
 #[cfg(feature = "cuda")]
 #[test]
 fn clover_kernels_compile_for_sm90_without_spills() {
-    use ongpu::codegen::collect_kernel_sources;
     if !common::require_nvrtc() {
         return;
     }
-    let ((), sources) = collect_kernel_sources(|| {
-        ongpu::with_bounds_checks(false, || {
-            ongpu::with_backend(ongpu::Backend::Cpu, || {
-                let lat = Lattice::new([4; 4]).unwrap();
-                let u = GaugeField::smooth(lat, 0.3, 55).unwrap();
-                let clover = Clover::new(&u, KAPPA, C_SW).unwrap();
-                let op = Wilson::new(&u, KAPPA).with_clover(&clover).unwrap();
-                let psi = SpinorField::from_vec(random_spinors(&lat, 56));
-                let mut out = poisoned(&lat);
-                op.apply(&psi, &mut out).unwrap();
-                op.hop_inverse_clover(lat.even(), &psi, &mut out).unwrap();
-                let mut x = poisoned(&lat);
-                op.solve(&mut BiCgStab::new(1e-6, 50), &psi, &mut x)
-                    .unwrap();
-            })
-        })
+    let kernels = common::cpu_kernel_sources(|| {
+        let lat = Lattice::new([4; 4]).unwrap();
+        let u = GaugeField::smooth(lat, 0.3, 55).unwrap();
+        let clover = Clover::new(&u, KAPPA, C_SW).unwrap();
+        let op = Wilson::new(&u, KAPPA).with_clover(&clover).unwrap();
+        let psi = SpinorField::from_vec(random_spinors(&lat, 56));
+        let mut out = poisoned(&lat);
+        op.apply(&psi, &mut out).unwrap();
+        op.hop_inverse_clover(lat.even(), &psi, &mut out).unwrap();
+        let mut x = poisoned(&lat);
+        op.solve(&mut BiCgStab::new(1e-6, 50), &psi, &mut x)
+            .unwrap();
     });
-    let kernels = common::distinct_kernels(sources);
     assert!(
         kernels.len() >= 5,
         "only {} distinct kernels",

@@ -214,6 +214,56 @@ impl Problem {
     }
 }
 
+/// The fields of one precision that the kernels read.
+pub struct Fields<T: Prec>
+where
+    [ColorMatrix<T>; 4]: Element,
+    CloverSite<T>: Element,
+    Spinor<T>: Element,
+{
+    /// The links.
+    pub u: FieldOf<[ColorMatrix<T>; 4]>,
+    /// The inverse clover blocks.
+    pub a: FieldOf<CloverSite<T>>,
+    /// The spinor field.
+    pub psi: FieldOf<Spinor<T>>,
+}
+
+impl<T: Prec> Fields<T>
+where
+    [ColorMatrix<T>; 4]: Element,
+    CloverSite<T>: Element,
+    Spinor<T>: Element,
+{
+    /// The problem's fields in precision `T`.
+    pub fn of(p: &Problem) -> Self {
+        Fields {
+            u: p.links(),
+            a: p.inverses(),
+            psi: p.psi(),
+        }
+    }
+
+    /// The library's pass on the even sites: `A⁻¹ H ψ` (`hop_clover`) with `clover`, else
+    /// `H ψ` (`hop`).
+    pub fn ours(
+        &self,
+        lat: Lattice,
+        clover: bool,
+        out: &mut FieldOf<Spinor<T>>,
+    ) -> ongpu::Result<()>
+    where
+        ColorVector<T>: Element,
+        ColorMatrix<T>: Element,
+    {
+        if clover {
+            hop_clover(lat.even(), &self.u, &self.a, &self.psi, out)
+        } else {
+            hop(lat.even(), &self.u, &self.psi, out)
+        }
+    }
+}
+
 /// The library's kernels on the CPU backend (no hand-written reference there): checked,
 /// then timed.
 pub fn cpu_run<T: Prec>(p: &Problem, reps: usize) -> BenchResult<Vec<Row>>
@@ -225,21 +275,15 @@ where
     CloverSite<T>: Element,
 {
     ongpu::with_backend(Backend::Cpu, || {
-        let (u, psi, a) = (p.links::<T>(), p.psi::<T>(), p.inverses::<T>());
-        let mut out = p.poisoned::<T>();
-        let lat = p.lat;
-        hop(lat.even(), &u, &psi, &mut out)?;
-        let e_hop = p.check("hop", false, &out)?;
-        let t_hop = common::time(Backend::Cpu, reps, || hop(lat.even(), &u, &psi, &mut out))?;
-        let mut out = p.poisoned::<T>();
-        hop_clover(lat.even(), &u, &a, &psi, &mut out)?;
-        let e_clover = p.check("hop_clover", true, &out)?;
-        let t_clover = common::time(Backend::Cpu, reps, || {
-            hop_clover(lat.even(), &u, &a, &psi, &mut out)
-        })?;
-        Ok(vec![
-            p.row::<T>(false, "on_cpu", t_hop, Some(e_hop)),
-            p.row::<T>(true, "on_cpu", t_clover, Some(e_clover)),
-        ])
+        let f = Fields::<T>::of(p);
+        let mut rows = Vec::new();
+        for clover in [false, true] {
+            let mut out = p.poisoned::<T>();
+            f.ours(p.lat, clover, &mut out)?;
+            let err = p.check("on_cpu", clover, &out)?;
+            let t = common::time(Backend::Cpu, reps, || f.ours(p.lat, clover, &mut out))?;
+            rows.push(p.row::<T>(clover, "on_cpu", t, Some(err)));
+        }
+        Ok(rows)
     })
 }

@@ -6,7 +6,7 @@ use crate::check::{Prec, Problem};
 use crate::{common, BenchResult, Row};
 use ongpu::cuda::{self, nvrtc, Device, Function, ParamList, Shape};
 use ongpu::prelude::*;
-use ongpu::qcd::wilson::{hop, hop_clover, CloverSite, Spinor};
+use ongpu::qcd::wilson::{CloverSite, Spinor};
 use ongpu::{Backend, Element};
 
 /// The hand-written kernels.
@@ -85,33 +85,26 @@ where
     let real = if T::NAME == "f32" { "float" } else { "double" };
     let f_wilson = cuda::load_function(dev, &compiled, &format!("wilson_{real}"))?;
     let f_clover = cuda::load_function(dev, &compiled, &format!("clover_{real}"))?;
-    let (u, psi, a) = (p.links::<T>(), p.psi::<T>(), p.inverses::<T>());
-    let even = p.lat.even();
+    let f = crate::check::Fields::<T>::of(p);
     let mut rows = Vec::new();
     for clover in [false, true] {
         let mut ours = p.poisoned::<T>();
         let mut theirs = p.poisoned::<T>();
-        let a_hand = clover.then_some(&a);
-        let f = if clover { f_clover } else { f_wilson };
-        let call_ours = |out: &mut _| {
-            if clover {
-                hop_clover(even, &u, &a, &psi, out)
-            } else {
-                hop(even, &u, &psi, out)
-            }
-        };
+        let a_hand = clover.then_some(&f.a);
+        let kernel = if clover { f_clover } else { f_wilson };
+        let call_ours = |out: &mut _| f.ours(p.lat, clover, out);
         call_ours(&mut ours)?;
         let e_ours = p.check("on_gpu!", clover, &ours)?;
-        hand(dev, f, p, &u, &psi, a_hand, &mut theirs)?;
+        hand(dev, kernel, p, &f.u, &f.psi, a_hand, &mut theirs)?;
         let e_hand = p.check("hand-written", clover, &theirs)?;
         let t_ours = common::time(Backend::Cuda, reps, || call_ours(&mut ours))?;
         let t_hand = common::time(Backend::Cuda, reps, || {
-            hand(dev, f, p, &u, &psi, a_hand, &mut theirs)
+            hand(dev, kernel, p, &f.u, &f.psi, a_hand, &mut theirs)
         })?;
         rows.push(p.row::<T>(clover, "on_gpu", t_ours, Some(e_ours)));
         rows.push(p.row::<T>(clover, "hand_written", t_hand, Some(e_hand)));
     }
-    drop((u, psi, a));
+    drop(f);
     for clover in [false, true] {
         let (_, bytes) = p.cost::<T>(clover);
         let t_copy = common::ceiling::Ceilings::new()?

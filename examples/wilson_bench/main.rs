@@ -11,10 +11,11 @@
 //!
 //! ```text
 //! cargo run --release --example wilson_bench -- [--sizes 32,40] [--real f32,f64] [--reps 10]
-//!     [--solver L] [--no-dslash]
+//!     [--solver L] [--solver-sweeps N] [--solver-kappa K] [--no-dslash]
 //! ```
 //! `--solver L` (default 32, 0 for none) also times the even-odd clover BiCGStab at L^4 in
-//! f64 against its operator `M̂` alone.
+//! f64 against its operator `M̂` alone, on a quenched β = 6.0 configuration after
+//! `--solver-sweeps` (default 40) heatbath sweeps, at `--solver-kappa` (default 0.1330).
 
 mod check;
 #[path = "../common/mod.rs"]
@@ -89,7 +90,9 @@ fn run() -> BenchResult<()> {
         print(&rows);
     }
     if solver_l > 0 {
-        solver::run(solver_l, reps)?;
+        let sweeps = common::arg("--solver-sweeps", 40);
+        let kappa = common::value("--solver-kappa").map_or(Ok(0.1330), |k| k.parse())?;
+        solver::run(solver_l, reps, sweeps, kappa)?;
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 use crate::{common, BenchResult};
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
+use ongpu::qcd::quenched::QuenchedUpdate;
 use ongpu::qcd::solver::LinearSolver;
 use ongpu::qcd::wilson::{
     random_spinors, BiCgStab, Clover, SpinorField, Wilson, WilsonEvenOdd, CLOVER_FLOPS, HOP_FLOPS,
@@ -17,13 +18,19 @@ pub const OPERATOR_FLOPS: f64 = 2.0 * (HOP_FLOPS + CLOVER_FLOPS) + 48.0;
 /// (96), x (192) and r (96).
 pub const VECTOR_FLOPS: f64 = 96.0 + 192.0 + 96.0 + 96.0 + 48.0 + 96.0 + 192.0 + 96.0 + 48.0;
 
-/// Times `M̂` and the solve at L^4 in f64, on links near the identity (spread 0.5) with
-/// κ = 0.12 and c_sw = 1, and prints both.
-pub fn run(l: usize, reps: usize) -> BenchResult<()> {
+/// Times `M̂` and the solve at L^4 in f64 on a quenched configuration (β = 6.0, `sweeps`
+/// heatbath sweeps from a hot start) with `kappa` and the non-perturbative c_sw = 1.769 of
+/// β = 6.0 (Lüscher et al., Nucl. Phys. B491 (1997) 323), and prints both.
+pub fn run(l: usize, reps: usize, sweeps: usize, kappa: f64) -> BenchResult<()> {
     let backend = ongpu::backend()?;
-    let (kappa, c_sw) = (0.12, 1.0);
+    let c_sw = 1.769;
     let lat = Lattice::new([l; 4])?;
-    let u = GaugeField::smooth(lat, 0.5, 21)?;
+    let mut u = GaugeField::unit(lat)?;
+    let mut update = QuenchedUpdate::new(lat, 21);
+    update.heatbath(&mut u, 0.0)?;
+    for _ in 0..sweeps {
+        update.sweep(&mut u, 6.0, 4)?;
+    }
     let clover = Clover::new(&u, kappa, c_sw)?;
     let op = Wilson::new(&u, kappa).with_clover(&clover)?;
     let eo = WilsonEvenOdd::new(&op);
@@ -43,7 +50,9 @@ pub fn run(l: usize, reps: usize) -> BenchResult<()> {
     let flops = last.iterations as f64 * (2.0 * OPERATOR_FLOPS + VECTOR_FLOPS) * sites;
     let solve_gflops = flops / seconds / 1e9;
     println!(
-        "\neven-odd clover BiCGStab, {l}^4 f64, κ = {kappa}, c_sw = {c_sw}, on {}",
+        "\neven-odd clover BiCGStab, {l}^4 f64, quenched β = 6.0 ({sweeps} sweeps from a hot \
+         start, plaquette {:.5}), κ = {kappa}, c_sw = {c_sw}, on {}",
+        u.plaquette()?,
         common::device_name(backend)
     );
     println!(

@@ -68,6 +68,7 @@ mod __private {
 pub type SiteLayout = ongpu_runtime::AoSoA<32>;
 
 pub mod gauge;
+mod host_sites;
 pub mod nersc;
 pub mod quenched;
 pub mod solver;

@@ -90,6 +90,16 @@ pub fn distinct_kernels(
     kernels
 }
 
+/// The distinct kernels `f` generates, run on the CPU backend without bounds checks (the
+/// sources a release run on a GPU would compile; no GPU needed).
+#[cfg(feature = "cuda")]
+pub fn cpu_kernel_sources(f: impl FnOnce()) -> Vec<ongpu::codegen::KernelSource> {
+    let ((), sources) = ongpu::codegen::collect_kernel_sources(|| {
+        ongpu::with_bounds_checks(false, || ongpu::with_backend(ongpu::Backend::Cpu, f))
+    });
+    distinct_kernels(sources)
+}
+
 /// Compiles every kernel for Hopper and Ampere with the real NVRTC: no warnings, and no
 /// local memory where ptxas reports (see [`check_no_local_memory`]).
 #[cfg(feature = "cuda")]

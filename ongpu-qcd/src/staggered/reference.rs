@@ -5,6 +5,7 @@
 
 use super::HostVector;
 use crate::gauge::{GaugeField, HostLinks};
+use crate::host_sites::neighbour;
 use ongpu::prelude::*;
 
 /// The parity of the site at coordinates `c`: 0 even, 1 odd.
@@ -49,17 +50,6 @@ impl HostStaggered {
     }
 
     /// The site one step from `c` along `mu`, forwards or backwards, periodically.
-    fn neighbour(&self, c: [usize; 4], mu: usize, forward: bool) -> usize {
-        let l = self.lat.extents()[mu];
-        let mut n = c;
-        n[mu] = if forward {
-            (c[mu] + 1) % l
-        } else {
-            (c[mu] + l - 1) % l
-        };
-        self.lat.index(n)
-    }
-
     /// `D ψ` at the sites of parity `parity` (both parities with `None`); zero elsewhere.
     pub fn dslash_at(&self, psi: &[ColorVector<f64>], parity: Option<usize>) -> HostVector {
         (0..self.lat.volume())
@@ -70,7 +60,10 @@ impl HostStaggered {
                 }
                 let mut sum = ColorVector::zero();
                 for mu in 0..4 {
-                    let (f, b) = (self.neighbour(c, mu, true), self.neighbour(c, mu, false));
+                    let (f, b) = (
+                        neighbour(&self.lat, c, mu, true),
+                        neighbour(&self.lat, c, mu, false),
+                    );
                     let hop = self.links[i][mu] * psi[f] - self.links[b][mu].adj() * psi[b];
                     sum += hop * phase(c, mu);
                 }

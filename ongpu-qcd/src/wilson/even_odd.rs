@@ -34,10 +34,7 @@ impl<'w, 'u, S: Space> WilsonEvenOdd<'w, 'u, S> {
         tmp: &mut SpinorFieldOf<S>,
         out: &mut SpinorFieldOf<S>,
     ) -> ongpu::Result<()> {
-        let lat = self.op.lattice();
-        self.op.hop_inverse_clover(lat.odd(), psi, tmp)?;
-        self.op.hop_inverse_clover(lat.even(), tmp, out)?;
-        let k2 = self.op.kappa() * self.op.kappa();
+        let (lat, k2) = self.hops(psi, tmp, out)?;
         on_gpu!(lat.even(), {
             out[0] = psi[0] - out[0] * k2;
             out[1] = psi[1] - out[1] * k2;
@@ -55,10 +52,7 @@ impl<'w, 'u, S: Space> WilsonEvenOdd<'w, 'u, S> {
         out: &mut SpinorFieldOf<S>,
         with: &SpinorFieldOf<S>,
     ) -> ongpu::Result<Complex<f64>> {
-        let lat = self.op.lattice();
-        self.op.hop_inverse_clover(lat.odd(), psi, tmp)?;
-        self.op.hop_inverse_clover(lat.even(), tmp, out)?;
-        let k2 = self.op.kappa() * self.op.kappa();
+        let (lat, k2) = self.hops(psi, tmp, out)?;
         on_gpu!(sum: lat.even(), {
             out[0] = psi[0] - out[0] * k2;
             out[1] = psi[1] - out[1] * k2;
@@ -66,6 +60,20 @@ impl<'w, 'u, S: Space> WilsonEvenOdd<'w, 'u, S> {
             out[3] = psi[3] - out[3] * k2;
             with[0].dot(out[0]) + with[1].dot(out[1]) + with[2].dot(out[2]) + with[3].dot(out[3])
         })
+    }
+
+    /// `out_e = A_ee⁻¹ H_eo A_oo⁻¹ H_oe psi_e` (through `tmp`'s odd sites); returns the
+    /// lattice and `κ²` for the pass that completes `M̂`.
+    fn hops(
+        &self,
+        psi: &SpinorFieldOf<S>,
+        tmp: &mut SpinorFieldOf<S>,
+        out: &mut SpinorFieldOf<S>,
+    ) -> ongpu::Result<(S, f64)> {
+        let lat = self.op.lattice();
+        self.op.hop_inverse_clover(lat.odd(), psi, tmp)?;
+        self.op.hop_inverse_clover(lat.even(), tmp, out)?;
+        Ok((lat, self.op.kappa() * self.op.kappa()))
     }
 
     /// The source of the even-odd system for `D x = b`: `b̂_e = A_ee⁻¹ (b_e + κ H_eo A_oo⁻¹

@@ -6,18 +6,11 @@
 use super::gamma::{gamma, one_plus, spin_product, spin_times};
 use super::{CloverSite, HostSpinor};
 use crate::gauge::{GaugeField, HostLinks, PLANES};
+use crate::host_sites::{neighbour, step};
 use ongpu::prelude::*;
 
 /// A dense 12×12 matrix on spin-colour space, index `3 · spin + colour`.
 pub type SpinColorMatrix = [[Complex<f64>; 12]; 12];
-
-/// The site `c + d · mû` of `lat` (periodic).
-fn shifted(lat: &Lattice, c: [usize; 4], mu: usize, d: isize) -> [usize; 4] {
-    let l = lat.extents()[mu] as isize;
-    let mut n = c;
-    n[mu] = (c[mu] as isize + d).rem_euclid(l) as usize;
-    n
-}
 
 /// The clover-leaf field strength at every site, `[F_{mu nu}; 6]` in the order of
 /// [`PLANES`]: `(Q − Q†)/8` less its trace over 3, `Q` the four plaquettes of the plane
@@ -25,7 +18,7 @@ fn shifted(lat: &Lattice, c: [usize; 4], mu: usize, d: isize) -> [usize; 4] {
 pub fn field_strength(lat: &Lattice, links: &HostLinks) -> Vec<[ColorMatrix<f64>; 6]> {
     // The link from `c` one step along `±mu` (the adjoint of the backward link).
     let step = |c: [usize; 4], mu: usize, d: isize| -> (ColorMatrix<f64>, [usize; 4]) {
-        let n = shifted(lat, c, mu, d);
+        let n = step(lat, c, mu, d);
         if d > 0 {
             (links[lat.index(c)][mu], n)
         } else {
@@ -122,11 +115,6 @@ impl HostWilson {
         Ok(op)
     }
 
-    fn neighbour(&self, c: [usize; 4], mu: usize, forward: bool) -> usize {
-        self.lat
-            .index(shifted(&self.lat, c, mu, if forward { 1 } else { -1 }))
-    }
-
     /// The hopping term `H ψ(x) = Σ_mu [(1 − γ_mu) U_mu(x) ψ(x+mû) + (1 + γ_mu)
     /// U_mu(x−mû)† ψ(x−mû)]` at every site, so that `D_W = 1 − κ H`.
     pub fn hopping(&self, psi: &[HostSpinor]) -> Vec<HostSpinor> {
@@ -137,8 +125,8 @@ impl HostWilson {
                 let c = self.lat.coords(x);
                 let mut acc = [ColorVector::zero(); 4];
                 for mu in 0..4 {
-                    let f = self.neighbour(c, mu, true);
-                    let b = self.neighbour(c, mu, false);
+                    let f = neighbour(&self.lat, c, mu, true);
+                    let b = neighbour(&self.lat, c, mu, false);
                     let u = self.links[x][mu];
                     let ub = self.links[b][mu].adj();
                     let up: HostSpinor = std::array::from_fn(|s| u * psi[f][s]);
