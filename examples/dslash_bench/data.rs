@@ -1,9 +1,11 @@
-//! The benchmark's inputs and checks: random links and source in f64 (uniform in [-1, 1)),
+//! The benchmark's inputs and checks: random SU(3) links (so that they can also be stored as
+//! two rows) and a random source in f64 (uniform in [-1, 1)),
 //! rounded to the precision run, and the hopping term computed on the host in f64 from the
 //! rounded inputs, against which every even site of a result is checked.
 
 use crate::BenchResult;
 use ongpu::prelude::*;
+use ongpu::qcd::gauge::su3::random_su3;
 use ongpu::{Element, Layout};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -65,13 +67,10 @@ impl Problem {
     pub fn new(l: usize, seed: u64) -> ongpu::Result<Problem> {
         let lat = Lattice::new([l; 4])?;
         let mut r = SmallRng::seed_from_u64(seed ^ l as u64);
+        let mut r2 = SmallRng::seed_from_u64(seed ^ l as u64 ^ 0x5eed);
         let mut z = || Complex::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0));
         let links = (0..lat.volume())
-            .map(|_| {
-                std::array::from_fn(|_| {
-                    ColorMatrix::new(std::array::from_fn(|_| std::array::from_fn(|_| z())))
-                })
-            })
+            .map(|_| std::array::from_fn(|_| random_su3(&mut r2)))
             .collect();
         let psi = (0..lat.volume())
             .map(|_| ColorVector::new(std::array::from_fn(|_| z())))
@@ -86,6 +85,16 @@ impl Problem {
     {
         Field::from_fn(self.lat.volume(), |i| {
             self.links[i].map(|m| ColorMatrix::new(m.m.map(|row| row.map(round))))
+        })
+    }
+
+    /// The links in precision `T`, layout `L`, stored as their first two rows.
+    pub fn links12<T: Prec, L: Layout>(&self) -> Field<[[ColorVector<T>; 2]; 4], L>
+    where
+        [[ColorVector<T>; 2]; 4]: Element,
+    {
+        Field::from_fn(self.lat.volume(), |i| {
+            self.links[i].map(|m| [0, 1].map(|r| ColorVector::new(m.m[r].map(round))))
         })
     }
 

@@ -4,7 +4,7 @@
 
 use crate::data::{Prec, Problem};
 use crate::report::Row;
-use crate::{common, ours, BenchResult, Options};
+use crate::{common, ours, ours12, BenchResult, Options};
 use ongpu::cuda::{self, nvrtc, Device, DeviceBuffer, Function, ParamList, Shape};
 use ongpu::prelude::*;
 use ongpu::{Backend, Element, Layout};
@@ -92,6 +92,7 @@ where
     ColorMatrix<T>: Element,
     ColorVector<T>: Element,
     [ColorMatrix<T>; 4]: Element,
+    [[ColorVector<T>; 2]; 4]: Element,
 {
     let dev = cuda::device()?;
     let compiled = module(dev)?;
@@ -117,6 +118,14 @@ where
     let t_ours = common::time(Backend::Cuda, opts.reps, || {
         ours(p.lat, opts.tpb, &u, &psi, &mut chi_ours)
     })?;
+    let u12 = p.links12::<T, L>();
+    let mut chi_12 = p.poisoned_chi::<T, L>();
+    ours12(p.lat, opts.tpb, &u12, &psi, &mut chi_12)?;
+    let err_12 = p.check::<T, L>("on_gpu! with 12-real links", &chi_12)?;
+    let t_12 = common::time(Backend::Cuda, opts.reps, || {
+        ours12(p.lat, opts.tpb, &u12, &psi, &mut chi_12)
+    })?;
+    drop((u12, chi_12));
     let t_hand = common::time(Backend::Cuda, opts.reps, || {
         hand(dev, f, p, opts.tpb, &u, &psi, &mut chi_hand, None)
     })?;
@@ -129,6 +138,7 @@ where
         .best();
     Ok(vec![
         Row::new::<T, L>("gpu", "on_gpu", p, t_ours, Some(err_ours)),
+        Row::new::<T, L>("gpu", "on_gpu_12", p, t_12, Some(err_12)),
         Row::new::<T, L>("gpu", "hand_written", p, t_hand, Some(err_hand)),
         Row::new::<T, L>("gpu", "hand_table", p, t_table, Some(err_table)),
         Row::new::<T, L>("gpu", "device_copy", p, t_copy, None),

@@ -43,6 +43,7 @@ mod subsets;
 
 use data::{Prec, Problem};
 use ongpu::prelude::*;
+use ongpu::qcd::gauge::compressed::su3_from_rows;
 use ongpu::{Backend, Element, Layout};
 use report::Row;
 
@@ -74,12 +75,39 @@ where
     })
 }
 
+/// The same stencil with the links stored as two rows (`gauge::compressed`, 12 reals a link
+/// instead of 18), each rebuilt in registers where it is used.
+pub fn ours12<T: Prec, L: Layout>(
+    lat: Lattice,
+    tpb: u32,
+    u: &Field<[[ColorVector<T>; 2]; 4], L>,
+    psi: &Field<ColorVector<T>, L>,
+    chi: &mut Field<ColorVector<T>, L>,
+) -> ongpu::Result<()>
+where
+    ColorMatrix<T>: Element,
+    ColorVector<T>: Element,
+    [[ColorVector<T>; 2]; 4]: Element,
+{
+    on_gpu!(lat.even(), tpb, |i| {
+        let mut r = ColorVector::zero();
+        for mu in 0..4 {
+            let f = u[mu];
+            let b = u.shift(mu, -1)[mu];
+            r += su3_from_rows(f[0], f[1]) * psi.shift(mu, 1)
+                - su3_from_rows(b[0], b[1]).adj() * psi.shift(mu, -1);
+        }
+        chi = r;
+    })
+}
+
 /// Runs one precision and layout at every size on the chosen side.
 fn run<T: Prec, L: Layout>(opts: &Options, rows: &mut Vec<Row>) -> BenchResult<()>
 where
     ColorMatrix<T>: Element,
     ColorVector<T>: Element,
     [ColorMatrix<T>; 4]: Element,
+    [[ColorVector<T>; 2]; 4]: Element,
 {
     for &l in &opts.sizes {
         let problem = Problem::new(l, 7)?;

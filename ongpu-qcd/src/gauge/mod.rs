@@ -9,6 +9,7 @@
 //! [`GaugeField::link_trace`]), staples, reunitarisation and gauge transformations are
 //! `on_gpu!` calls; NERSC files are read and written through [`crate::nersc`].
 
+pub mod compressed;
 mod field_strength;
 mod files;
 mod observables;
