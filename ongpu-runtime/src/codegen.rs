@@ -62,13 +62,23 @@ pub use crate::cuda::nvrtc_warnings::warnings;
 /// log, including ptxas' resource report (registers, spills). Needs NVRTC, not a GPU.
 #[cfg(feature = "cuda")]
 ///
-/// Each source compiled here is made unique with a numbered trailing comment: an NVRTC has
-/// been seen to reuse the image of a source it compiled before in the same process, without
-/// running ptxas, and then to print no report.
+/// Each source compiled here is made unique with a `__device__` variable named by the
+/// process and a counter and set to the time: on a machine with a GPU, the NVRTC of CUDA
+/// 13.0 reuses the image of a program whose compiled form it has seen before, in this
+/// process or an earlier one, without running ptxas, and then prints no report. A numbered
+/// comment did not stop it (comments never reach the compiled form), nor a variable
+/// numbered per process (the next process numbers the same way).
 pub fn compile(source: &KernelSource, arch: &str) -> crate::Result<String> {
     static COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let k = COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let unique = format!("{}\n// inspection {k}\n", source.source);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let unique = format!(
+        "{}\n__device__ unsigned long long ongpu_inspection_{}_{k} = {nanos}ull;\n",
+        source.source,
+        std::process::id()
+    );
     let what = format!("the kernel of on_gpu! at {}", source.location);
     crate::cuda::nvrtc::compile(&unique, arch, &what, &["--ptxas-options=-v"]).map(|c| c.log)
 }
