@@ -104,11 +104,10 @@ impl Translator {
         self
     }
 
-    /// True if `rust` names a capture read entry by entry (not shadowed by a local).
+    /// True if `rust` names a capture read entry by entry: not shadowed by a local (a
+    /// `let` at the body's top level shares the captures' scope, under a fresh C++ name).
     fn is_site_read(&self, rust: &str) -> bool {
-        !self.in_borrow
-            && self.site_reads.contains(rust)
-            && self.scopes[1..].iter().all(|s| !s.contains_key(rust))
+        !self.in_borrow && self.site_reads.contains(rust) && self.lookup(rust) == cuda_ident(rust)
     }
 
     /// Types returned unsuffixed float literals as `ty` (a device function's result type).
@@ -194,6 +193,22 @@ mod tests {
     fn statements_translate() {
         let c = body("{ let a = y * 2.0; let mut b: f32 = 0.0; b += a; x = b; }");
         assert_eq!(c, "auto a = (y * ongpu::lit<decltype(y), ongpu_real>(2.0f, 2.0));\nfloat b = 0.0f;\nb += a;\nx = b;\n");
+    }
+
+    /// `y[k]` of a read-only capture is an entry read at the site, until a `let` shadows it
+    /// (even at the top level, where the local shares the captures' scope).
+    #[test]
+    fn read_only_captures_are_read_entry_by_entry_until_shadowed() {
+        let b: syn::Block = syn::parse_str("{ let a = y[0]; let y = a; x = y[1]; }").unwrap();
+        let b = crate::ir::lower(&b, crate::ir::Context::OnGpu).unwrap();
+        let bound = vec![("x".into(), "x".into()), ("y".into(), "y".into())];
+        let c = Translator::new(&b, &bound, "ongpu_real")
+            .reading_sites(["y".to_string()])
+            .translate(&b.block, Tail::Discard)
+            .code;
+        assert!(c.contains("auto a = ONGPU_SITE_ENTRY(y, 0);"), "{c}");
+        assert!(c.contains("x = y_1[1];"), "{c}");
+        assert!(!c.contains("ONGPU_SITE_ENTRY(y_1"), "{c}");
     }
 
     #[test]

@@ -191,11 +191,11 @@ pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
                 // arrays only that entry is loaded, where it is used (the whole element
                 // loaded above is then dead code unless the body also uses it whole).
                 let entry = if write.is_none() && element.starts_with("ongpu::array<") {
-                    format!("ONGPU_ENTRY_AT({name}, ongpu_site, ONGPU_E)")
+                    format!("ONGPU_ENTRY_AT({name}, ongpu_site, ongpu_e)")
                 } else {
-                    format!("({name}[ONGPU_E])")
+                    format!("({name}[ongpu_e])")
                 };
-                let _ = writeln!(p.loads, "#define ONGPU_SE_{name}(ONGPU_E) {entry}");
+                let _ = writeln!(p.loads, "#define ONGPU_SE_{name}(ongpu_e) {entry}");
                 if *write == Some(false) {
                     let _ = writeln!(p.loads, "{element} {name}{{}};");
                 } else {
@@ -215,7 +215,7 @@ pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
                 p.params.push(format!("const {cuda_type} {name}"));
                 let _ = writeln!(
                     p.loads,
-                    "#define ONGPU_SE_{name}(ONGPU_E) ({name}[ONGPU_E])"
+                    "#define ONGPU_SE_{name}(ongpu_e) ({name}[ongpu_e])"
                 );
             }
             CaptureKind::Scalar { cuda_type } => {
@@ -227,7 +227,7 @@ pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
                 let _ = writeln!(p.loads, "const {cuda_type} {name} = *ongpu_d_{name};");
                 let _ = writeln!(
                     p.loads,
-                    "#define ONGPU_SE_{name}(ONGPU_E) ({name}[ONGPU_E])"
+                    "#define ONGPU_SE_{name}(ongpu_e) ({name}[ongpu_e])"
                 );
             }
         }
