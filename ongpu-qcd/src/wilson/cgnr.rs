@@ -6,7 +6,7 @@
 //! `s = b − M̂ x`, and stops on `|s| ≤ tolerance · |b|`; the true residual is recomputed at
 //! the end.
 
-use super::clover_algebra::{block_bottom, block_top};
+use super::clover_algebra::{apply_blocks, block_bottom, block_top};
 use super::even_odd::{copy_even, norm2_even, start_solve, true_residual, WilsonEvenOdd};
 use super::SpinorFieldOf;
 use crate::solver::{LinearSolver, Solution, SolverError};
@@ -66,14 +66,7 @@ fn apply_dagger<S: Space>(
         })?,
         Some(c) => {
             let a = c.inverses();
-            on_gpu!(lat.even(), {
-                let s2 = -psi[2];
-                let s3 = -psi[3];
-                g5[0] = block_top(a[0], a[1], a[2], a[3], a[4], psi[0], psi[1]);
-                g5[1] = block_bottom(a[0], a[1], a[2], a[3], a[5], psi[0], psi[1]);
-                g5[2] = block_top(a[6], a[7], a[8], a[9], a[10], s2, s3);
-                g5[3] = block_bottom(a[6], a[7], a[8], a[9], a[11], s2, s3);
-            })?
+            apply_blocks!(lat.even(), a, g5, [psi[0], psi[1], -psi[2], -psi[3]])?
         }
     }
     op.apply(g5, tmp, out)?;
@@ -84,16 +77,7 @@ fn apply_dagger<S: Space>(
         }),
         Some(c) => {
             let a = c.blocks();
-            on_gpu!(lat.even(), {
-                let s0 = out[0];
-                let s1 = out[1];
-                let s2 = -out[2];
-                let s3 = -out[3];
-                out[0] = block_top(a[0], a[1], a[2], a[3], a[4], s0, s1);
-                out[1] = block_bottom(a[0], a[1], a[2], a[3], a[5], s0, s1);
-                out[2] = block_top(a[6], a[7], a[8], a[9], a[10], s2, s3);
-                out[3] = block_bottom(a[6], a[7], a[8], a[9], a[11], s2, s3);
-            })
+            apply_blocks!(lat.even(), a, out, [out[0], out[1], -out[2], -out[3]])
         }
     }
 }

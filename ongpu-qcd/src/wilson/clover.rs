@@ -11,7 +11,8 @@
 //! preconditioning applies.
 
 use super::clover_algebra::{
-    block_bottom, block_pivots, block_top, diagonals, from_rows, hermitian, inverse3, lower, row,
+    apply_blocks, block_bottom, block_pivots, block_top, diagonals, from_rows, hermitian, inverse3,
+    lower, row,
 };
 use super::{Spinor, SpinorFieldOf};
 use crate::gauge::{FieldStrengthOf, GaugeField};
@@ -182,14 +183,5 @@ where
     CloverSite<T>: Element,
     Spinor<T>: Element,
 {
-    on_gpu!(sites, {
-        let s0 = psi[0];
-        let s1 = psi[1];
-        let s2 = psi[2];
-        let s3 = psi[3];
-        out[0] = block_top(a[0], a[1], a[2], a[3], a[4], s0, s1);
-        out[1] = block_bottom(a[0], a[1], a[2], a[3], a[5], s0, s1);
-        out[2] = block_top(a[6], a[7], a[8], a[9], a[10], s2, s3);
-        out[3] = block_bottom(a[6], a[7], a[8], a[9], a[11], s2, s3);
-    })
+    apply_blocks!(sites, a, out, [psi[0], psi[1], psi[2], psi[3]])
 }

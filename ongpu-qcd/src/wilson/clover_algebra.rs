@@ -142,3 +142,24 @@ pub fn block_pivots(
     let s = r - q.adj() * inverse3(p) * q;
     det3(p).norm() * det3(s).norm()
 }
+
+/// An `on_gpu!` pass over `$sites` writing `$out = $a · s` for the spinor
+/// `s = [$s0, $s1, $s2, $s3]` (expressions of the body, all evaluated before `$out` is
+/// written) and the packed blocks `$a` of each site: the upper block on spins 0, 1, the lower
+/// on spins 2, 3. The caller has `on_gpu`, `block_top` and `block_bottom` in scope; its
+/// captures must not be spelled `s0` … `s3` (the macro sees names by their spelling).
+macro_rules! apply_blocks {
+    ($sites:expr, $a:ident, $out:ident, [$s0:expr, $s1:expr, $s2:expr, $s3:expr]) => {
+        on_gpu!($sites, {
+            let s0 = $s0;
+            let s1 = $s1;
+            let s2 = $s2;
+            let s3 = $s3;
+            $out[0] = block_top($a[0], $a[1], $a[2], $a[3], $a[4], s0, s1);
+            $out[1] = block_bottom($a[0], $a[1], $a[2], $a[3], $a[5], s0, s1);
+            $out[2] = block_top($a[6], $a[7], $a[8], $a[9], $a[10], s2, s3);
+            $out[3] = block_bottom($a[6], $a[7], $a[8], $a[9], $a[11], s2, s3);
+        })
+    };
+}
+pub(crate) use apply_blocks;

@@ -5,7 +5,7 @@
 //! too, as `on_gpu!` calls over the even sites.
 
 use super::clover::clover_times;
-use super::clover_algebra::{block_bottom, block_top};
+use super::clover_algebra::{apply_blocks, block_bottom, block_top};
 use super::{SpinorFieldOf, Wilson};
 use crate::solver::LinearOperator;
 use ongpu::prelude::*;
@@ -126,16 +126,17 @@ impl<'w, 'u, S: Space> WilsonEvenOdd<'w, 'u, S> {
             }),
             Some(c) => {
                 let a = c.inverses();
-                on_gpu!(sites, {
-                    let s0 = b[0] + t[0] * kappa;
-                    let s1 = b[1] + t[1] * kappa;
-                    let s2 = b[2] + t[2] * kappa;
-                    let s3 = b[3] + t[3] * kappa;
-                    out[0] = block_top(a[0], a[1], a[2], a[3], a[4], s0, s1);
-                    out[1] = block_bottom(a[0], a[1], a[2], a[3], a[5], s0, s1);
-                    out[2] = block_top(a[6], a[7], a[8], a[9], a[10], s2, s3);
-                    out[3] = block_bottom(a[6], a[7], a[8], a[9], a[11], s2, s3);
-                })
+                apply_blocks!(
+                    sites,
+                    a,
+                    out,
+                    [
+                        b[0] + t[0] * kappa,
+                        b[1] + t[1] * kappa,
+                        b[2] + t[2] * kappa,
+                        b[3] + t[3] * kappa
+                    ]
+                )
             }
         }
     }
