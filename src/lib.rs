@@ -215,6 +215,7 @@ pub use ongpu_runtime::{
     SplitLattice, SplitRead, SplitShifted, SplitSubset, SplitWrite, Storage, Stream, Subset,
     TimesI, Transfers,
 };
+pub use ongpu_runtime::{bf16, f16, CastReal, Precision, StorageReal};
 pub use ongpu_runtime::{ExactSum, InnerProduct, MinMax, Summable};
 
 /// Lattice QCD as a library, written with `on_gpu!`: gauge fields and their observables,
@@ -245,9 +246,10 @@ pub use ongpu_runtime::cuda;
 /// What most programs need: `use ongpu::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Devices, Field, Graph,
-        GraphLoop, Lattice, LaunchShape, LoopTest, Norm2, Philox, Real, Result, SoA, Space,
-        SpaceField, SpaceSubset, SplitField, SplitLattice, Subset, TimesI,
+        bf16, f16, on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Devices,
+        Field, Graph, GraphLoop, Lattice, LaunchShape, LoopTest, Norm2, Philox, Precision, Real,
+        Result, SoA, Space, SpaceField, SpaceSubset, SplitField, SplitLattice, StorageReal, Subset,
+        TimesI,
     };
 }
 

@@ -105,6 +105,12 @@ pub const METHODS: &[(&str, usize)] = &[
     ("uniform_f64", 2),
     ("normal_f32", 2),
     ("normal_f64", 2),
+    ("widen", 0),
+    ("narrow", 0),
+    ("to_f16", 0),
+    ("to_bf16", 0),
+    ("to_f32", 0),
+    ("to_f64", 0),
 ];
 
 /// The functions of `#[ongpu::kernel]` bodies, with their argument counts (`x`, `y`, `z` of

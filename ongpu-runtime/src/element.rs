@@ -59,10 +59,14 @@ scalar! {
     f64 => "double", Some(RealKind::F64);
     i32 => "int", None;
     u32 => "unsigned int", None;
+    // 16-bit storage: a body widens it to f32 and computes there (`types::precision`).
+    half::f16 => "ongpu::f16", Some(RealKind::F32);
+    half::bf16 => "ongpu::bf16", Some(RealKind::F32);
 }
 
 /// A type a [`Field`](crate::Field) can hold: `f32 f64 i32 u32 Complex<f32|f64>
-/// ColorVector<f32|f64> ColorMatrix<f32|f64>`.
+/// ColorVector<f32|f64> ColorMatrix<f32|f64>`, the same over the 16-bit storage reals
+/// `f16 bf16`, and arrays of them.
 ///
 /// # Safety
 /// `Self` must be exactly `COMPONENTS` values of `Self::Scalar` with no padding (so that a
@@ -105,6 +109,24 @@ unsafe impl Element for Complex<f64> {
     const COMPONENTS: usize = 2;
     fn cuda_type() -> String {
         "ongpu::complex<double>".to_string()
+    }
+}
+
+// SAFETY: as above (`half::f16` is a `#[repr(transparent)]` u16; `ongpu::f16` wraps one).
+unsafe impl Element for Complex<half::f16> {
+    type Scalar = half::f16;
+    const COMPONENTS: usize = 2;
+    fn cuda_type() -> String {
+        "ongpu::complex<ongpu::f16>".to_string()
+    }
+}
+
+// SAFETY: as above.
+unsafe impl Element for Complex<half::bf16> {
+    type Scalar = half::bf16;
+    const COMPONENTS: usize = 2;
+    fn cuda_type() -> String {
+        "ongpu::complex<ongpu::bf16>".to_string()
     }
 }
 

@@ -61,7 +61,9 @@ pub use random::Philox;
 pub use reduce::{ExactSum, InnerProduct, MinMax, Summable};
 pub use scalar::{DeviceScalar, ScalarRead};
 pub use stream::{in_stream_scope, Event, Stream};
-pub use types::{ColorMatrix, ColorVector, Norm2, Real, TimesI};
+pub use types::{
+    bf16, f16, CastReal, ColorMatrix, ColorVector, Norm2, Precision, Real, StorageReal, TimesI,
+};
 
 mod layout;
 

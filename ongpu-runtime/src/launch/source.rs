@@ -12,6 +12,7 @@ use std::fmt::Write;
 pub const PRELUDE: &str = concat!(
     include_str!("../../cuda/prelude.cuh"),
     include_str!("../../cuda/array.cuh"),
+    include_str!("../../cuda/precision.cuh"),
     include_str!("../../cuda/lattice.cuh"),
     include_str!("../../cuda/random.cuh")
 );

@@ -31,13 +31,15 @@ unsafe impl<T: bytemuck::Zeroable> bytemuck::Zeroable for ColorMatrix<T> {}
 // SAFETY: as above.
 unsafe impl<T: bytemuck::Pod> bytemuck::Pod for ColorMatrix<T> {}
 
-impl<T: Real> ColorMatrix<T> {
-    /// A matrix from its rows.
+impl<T> ColorMatrix<T> {
+    /// A matrix from its rows (of any real, the 16-bit storage ones included).
     #[inline(always)]
     pub fn new(m: [[Complex<T>; 3]; 3]) -> Self {
         ColorMatrix { m }
     }
+}
 
+impl<T: Real> ColorMatrix<T> {
     /// The zero matrix.
     #[inline(always)]
     pub fn zero() -> Self {
@@ -304,4 +306,9 @@ macro_rules! element {
         }
     )*};
 }
-element!(f32 => "ongpu::ColorMatrix<float>", f64 => "ongpu::ColorMatrix<double>");
+element!(
+    f32 => "ongpu::ColorMatrix<float>",
+    f64 => "ongpu::ColorMatrix<double>",
+    super::f16 => "ongpu::ColorMatrix<ongpu::f16>",
+    super::bf16 => "ongpu::ColorMatrix<ongpu::bf16>"
+);

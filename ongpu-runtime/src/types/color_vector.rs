@@ -28,13 +28,15 @@ unsafe impl<T: bytemuck::Zeroable> bytemuck::Zeroable for ColorVector<T> {}
 // SAFETY: as above.
 unsafe impl<T: bytemuck::Pod> bytemuck::Pod for ColorVector<T> {}
 
-impl<T: Real> ColorVector<T> {
-    /// A vector from its components.
+impl<T> ColorVector<T> {
+    /// A vector from its components (of any real, the 16-bit storage ones included).
     #[inline(always)]
     pub fn new(v: [Complex<T>; 3]) -> Self {
         ColorVector { v }
     }
+}
 
+impl<T: Real> ColorVector<T> {
     /// The zero vector.
     #[inline(always)]
     pub fn zero() -> Self {
@@ -220,4 +222,9 @@ macro_rules! element {
         }
     )*};
 }
-element!(f32 => "ongpu::ColorVector<float>", f64 => "ongpu::ColorVector<double>");
+element!(
+    f32 => "ongpu::ColorVector<float>",
+    f64 => "ongpu::ColorVector<double>",
+    super::f16 => "ongpu::ColorVector<ongpu::f16>",
+    super::bf16 => "ongpu::ColorVector<ongpu::bf16>"
+);

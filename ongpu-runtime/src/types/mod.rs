@@ -3,10 +3,12 @@
 
 mod color_matrix;
 mod color_vector;
+mod precision;
 mod real;
 mod times_i;
 
 pub use color_matrix::ColorMatrix;
 pub use color_vector::ColorVector;
+pub use precision::{bf16, f16, CastReal, Precision, StorageReal};
 pub use real::{Norm2, Real};
 pub use times_i::TimesI;
