@@ -246,10 +246,10 @@ pub use ongpu_runtime::cuda;
 /// What most programs need: `use ongpu::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        bf16, f16, on_gpu, AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Devices,
-        Field, Graph, GraphLoop, Lattice, LaunchShape, LoopTest, Norm2, Philox, Precision, Real,
-        Result, SoA, Space, SpaceField, SpaceSubset, SplitField, SplitLattice, StorageReal, Subset,
-        TimesI,
+        bf16, f16, on_gpu, AoS, AoSoA, CastReal, ColorMatrix, ColorVector, Complex, DeviceScalar,
+        Devices, Field, Graph, GraphLoop, Lattice, LaunchShape, LoopTest, Norm2, Philox, Precision,
+        Real, Result, SoA, Space, SpaceField, SpaceSubset, SplitField, SplitLattice, StorageReal,
+        Subset, TimesI,
     };
 }
 

@@ -6,6 +6,8 @@
 #[macro_use]
 #[path = "support/backends.rs"]
 mod backends;
+#[cfg(feature = "cuda")]
+mod common;
 
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::compressed::{compress, decompress, CompressedSite};
@@ -110,4 +112,71 @@ fn links_off_su3_are_errors() {
     }
 }
 
-on_both_backends!(round_trip_f64, round_trip_f32, links_off_su3_are_errors);
+/// Rows stored in 16 bits: the f16 and bf16 roundings of the rows (the `half` crate's
+/// bits), and links rebuilt from them within the storage's precision.
+fn round_trip_16_bit() {
+    let lat = Lattice::new([4, 4, 4, 6]).unwrap();
+    let exact = host_links(&lat, 4);
+    let host: Vec<[ColorMatrix<f32>; 4]> = exact.iter().map(|l| l.map(|m| to_f32(&m))).collect();
+    let links: Links<f32> = Field::from_vec(host.clone());
+    let mut h: Field<CompressedSite<f16>, SiteLayout> = Field::filled(
+        lat.volume(),
+        [[ColorVector::new([Complex::new(f16::NAN, f16::NAN); 3]); 2]; 4],
+    );
+    let mut b: Field<CompressedSite<bf16>, SiteLayout> = Field::filled(
+        lat.volume(),
+        [[ColorVector::new([Complex::new(bf16::NAN, bf16::NAN); 3]); 2]; 4],
+    );
+    compress(lat, &links, 1e-6, &mut h).unwrap();
+    compress(lat, &links, 1e-6, &mut b).unwrap();
+    let (hv, bv) = (h.to_vec().unwrap(), b.to_vec().unwrap());
+    for s in 0..lat.volume() {
+        for mu in 0..4 {
+            for r in 0..2 {
+                for c in 0..3 {
+                    let z = host[s][mu][r][c];
+                    assert_eq!(hv[s][mu][r][c], z.to_f16(), "f16 rows are the rounded rows");
+                    assert_eq!(bv[s][mu][r][c], z.to_bf16(), "bf16 rows are the rounded rows");
+                }
+            }
+        }
+    }
+    for (rows, eps) in [(0, 2f64.powi(-11)), (1, 2f64.powi(-8))] {
+        let mut back: Links<f32> = Field::filled(lat.volume(), [ColorMatrix::zero(); 4]);
+        if rows == 0 {
+            decompress(lat, &h, &mut back).unwrap();
+        } else {
+            decompress(lat, &b, &mut back).unwrap();
+        }
+        let widened: Vec<[ColorMatrix<f64>; 4]> =
+            back.to_vec().unwrap().iter().map(|l| l.map(|m| m.to_f64())).collect();
+        // Stored entries are off by half an ulp (relative); the third row, a sum of two
+        // products of them, by a few.
+        let w = worst(&widened, &exact);
+        assert!(w <= 4.0 * eps, "rebuilt off by {w:e} = {} ulp", w / eps);
+    }
+}
+
+on_both_backends!(
+    round_trip_f64,
+    round_trip_f32,
+    round_trip_16_bit,
+    links_off_su3_are_errors
+);
+
+/// The kernels compile with the real NVRTC for Hopper and Ampere, without warnings and
+/// without local memory.
+#[cfg(feature = "cuda")]
+#[test]
+fn kernels_compile_with_nvrtc() {
+    if !common::require_nvrtc() {
+        return;
+    }
+    let kernels = common::cpu_kernel_sources(|| {
+        round_trip_f64();
+        round_trip_f32();
+        round_trip_16_bit();
+    });
+    assert!(kernels.len() >= 6, "{} kernels", kernels.len());
+    common::check_kernels_stay_in_registers(&kernels);
+}

@@ -51,9 +51,9 @@ mod prelude {
     pub use ongpu_macros::on_gpu;
     #[allow(unused_imports)]
     pub use ongpu_runtime::{
-        AoS, AoSoA, ColorMatrix, ColorVector, Complex, DeviceScalar, Field, Graph, GraphLoop,
-        Lattice, LoopTest, Norm2, Philox, Real, Result, SoA, Space, SpaceField, SpaceSubset,
-        Subset, TimesI,
+        bf16, f16, AoS, AoSoA, CastReal, ColorMatrix, ColorVector, Complex, DeviceScalar, Field,
+        Graph, GraphLoop, Lattice, LoopTest, Norm2, Philox, Precision, Real, Result, SoA, Space,
+        SpaceField, SpaceSubset, StorageReal, Subset, TimesI,
     };
 }
 

@@ -1,7 +1,8 @@
 //! SU(3) links stored as their first two rows (12 reals instead of 18): a body rebuilds the
 //! matrix in registers with [`su3_from_rows`], the third row being the complex conjugate of
 //! the cross product of the first two, which unitarity and a unit determinant make exact.
-//! A memory-bound operator reads two thirds of the link bytes.
+//! A memory-bound operator reads two thirds of the link bytes; rows stored in 16 bits
+//! (`CompressedSite<f16>`) a third of an `f32` link's.
 
 use super::LinksOf;
 use crate::SiteLayout;
@@ -78,20 +79,23 @@ pub fn deviation<T: Real>(m: ColorMatrix<T>) -> T {
     (m - su3_from_rows(a, b)).norm2().sqrt()
 }
 
-/// `out` = the first two rows of every link of `links`, after checking that every link is
-/// what they rebuild to `tolerance` ([`CompressedReal::links_off_su3`]); an [`ongpu::Error`] saying how many
-/// are not otherwise, with `out` untouched.
-pub fn compress<T: CompressedReal, S: Space>(
+/// `out` = the first two rows of every link of `links`, in the storage real `R` (`T`
+/// itself, or `f16`/`bf16` for `f32` links: rounded to nearest even), after checking that
+/// every link is what its rows rebuild to `tolerance` in `T`
+/// ([`CompressedReal::links_off_su3`]); an [`ongpu::Error`] saying how many are not
+/// otherwise, with `out` untouched.
+pub fn compress<T: CompressedReal, R: StorageReal<Compute = T>, S: Space>(
     lat: S,
     links: &LinksOf<S, T>,
     tolerance: T,
-    out: &mut CompressedLinksOf<S, T>,
+    out: &mut CompressedLinksOf<S, R>,
 ) -> ongpu::Result<()>
 where
+    T: CastReal<R>,
     ColorVector<T>: Element,
     ColorMatrix<T>: Element,
     [ColorMatrix<T>; 4]: Element,
-    CompressedSite<T>: Element,
+    CompressedSite<R>: Element,
 {
     let off = T::links_off_su3(lat.all(), links, tolerance)?;
     if off > 0 {
@@ -104,28 +108,29 @@ where
     on_gpu!(lat, {
         for mu in 0..4 {
             let m = links[mu];
-            out[mu][0] = ColorVector::new([m[0][0], m[0][1], m[0][2]]);
-            out[mu][1] = ColorVector::new([m[1][0], m[1][1], m[1][2]]);
+            out[mu][0] = ColorVector::new([m[0][0], m[0][1], m[0][2]]).narrow();
+            out[mu][1] = ColorVector::new([m[1][0], m[1][1], m[1][2]]).narrow();
         }
     })
 }
 
-/// `out` = the full links that `compressed` stores.
-pub fn decompress<T: Real, S: Space>(
+/// `out` = the full links that `compressed` stores, rebuilt in the arithmetic real of the
+/// storage (`f32` for 16-bit rows).
+pub fn decompress<R: StorageReal, S: Space>(
     lat: S,
-    compressed: &CompressedLinksOf<S, T>,
-    out: &mut LinksOf<S, T>,
+    compressed: &CompressedLinksOf<S, R>,
+    out: &mut LinksOf<S, R::Compute>,
 ) -> ongpu::Result<()>
 where
-    ColorVector<T>: Element,
-    ColorMatrix<T>: Element,
-    [ColorMatrix<T>; 4]: Element,
-    CompressedSite<T>: Element,
+    ColorVector<R::Compute>: Element,
+    ColorMatrix<R::Compute>: Element,
+    [ColorMatrix<R::Compute>; 4]: Element,
+    CompressedSite<R>: Element,
 {
     on_gpu!(lat, {
         for mu in 0..4 {
             let rows = compressed[mu];
-            out[mu] = su3_from_rows(rows[0], rows[1]);
+            out[mu] = su3_from_rows(rows[0].widen(), rows[1].widen());
         }
     })
 }
