@@ -136,7 +136,11 @@ fn round_trip_16_bit() {
                 for c in 0..3 {
                     let z = host[s][mu][r][c];
                     assert_eq!(hv[s][mu][r][c], z.to_f16(), "f16 rows are the rounded rows");
-                    assert_eq!(bv[s][mu][r][c], z.to_bf16(), "bf16 rows are the rounded rows");
+                    assert_eq!(
+                        bv[s][mu][r][c],
+                        z.to_bf16(),
+                        "bf16 rows are the rounded rows"
+                    );
                 }
             }
         }
@@ -148,8 +152,12 @@ fn round_trip_16_bit() {
         } else {
             decompress(lat, &b, &mut back).unwrap();
         }
-        let widened: Vec<[ColorMatrix<f64>; 4]> =
-            back.to_vec().unwrap().iter().map(|l| l.map(|m| m.to_f64())).collect();
+        let widened: Vec<[ColorMatrix<f64>; 4]> = back
+            .to_vec()
+            .unwrap()
+            .iter()
+            .map(|l| l.map(|m| m.to_f64()))
+            .collect();
         // Stored entries are off by half an ulp (relative); the third row, a sum of two
         // products of them, by a few.
         let w = worst(&widened, &exact);

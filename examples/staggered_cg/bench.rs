@@ -7,7 +7,7 @@ use ongpu::prelude::*;
 use ongpu::qcd::gauge::LinksOf;
 use ongpu::qcd::solver::{LinearSolver, Solution, SolverError};
 use ongpu::qcd::staggered::passes::{apply_and_reduce, dslash_eo_oe, hop, update};
-use ongpu::qcd::staggered::{Cg, FermionOf, Staggered};
+use ongpu::qcd::staggered::{FermionOf, Staggered};
 use ongpu::Backend;
 
 /// Seconds per call of each pass, and of `D_oe` then `D_eo` alone.
@@ -26,7 +26,7 @@ pub struct PassSeconds {
 /// Solves once to warm up (kernels compile on first use), then `repeat` times, each between
 /// two synchronisations; returns the last solution and the seconds of each timed solve.
 pub fn time_solves<S: Space>(
-    solver: &mut Cg<S>,
+    solver: &mut dyn LinearSolver<Staggered<S>>,
     op: &Staggered<S>,
     b: &FermionOf<S>,
     x: &mut FermionOf<S>,

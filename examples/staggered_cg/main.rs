@@ -12,8 +12,12 @@
 //! ```text
 //! cargo run --release --example staggered_cg -- [--size L | --dims X,Y,Z,T] [--mass 0.1]
 //!     [--tol 1e-10] [--max-iter 10000] [--repeat 5] [--reps 10] [--smooth] [--seed 1]
-//!     [--ranks X,Y,Z,T]
+//!     [--ranks X,Y,Z,T] [--mixed f32|f16|bf16]
 //! ```
+//!
+//! `--mixed P` solves again with mixed-precision CG (`staggered::MixedCg`: f64 solution and
+//! reliable updates, inner iterations with vectors and two-row links stored in P), checks
+//! it the same way and prints its time to solution next to the f64 CG's.
 //!
 //! `--ranks X,Y,Z,T` (with `--features mpi`, under `mpirun -np X·Y·Z·T`) cuts the lattice
 //! over the MPI ranks on that process grid; the program is otherwise the same (it is
@@ -31,9 +35,12 @@ mod report;
 
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
-use ongpu::qcd::staggered::{self, reference::HostStaggered, Cg, FermionOf, Staggered};
+use ongpu::qcd::solver::{LinearSolver, Solution};
+use ongpu::qcd::staggered::{
+    self, reference::HostStaggered, Cg, FermionOf, HostVector, MixedCg, Staggered,
+};
 use ongpu::Backend;
-use options::{GaugeKind, Options, SMOOTH_SPREAD};
+use options::{GaugeKind, Options, Sloppy, SMOOTH_SPREAD};
 use std::process::ExitCode;
 
 /// The example's errors: ongpu's, the solver's, the command line's, a failed check.
@@ -98,15 +105,7 @@ fn solve_on<S: Space>(
     let mut solver = Cg::new(lat, opts.tol, opts.max_iter);
     let (solution, solve_seconds) = bench::time_solves(&mut solver, &op, &b, &mut x, opts.repeat)?;
     let host_op = HostStaggered::new(whole, gauge.to_host()?, opts.mass);
-    let host_residual = host_op.relative_residual(&b_host, &x.values()?);
-    if host_residual.is_nan() || host_residual > opts.tol {
-        return Err(format!(
-            "the true residual |b − A x|/|b| = {host_residual:.3e} of the host operator is \
-             above the tolerance {:e} (the solver reported {:.3e})",
-            opts.tol, solution.relative_residual
-        )
-        .into());
-    }
+    let host_residual = check_on_host(&host_op, &b_host, &x, opts.tol, &solution)?;
     let passes = bench::time_passes(backend, lat, opts.mass, op.links(), &b, opts.reps, agree)?;
     if lat.is_root() {
         report::print(&report::Measured {
@@ -116,12 +115,44 @@ fn solve_on<S: Space>(
             device: common::device_name(backend),
             solution,
             passes_run: solver.passes(),
-            solve_seconds,
+            solve_seconds: solve_seconds.clone(),
             host_residual,
             passes,
         });
     }
+    if let Some(sloppy) = opts.mixed {
+        let mut mixed: Box<dyn LinearSolver<Staggered<S>>> = match sloppy {
+            Sloppy::F32 => Box::new(MixedCg::<S, f32>::new(lat, opts.tol, opts.max_iter)),
+            Sloppy::F16 => Box::new(MixedCg::<S, f16>::new(lat, opts.tol, opts.max_iter)),
+            Sloppy::Bf16 => Box::new(MixedCg::<S, bf16>::new(lat, opts.tol, opts.max_iter)),
+        };
+        let (m, seconds) = bench::time_solves(mixed.as_mut(), &op, &b, &mut x, opts.repeat)?;
+        let host = check_on_host(&host_op, &b_host, &x, opts.tol, &m)?;
+        if lat.is_root() {
+            report::print_mixed(sloppy, &m, host, &seconds, &solution, &solve_seconds);
+        }
+    }
     Ok(())
+}
+
+/// The true `|b − A x| / |b|` of the host operator, or an error if it is above `tol`.
+fn check_on_host<F: SpaceField<ColorVector<f64>, ongpu::qcd::SiteLayout>>(
+    host_op: &HostStaggered,
+    b_host: &HostVector,
+    x: &F,
+    tol: f64,
+    solution: &Solution,
+) -> BenchResult<f64> {
+    let host_residual = host_op.relative_residual(b_host, &x.values()?);
+    if host_residual.is_nan() || host_residual > tol {
+        return Err(format!(
+            "the true residual |b − A x|/|b| = {host_residual:.3e} of the host operator is \
+             above the tolerance {tol:e} (the solver reported {:.3e})",
+            solution.relative_residual
+        )
+        .into());
+    }
+    Ok(host_residual)
 }
 
 fn main() -> ExitCode {

@@ -35,13 +35,27 @@ pub struct Options {
     pub seed: u64,
     /// The MPI process grid to cut the lattice over (`--ranks X,Y,Z,T`), if any.
     pub ranks: Option<[usize; 4]>,
+    /// Also solve with mixed-precision CG, inner iterations stored in this precision
+    /// (`--mixed f32|f16|bf16`), and compare its time to solution with the f64 CG's.
+    pub mixed: Option<Sloppy>,
+}
+
+/// The storage of the inner iterations of `--mixed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sloppy {
+    /// `f32` vectors and two-row links.
+    F32,
+    /// IEEE half-precision vectors and two-row links.
+    F16,
+    /// bfloat16 vectors and two-row links.
+    Bf16,
 }
 
 /// The usage line.
 pub const USAGE: &str =
     "cargo run --release --example staggered_cg -- [--size L | --dims X,Y,Z,T] \
      [--mass M] [--tol T] [--max-iter N] [--repeat N] [--reps N] [--smooth] [--seed S] \
-     [--ranks X,Y,Z,T]";
+     [--ranks X,Y,Z,T] [--mixed f32|f16|bf16]";
 
 impl Options {
     /// Parses the process's arguments.
@@ -57,6 +71,7 @@ impl Options {
             gauge: GaugeKind::Random,
             seed: 1,
             ranks: None,
+            mixed: None,
         };
         let mut p = lexopt::Parser::from_env();
         while let Some(arg) = p.next()? {
@@ -71,6 +86,16 @@ impl Options {
                 Long("smooth") => o.gauge = GaugeKind::Smooth,
                 Long("seed") => o.seed = p.value()?.parse()?,
                 Long("ranks") => o.ranks = Some(crate::common::parse_dims(&p.value()?.string()?)?),
+                Long("mixed") => {
+                    o.mixed = Some(match p.value()?.string()?.as_str() {
+                        "f32" => Sloppy::F32,
+                        "f16" => Sloppy::F16,
+                        "bf16" => Sloppy::Bf16,
+                        other => {
+                            return Err(format!("--mixed {other}: want f32, f16 or bf16").into())
+                        }
+                    })
+                }
                 Long("help") | Short('h') => {
                     println!("{USAGE}");
                     std::process::exit(0);

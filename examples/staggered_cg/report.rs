@@ -4,7 +4,7 @@
 
 use crate::bench::PassSeconds;
 use crate::common;
-use crate::options::{GaugeKind, Options};
+use crate::options::{GaugeKind, Options, Sloppy};
 use ongpu::prelude::*;
 use ongpu::qcd::solver::Solution;
 use ongpu::qcd::staggered::passes::{
@@ -138,5 +138,43 @@ pub fn print(m: &Measured) {
         "-",
         "-",
         100.0 * (t - accounted) / t
+    );
+}
+
+/// The mixed-precision solve's line: iterations, reliable updates, the host check, and its
+/// time to solution against the f64 CG's (medians of the same number of solves).
+pub fn print_mixed(
+    sloppy: Sloppy,
+    m: &Solution,
+    host_residual: f64,
+    seconds: &[f64],
+    f64_solution: &Solution,
+    f64_seconds: &[f64],
+) {
+    let (t, t64) = (
+        common::median(seconds.to_vec()),
+        common::median(f64_seconds.to_vec()),
+    );
+    println!(
+        "mixed-precision CG, inner {}: {} iterations ({} in f64), {} reliable updates, {} \
+         restarts; |b − A x|/|b| = {:.2e} (solver), {:.2e} (host check)",
+        match sloppy {
+            Sloppy::F32 => "f32 vectors, 12-real f32 links",
+            Sloppy::F16 => "f16 vectors, 12-real f16 links",
+            Sloppy::Bf16 => "bf16 vectors, 12-real bf16 links",
+        },
+        m.iterations,
+        f64_solution.iterations,
+        m.reliable_updates,
+        m.restarts,
+        m.relative_residual,
+        host_residual
+    );
+    println!(
+        "time to solution: mixed {:.3} ms, f64 {:.3} ms (medians of {}): {:.2}x faster",
+        t * 1e3,
+        t64 * 1e3,
+        seconds.len(),
+        t64 / t
     );
 }

@@ -39,6 +39,9 @@ pub struct Solution {
     pub iterations: usize,
     /// How often the solver started again from the true residual.
     pub restarts: usize,
+    /// How often a mixed-precision solver recomputed the true residual in high precision
+    /// and replaced the iterated one with it (0 for the others).
+    pub reliable_updates: usize,
     /// The true `|b − A x| / |b|`, recomputed from `x` at the end of the solve.
     pub relative_residual: f64,
     /// Wall-clock seconds of the solve (the host waits for the device at its end).
@@ -55,6 +58,14 @@ pub enum SolverError {
         /// Iterations done.
         iterations: usize,
         /// `|r| / |b|` when it stopped.
+        relative_residual: f64,
+    },
+    /// A mixed-precision solver's true residual stopped falling: the low precision of its
+    /// inner iterations cannot resolve the system (too ill-conditioned for it).
+    Stagnated {
+        /// Iterations done.
+        iterations: usize,
+        /// The true `|b − A x| / |b|` of its last reliable update.
         relative_residual: f64,
     },
     /// `⟨p, A p⟩` came out non-positive or not finite: A is not positive definite, or the
@@ -78,6 +89,15 @@ impl std::fmt::Display for SolverError {
                 f,
                 "the solver did not converge: |r|/|b| = {relative_residual:.3e} after \
                  {iterations} iterations (allow more iterations or a larger tolerance)"
+            ),
+            SolverError::Stagnated {
+                iterations,
+                relative_residual,
+            } => write!(
+                f,
+                "the mixed-precision solver stagnated at |b − A x|/|b| = {relative_residual:.3e} \
+                 after {iterations} iterations: its inner precision is too low for this \
+                 system (use a wider one, such as f32)"
             ),
             SolverError::Breakdown {
                 iterations,

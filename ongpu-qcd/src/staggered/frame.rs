@@ -87,6 +87,7 @@ pub(crate) fn solve_with_restarts<S: Space>(
     Ok(Solution {
         iterations,
         restarts,
+        reliable_updates: 0,
         relative_residual,
         seconds: start.elapsed().as_secs_f64(),
     })

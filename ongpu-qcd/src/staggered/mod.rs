@@ -44,9 +44,11 @@ mod device_passes;
 mod frame;
 mod graph_cg;
 mod loop_cg;
+mod mixed_cg;
 mod operator;
 pub mod passes;
 pub mod reference;
+pub mod sloppy;
 mod sources;
 
 pub use cg::{Cg, PassCounts};
@@ -54,7 +56,9 @@ pub use device_passes::{apply_and_reduce_into, coefficients, update_from, Scalar
 pub use frame::MAX_RESTARTS;
 pub use graph_cg::{GraphCg, KERNELS_PER_ITERATION};
 pub use loop_cg::LoopCg;
+pub use mixed_cg::{MixedCg, DEFAULT_DELTA};
 pub use operator::{staggered_phase, Staggered};
+pub use sloppy::SloppyStaggered;
 pub use sources::{even_part, random_vector, HostVector};
 
 use crate::solver::LinearSolver;

@@ -116,6 +116,7 @@ fn bicgstab<S: Space>(
     Ok(Solution {
         iterations,
         restarts: 0,
+        reliable_updates: 0,
         relative_residual,
         seconds: start.elapsed().as_secs_f64(),
     })
