@@ -135,25 +135,66 @@ impl Problem {
     where
         ColorVector<T>: Element,
     {
-        let got = chi.to_vec()?;
-        let lat = &self.lat;
+        let got: Vec<ColorVector<f64>> = chi
+            .to_vec()?
+            .iter()
+            .map(|v| ColorVector::new(v.v.map(widen)))
+            .collect();
         let rm = |m: &ColorMatrix<f64>| {
             ColorMatrix::new(m.m.map(|row| row.map(|z| widen(round::<T>(z)))))
         };
         let rv = |v: &ColorVector<f64>| ColorVector::new(v.v.map(|z| widen(round::<T>(z))));
+        let what = format!("{who}, {} {} L={}", T::NAME, L::name(), self.l);
+        self.check_against(&what, &got, rm, rv, T::TOLERANCE)
+    }
+
+    /// Links as two rows of f16 (rounded from f32, as `compress` stores them).
+    pub fn links16<L: Layout>(&self) -> Field<[[ColorVector<f16>; 2]; 4], L> {
+        Field::from_fn(self.lat.volume(), |i| {
+            self.links[i].map(|m| [0, 1].map(|r| ColorVector::new(m.m[r]).to_f32().to_f16()))
+        })
+    }
+
+    /// The source in f16 (rounded from f32).
+    pub fn psi16<L: Layout>(&self) -> Field<ColorVector<f16>, L> {
+        Field::from_fn(self.lat.volume(), |i| self.psi[i].to_f32().to_f16())
+    }
+
+    /// Checks a 16-bit result like [`check`](Problem::check): against the hopping term of
+    /// the 16-bit inputs (links rebuilt from their rows) in f64, to the f16 rounding of the
+    /// result (2^-11 relative) and the f32 arithmetic.
+    pub fn check16<L: Layout>(
+        &self,
+        who: &str,
+        chi: &Field<ColorVector<f16>, L>,
+    ) -> BenchResult<f64> {
+        let got: Vec<ColorVector<f64>> = chi.to_vec()?.iter().map(|v| v.to_f64()).collect();
+        let rm = |m: &ColorMatrix<f64>| {
+            let [a, b] = [0, 1].map(|r| ColorVector::new(m.m[r]).to_f32().to_f16().to_f64());
+            let third = |j: usize, k: usize| (a[j] * b[k] - a[k] * b[j]).conj();
+            ColorMatrix::new([a.v, b.v, [third(1, 2), third(2, 0), third(0, 1)]])
+        };
+        let rv = |v: &ColorVector<f64>| v.to_f32().to_f16().to_f64();
+        let what = format!("{who}, f16 {} L={}", L::name(), self.l);
+        self.check_against(&what, &got, rm, rv, 1e-3)
+    }
+
+    /// The checks of [`check`](Problem::check) on a result widened to f64, with the inputs
+    /// as `rm` and `rv` round them.
+    fn check_against(
+        &self,
+        what: &str,
+        got: &[ColorVector<f64>],
+        rm: impl Fn(&ColorMatrix<f64>) -> ColorMatrix<f64>,
+        rv: impl Fn(&ColorVector<f64>) -> ColorVector<f64>,
+        tolerance: f64,
+    ) -> BenchResult<f64> {
+        let lat = &self.lat;
         let mut worst = 0.0f64;
         for (i, g) in got.iter().enumerate() {
             if lat.parity(i) == 1 {
-                if g.v
-                    .iter()
-                    .any(|z| !z.re.to().is_nan() || !z.im.to().is_nan())
-                {
-                    return Err(format!(
-                        "{who}, {} L={}: odd site {i} was written",
-                        T::NAME,
-                        self.l
-                    )
-                    .into());
+                if g.v.iter().any(|z| !z.re.is_nan() || !z.im.is_nan()) {
+                    return Err(format!("{what}: odd site {i} was written").into());
                 }
                 continue;
             }
@@ -164,16 +205,10 @@ impl Problem {
                     - rm(&self.links[b][mu]).adj() * rv(&self.psi[b]);
             }
             for (gz, wz) in g.v.iter().zip(want.v) {
-                for (gv, wv) in [(gz.re.to(), wz.re), (gz.im.to(), wz.im)] {
+                for (gv, wv) in [(gz.re, wz.re), (gz.im, wz.im)] {
                     let e = (gv - wv).abs() / wv.abs().max(1.0);
-                    if e.is_nan() || e > T::TOLERANCE {
-                        return Err(format!(
-                            "{who}, {} {} L={}: site {i}: got {gv}, want {wv}",
-                            T::NAME,
-                            L::name(),
-                            self.l
-                        )
-                        .into());
+                    if e.is_nan() || e > tolerance {
+                        return Err(format!("{what}: site {i}: got {gv}, want {wv}").into());
                     }
                     worst = worst.max(e);
                 }

@@ -4,7 +4,7 @@
 
 use crate::data::{Prec, Problem};
 use crate::report::Row;
-use crate::{common, ours, ours12, BenchResult, Options};
+use crate::{common, ours, ours12, ours16, BenchResult, Options};
 use ongpu::cuda::{self, nvrtc, Device, DeviceBuffer, Function, ParamList, Shape};
 use ongpu::prelude::*;
 use ongpu::{Backend, Element, Layout};
@@ -126,6 +126,21 @@ where
         ours12(p.lat, opts.tpb, &u12, &psi, &mut chi_12)
     })?;
     drop((u12, chi_12));
+    // 16-bit storage, against the f32 kernels (the row counts the f32 model's bytes).
+    let sixteen = if T::NAME == "f32" {
+        let (u16, psi16) = (p.links16::<L>(), p.psi16::<L>());
+        let nan = Complex::new(f16::NAN, f16::NAN);
+        let mut chi16: Field<ColorVector<f16>, L> =
+            Field::filled(p.lat.volume(), ColorVector::new([nan; 3]));
+        ours16(p.lat, opts.tpb, &u16, &psi16, &mut chi16)?;
+        let err = p.check16::<L>("on_gpu! with 16-bit storage", &chi16)?;
+        let t = common::time(Backend::Cuda, opts.reps, || {
+            ours16(p.lat, opts.tpb, &u16, &psi16, &mut chi16)
+        })?;
+        Some(Row::new::<T, L>("gpu", "on_gpu_16", p, t, Some(err)))
+    } else {
+        None
+    };
     let t_hand = common::time(Backend::Cuda, opts.reps, || {
         hand(dev, f, p, opts.tpb, &u, &psi, &mut chi_hand, None)
     })?;
@@ -136,11 +151,13 @@ where
     let t_copy = common::ceiling::Ceilings::new()?
         .copy_seconds(opts.reps, p.model_bytes::<T>() / 2)?
         .best();
-    Ok(vec![
+    let mut rows = vec![
         Row::new::<T, L>("gpu", "on_gpu", p, t_ours, Some(err_ours)),
         Row::new::<T, L>("gpu", "on_gpu_12", p, t_12, Some(err_12)),
         Row::new::<T, L>("gpu", "hand_written", p, t_hand, Some(err_hand)),
         Row::new::<T, L>("gpu", "hand_table", p, t_table, Some(err_table)),
         Row::new::<T, L>("gpu", "device_copy", p, t_copy, None),
-    ])
+    ];
+    rows.extend(sixteen);
+    Ok(rows)
 }

@@ -101,6 +101,27 @@ where
     })
 }
 
+/// [`ours12`] on 16-bit storage: f16 vectors and links as two f16 rows, widened to f32
+/// where they are read, the result rounded to f16.
+pub fn ours16<L: Layout>(
+    lat: Lattice,
+    tpb: u32,
+    u: &Field<[[ColorVector<f16>; 2]; 4], L>,
+    psi: &Field<ColorVector<f16>, L>,
+    chi: &mut Field<ColorVector<f16>, L>,
+) -> ongpu::Result<()> {
+    on_gpu!(lat.even(), tpb, |i| {
+        let mut r = ColorVector::zero();
+        for mu in 0..4 {
+            let f = u[mu];
+            let b = u.shift(mu, -1)[mu];
+            r += su3_from_rows(f[0].widen(), f[1].widen()) * psi.shift(mu, 1).widen()
+                - su3_from_rows(b[0].widen(), b[1].widen()).adj() * psi.shift(mu, -1).widen();
+        }
+        chi = r.narrow();
+    })
+}
+
 /// Runs one precision and layout at every size on the chosen side.
 fn run<T: Prec, L: Layout>(opts: &Options, rows: &mut Vec<Row>) -> BenchResult<()>
 where
