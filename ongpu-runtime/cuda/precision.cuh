@@ -15,6 +15,28 @@ struct bf16 {
 };
 template <> struct element<f16> { typedef f16 scalar; enum { C = 1 }; };
 template <> struct element<bf16> { typedef bf16 scalar; enum { C = 1 }; };
+// A 16-bit complex number is one 4-byte component of field storage (as on the host), aligned
+// so that it moves in one access.
+template <> struct __align__(4) complex<f16> {
+  f16 re, im;
+};
+template <> struct __align__(4) complex<bf16> {
+  bf16 re, im;
+};
+#define ONGPU_PAIR_ELEMENTS(R)                                                            \
+  template <> struct element<complex<R> > { typedef complex<R> scalar; enum { C = 1 }; };  \
+  template <> struct element<ColorVector<R> > { typedef complex<R> scalar; enum { C = 3 }; }; \
+  template <> struct element<ColorMatrix<R> > { typedef complex<R> scalar; enum { C = 9 }; };
+ONGPU_PAIR_ELEMENTS(f16)
+ONGPU_PAIR_ELEMENTS(bf16)
+#undef ONGPU_PAIR_ELEMENTS
+
+// The real of a value's components (`f16` for a `ColorVector<f16>`).
+template <class V> struct real_scalar { typedef V type; };
+template <class T> struct real_scalar<complex<T> > { typedef T type; };
+template <class T> struct real_scalar<ColorVector<T> > { typedef T type; };
+template <class T> struct real_scalar<ColorMatrix<T> > { typedef T type; };
+template <class T, int N> struct real_scalar<array<T, N> > : real_scalar<T> {};
 
 ONGPU_FN float f16_to_float(f16 h) {
   const unsigned int sign = (unsigned int)(h.bits & 0x8000u) << 16;
@@ -84,15 +106,15 @@ template <class T, int N, class R> struct rebind<array<T, N>, R> {
   typedef array<typename rebind<T, R>::type, N> type;
 };
 
-// Every component of v converted to W's real (the two share a shape).
+// Every real of v converted to W's real (the two share a shape).
 template <class W, class V> ONGPU_FN W convert(const V& v) {
-  typedef typename element<V>::scalar S;
-  typedef typename element<W>::scalar D;
+  typedef typename real_scalar<V>::type S;
+  typedef typename real_scalar<W>::type D;
   W w;
   const S* from = reinterpret_cast<const S*>(&v);
   D* to = reinterpret_cast<D*>(&w);
 #pragma unroll
-  for (int k = 0; k < element<V>::C; k++) to[k] = real_cast<D>::from(from[k]);
+  for (int k = 0; k < (int)(sizeof(V) / sizeof(S)); k++) to[k] = real_cast<D>::from(from[k]);
   return w;
 }
 
@@ -109,8 +131,8 @@ template <class V> ONGPU_FN typename rebind<V, bf16>::type to_bf16(const V& v) {
   return convert<typename rebind<V, bf16>::type>(v);
 }
 template <class V>
-ONGPU_FN typename rebind<V, typename compute_of<typename element<V>::scalar>::type>::type widen(const V& v) {
-  return convert<typename rebind<V, typename compute_of<typename element<V>::scalar>::type>::type>(v);
+ONGPU_FN typename rebind<V, typename compute_of<typename real_scalar<V>::type>::type>::type widen(const V& v) {
+  return convert<typename rebind<V, typename compute_of<typename real_scalar<V>::type>::type>::type>(v);
 }
 
 // `narrow`: the storage type comes from where the value goes (rustc inferred it there), so

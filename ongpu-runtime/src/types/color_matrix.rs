@@ -308,7 +308,24 @@ macro_rules! element {
 }
 element!(
     f32 => "ongpu::ColorMatrix<float>",
-    f64 => "ongpu::ColorMatrix<double>",
+    f64 => "ongpu::ColorMatrix<double>"
+);
+
+macro_rules! element_16 {
+    ($($t:ty => $cuda:literal),*) => {$(
+        // SAFETY: 9 complex numbers of 4 bytes each, `#[repr(C)]`, no padding; the prelude's
+        // `ongpu::ColorMatrix` over `ongpu::f16`/`bf16` has the same layout, its complex numbers
+        // the 4-byte components.
+        unsafe impl Element for ColorMatrix<$t> {
+            type Scalar = Complex<$t>;
+            const COMPONENTS: usize = 9;
+            fn cuda_type() -> String {
+                $cuda.to_string()
+            }
+        }
+    )*};
+}
+element_16!(
     super::f16 => "ongpu::ColorMatrix<ongpu::f16>",
     super::bf16 => "ongpu::ColorMatrix<ongpu::bf16>"
 );

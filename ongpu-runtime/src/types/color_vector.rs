@@ -224,7 +224,24 @@ macro_rules! element {
 }
 element!(
     f32 => "ongpu::ColorVector<float>",
-    f64 => "ongpu::ColorVector<double>",
+    f64 => "ongpu::ColorVector<double>"
+);
+
+macro_rules! element_16 {
+    ($($t:ty => $cuda:literal),*) => {$(
+        // SAFETY: 3 complex numbers of 4 bytes each, `#[repr(C)]`, no padding; the prelude's
+        // `ongpu::ColorVector` over `ongpu::f16`/`bf16` has the same layout, its complex numbers
+        // the 4-byte components.
+        unsafe impl Element for ColorVector<$t> {
+            type Scalar = Complex<$t>;
+            const COMPONENTS: usize = 3;
+            fn cuda_type() -> String {
+                $cuda.to_string()
+            }
+        }
+    )*};
+}
+element_16!(
     super::f16 => "ongpu::ColorVector<ongpu::f16>",
     super::bf16 => "ongpu::ColorVector<ongpu::bf16>"
 );
