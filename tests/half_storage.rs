@@ -224,7 +224,50 @@ fn entries_and_scalars() {
     }
 }
 
+/// `convert` converts between any two storages in one generic body: f64 → f32 → bf16 → f64
+/// gives the chain of the host's conversions.
+fn casts_between_storages() {
+    let n = 777;
+    let host: Vec<ColorMatrix<f64>> = (0..n)
+        .map(|i| {
+            ColorMatrix::new(std::array::from_fn(|r| {
+                std::array::from_fn(|c| {
+                    Complex::new((i * 9 + r * 3 + c) as f64 / 7.0, -1.0 / (i + 1) as f64)
+                })
+            }))
+        })
+        .collect();
+    let hi: Field<ColorMatrix<f64>> = Field::from_vec(host.clone());
+    let mut single: Field<ColorMatrix<f32>> = Field::zeros(n);
+    let mut b: Field<ColorMatrix<bf16>> = Field::filled(
+        n,
+        ColorMatrix::new([[Complex::new(bf16::NAN, bf16::NAN); 3]; 3]),
+    );
+    let mut back: Field<ColorMatrix<f64>> = Field::zeros(n);
+    convert(&hi, &mut single);
+    convert(&single, &mut b);
+    convert(&b, &mut back);
+    for (i, got) in back.to_vec().unwrap().iter().enumerate() {
+        let want: ColorMatrix<f64> = host[i].to_f32().to_bf16().to_f64();
+        assert_eq!(*got, want, "site {i}");
+    }
+}
+
+/// `dst = src` in `dst`'s storage, on the device.
+fn convert<A, B>(src: &Field<A>, dst: &mut Field<B>)
+where
+    A: ongpu::Element + Precision<With<B::Real> = B>,
+    B: ongpu::Element + Precision,
+    A::Real: ongpu::CastReal<B::Real>,
+{
+    on_gpu!({
+        dst = src.convert();
+    })
+    .unwrap();
+}
+
 on_both_backends!(
+    casts_between_storages,
     storage_bits_are_the_half_crates,
     a_stencil_over_16_bit_fields,
     entries_and_scalars
@@ -239,6 +282,7 @@ fn kernels_compile_with_nvrtc() {
         return;
     }
     let kernels = common::cpu_kernel_sources(|| {
+        casts_between_storages();
         storage_bits_are_the_half_crates();
         a_stencil_over_16_bit_fields();
         entries_and_scalars();

@@ -107,6 +107,7 @@ pub const METHODS: &[(&str, usize)] = &[
     ("normal_f64", 2),
     ("widen", 0),
     ("narrow", 0),
+    ("convert", 0),
     ("to_f16", 0),
     ("to_bf16", 0),
     ("to_f32", 0),

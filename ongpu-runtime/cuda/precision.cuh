@@ -155,7 +155,7 @@ template <> struct convert_reals<float, f16> {
 };
 
 // Every real of v converted to W's real (the two share a shape).
-template <class W, class V> ONGPU_FN W convert(const V& v) {
+template <class W, class V> ONGPU_FN W convert_to(const V& v) {
   typedef typename real_scalar<V>::type S;
   typedef typename real_scalar<W>::type D;
   W w;
@@ -165,28 +165,30 @@ template <class W, class V> ONGPU_FN W convert(const V& v) {
 }
 
 template <class V> ONGPU_FN typename rebind<V, float>::type to_f32(const V& v) {
-  return convert<typename rebind<V, float>::type>(v);
+  return convert_to<typename rebind<V, float>::type>(v);
 }
 template <class V> ONGPU_FN typename rebind<V, double>::type to_f64(const V& v) {
-  return convert<typename rebind<V, double>::type>(v);
+  return convert_to<typename rebind<V, double>::type>(v);
 }
 template <class V> ONGPU_FN typename rebind<V, f16>::type to_f16(const V& v) {
-  return convert<typename rebind<V, f16>::type>(v);
+  return convert_to<typename rebind<V, f16>::type>(v);
 }
 template <class V> ONGPU_FN typename rebind<V, bf16>::type to_bf16(const V& v) {
-  return convert<typename rebind<V, bf16>::type>(v);
+  return convert_to<typename rebind<V, bf16>::type>(v);
 }
 template <class V>
 ONGPU_FN typename rebind<V, typename compute_of<typename real_scalar<V>::type>::type>::type widen(const V& v) {
-  return convert<typename rebind<V, typename compute_of<typename real_scalar<V>::type>::type>::type>(v);
+  return convert_to<typename rebind<V, typename compute_of<typename real_scalar<V>::type>::type>::type>(v);
 }
 
 // `narrow`: the storage type comes from where the value goes (rustc inferred it there), so
 // the result converts itself to whichever shape of reals it is assigned to.
 template <class V> struct narrowing {
   V v;
-  template <class W> ONGPU_FN operator W() const { return convert<W>(v); }
+  template <class W> ONGPU_FN operator W() const { return convert_to<W>(v); }
 };
 template <class V> ONGPU_FN narrowing<V> narrow(const V& v) { return narrowing<V>{v}; }
+// `convert`: the same, for any conversion rustc allowed.
+template <class V> ONGPU_FN narrowing<V> convert(const V& v) { return narrowing<V>{v}; }
 
 }  // namespace ongpu

@@ -135,6 +135,17 @@ pub trait Precision: Sized {
         self.map_reals(CastReal::cast_real)
     }
 
+    /// In the real `R` (any conversion [`CastReal`] allows), usually inferred from where the
+    /// result is stored: one body converts between any two storages
+    /// (`on_gpu!({ dst = src.convert(); })`).
+    #[inline(always)]
+    fn convert<R: Scalar>(self) -> Self::With<R>
+    where
+        Self::Real: CastReal<R>,
+    {
+        self.map_reals(CastReal::cast_real)
+    }
+
     /// Rounded to the storage real `R` whose arithmetic is done in this value's precision
     /// (the inverse of [`widen`](Precision::widen)); `R` is usually inferred from where the
     /// result is stored.
