@@ -179,9 +179,9 @@ fn a_stencil_over_16_bit_fields() {
             continue;
         }
         let mut want = ColorVector::<f64>::zero();
-        for mu in 0..4 {
+        for (mu, link) in links[s].iter().enumerate() {
             let (up, down) = (lat.shift(s, mu, 1), lat.shift(s, mu, -1));
-            want += wide_m(&links[s][mu]) * psi[up].to_f64()
+            want += wide_m(link) * psi[up].to_f64()
                 + wide_m(&links[down][mu]).adj() * psi[down].to_f64();
         }
         for c in 0..3 {
@@ -213,7 +213,7 @@ fn entries_and_scalars() {
     let a: Field<[[ColorVector<bf16>; 2]; 4]> = Field::from_vec(rows.clone());
     let mut s: Field<f16> = Field::filled(n, f16::NAN);
     on_gpu!(n, |i| {
-        let e = a[(i % 4) as usize];
+        let e = a[i % 4];
         s = (e[1][2].re.to_f32() + e[0][0].im.to_f32()).to_f16();
     })
     .unwrap();

@@ -84,14 +84,14 @@ pub fn deviation<T: Real>(m: ColorMatrix<T>) -> T {
 /// every link is what its rows rebuild to `tolerance` in `T`
 /// ([`CompressedReal::links_off_su3`]); an [`ongpu::Error`] saying how many are not
 /// otherwise, with `out` untouched.
-pub fn compress<T: CompressedReal, R: StorageReal<Compute = T>, S: Space>(
+pub fn compress<T, R: StorageReal<Compute = T>, S: Space>(
     lat: S,
     links: &LinksOf<S, T>,
     tolerance: T,
     out: &mut CompressedLinksOf<S, R>,
 ) -> ongpu::Result<()>
 where
-    T: CastReal<R>,
+    T: CompressedReal + CastReal<R>,
     ColorVector<T>: Element,
     ColorMatrix<T>: Element,
     [ColorMatrix<T>; 4]: Element,
