@@ -67,6 +67,7 @@ mod __private {
 /// colour vectors and matrices in blocks of 32 sites, one coalesced load per component.
 pub type SiteLayout = ongpu_runtime::AoSoA<32>;
 
+pub mod flow;
 pub mod gauge;
 mod host_sites;
 pub mod nersc;

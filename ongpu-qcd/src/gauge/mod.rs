@@ -9,11 +9,13 @@
 //! [`GaugeField::link_trace`]), staples, reunitarisation and gauge transformations are
 //! `on_gpu!` calls; NERSC files are read and written through [`crate::nersc`].
 
+pub mod algebra;
 pub mod compressed;
 mod field_strength;
 mod files;
 mod observables;
 mod projection;
+pub(crate) mod staple_sum;
 pub mod su3;
 mod transform;
 

@@ -1,5 +1,6 @@
 //! What a gauge field measures: the plaquette, the link trace and the staples.
 
+use super::staple_sum::with_staples;
 use super::GaugeField;
 use crate::SiteLayout;
 use ongpu::prelude::*;
@@ -52,16 +53,7 @@ impl<S: Space> GaugeField<S> {
             )));
         }
         let u = self.links();
-        on_gpu!(sites, {
-            let mut a = ColorMatrix::zero();
-            for nu in 0..4 {
-                if nu != mu {
-                    a += u.shift(mu, 1)[nu] * u.shift(nu, 1)[mu].adj() * u[nu].adj();
-                    a += u.shift(mu, 1).shift(nu, -1)[nu].adj()
-                        * u.shift(nu, -1)[mu].adj()
-                        * u.shift(nu, -1)[nu];
-                }
-            }
+        with_staples!([sites,] u, mu, |a| {
             staple = a;
         })
     }
