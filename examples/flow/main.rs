@@ -1,0 +1,256 @@
+//! The Wilson flow of quenched SU(3) configurations: the energy density `E(t)`, `t² E(t)`,
+//! the scales `t₀` (`t² E = 0.3`) and `w₀`, and the topological charge `Q(t)`, with
+//! Lüscher's third-order Runge–Kutta integrator (`ongpu::qcd::flow`).
+//!
+//! ```text
+//! cargo run --release --example flow -- [--size 16 | --dims X,Y,Z,T] [--beta 6.0]
+//!     [--configs 8] [--therm 200] [--sep 20] [--or 4] [--seed 1] [--eps 0.01]
+//!     [--tmax T] [--load FILE,FILE,...] [--csv FILE]
+//! ```
+//!
+//! Without `--load` it makes its own configurations with the library's heatbath and
+//! overrelaxation (`--therm` sweeps from a hot start, then `--sep` between configurations);
+//! `--load` flows NERSC files instead (those `quenched --save` writes). Each configuration is
+//! flowed until `t² E` has passed 0.35, or to `--tmax` (by default `L²/32` for the shortest
+//! extent L: the smoothing radius `√(8t)` at half of it); the program prints `t₀/a²` and
+//! `w₀/a` per configuration and their means with jackknife errors, `Q` at the end of the
+//! flow, and the flow's speed (steps per second, measurements excluded). At β = 6.0 it
+//! prints the published `t₀/a²` beside its own (docs/physics.md gives the source).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use ongpu::prelude::*;
+use ongpu::qcd::flow::{t0, w0_squared, FlowPoint, WilsonFlow};
+use ongpu::qcd::gauge::GaugeField;
+use ongpu::qcd::quenched::QuenchedUpdate;
+use ongpu::qcd::stats::jackknife;
+use std::io::Write;
+use std::time::Instant;
+
+type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// The published quenched `t₀/a²` at β = 6.0 (M. Lüscher, JHEP 08 (2010) 071, table of
+/// the scale t₀ for the Wilson action; docs/physics.md).
+const PUBLISHED_T0_BETA_6: (f64, f64) = (2.7854, 0.0062);
+
+/// `t² E` past which a configuration's flow stops.
+const STOP_T2E: f64 = 0.35;
+
+struct Options {
+    dims: [usize; 4],
+    beta: f64,
+    configs: usize,
+    therm: usize,
+    sep: usize,
+    or_steps: usize,
+    seed: u64,
+    eps: f64,
+    tmax: f64,
+    load: Vec<String>,
+    csv: Option<String>,
+}
+
+impl Options {
+    fn parse() -> AnyResult<Options> {
+        let size = common::arg("--size", 16);
+        let dims = match common::value("--dims") {
+            Some(d) => common::parse_dims(&d)?,
+            None => [size; 4],
+        };
+        let float = |name: &str, default: f64| -> AnyResult<f64> {
+            Ok(match common::value(name) {
+                Some(v) => v.parse().map_err(|e| format!("{name} {v}: {e}"))?,
+                None => default,
+            })
+        };
+        let o = Options {
+            dims,
+            beta: float("--beta", 6.0)?,
+            configs: common::arg("--configs", 8).max(1),
+            therm: common::arg("--therm", 200),
+            sep: common::arg("--sep", 20).max(1),
+            or_steps: common::arg("--or", 4),
+            seed: common::arg("--seed", 1) as u64,
+            eps: float("--eps", 0.01)?,
+            // The smoothing radius √(8t) up to half the shortest extent.
+            tmax: float(
+                "--tmax",
+                (*dims.iter().min().unwrap_or(&0) as f64).powi(2) / 32.0,
+            )?,
+            load: common::value("--load")
+                .map(|v| v.split(',').map(str::to_string).collect())
+                .unwrap_or_default(),
+            csv: common::value("--csv"),
+        };
+        if !(o.eps > 0.0 && o.eps.is_finite()) {
+            return Err(format!("--eps {}: want a positive step", o.eps).into());
+        }
+        Ok(o)
+    }
+}
+
+/// Flows `u` until `t² E` passes [`STOP_T2E`] (or `tmax`); returns the history and the
+/// seconds spent in steps.
+fn flow(u: &mut GaugeField, o: &Options) -> AnyResult<(Vec<FlowPoint>, f64, usize)> {
+    let mut flow = WilsonFlow::new(u.lattice(), o.eps)?;
+    let mut history = vec![flow.measure(u)?];
+    let (mut seconds, mut steps) = (0.0, 0);
+    while history.last().is_some_and(|p| p.t2e < STOP_T2E) && flow.time() + o.eps <= o.tmax {
+        let start = Instant::now();
+        flow.step(u)?;
+        ongpu::synchronize()?;
+        seconds += start.elapsed().as_secs_f64();
+        steps += 1;
+        history.push(flow.measure(u)?);
+    }
+    Ok((history, seconds, steps))
+}
+
+fn main() -> AnyResult<()> {
+    let o = Options::parse()?;
+    let backend = ongpu::backend()?;
+    common::warn_if_checked(backend);
+    let mut csv = match &o.csv {
+        Some(path) => {
+            let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+            writeln!(f, "config,t,E,t2E,Q,plaquette")?;
+            Some(f)
+        }
+        None => None,
+    };
+    let lat = Lattice::new(o.dims)?;
+    let configs = if o.load.is_empty() {
+        o.configs
+    } else {
+        o.load.len()
+    };
+    println!(
+        "Wilson flow, RK3 with ε = {}: {} configuration(s) on {}, {}; device: {}",
+        o.eps,
+        configs,
+        if o.load.is_empty() {
+            lat.to_string()
+        } else {
+            "the loaded lattices".into()
+        },
+        if o.load.is_empty() {
+            format!(
+                "β = {}, {} thermalisation sweeps, {} between configurations ({} overrelaxation each), seed {}",
+                o.beta, o.therm, o.sep, o.or_steps, o.seed
+            )
+        } else {
+            format!("files {}", o.load.join(", "))
+        },
+        common::device_name(backend)
+    );
+    let bar = ProgressBar::new(configs as u64);
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} configurations {msg}",
+    )?);
+    let mut chain: Option<(GaugeField, QuenchedUpdate)> = None;
+    let (mut t0s, mut w0s, mut charges) = (vec![], vec![], vec![]);
+    let (mut step_seconds, mut steps, mut volume) = (0.0, 0, 0);
+    for c in 0..configs {
+        let mut u = if let Some(path) = o.load.get(c) {
+            GaugeField::read_nersc(path)?.0
+        } else {
+            let (u, update) = match &mut chain {
+                Some(state) => state,
+                empty => {
+                    let mut u = GaugeField::unit(lat)?;
+                    let mut update = QuenchedUpdate::new(lat, o.seed);
+                    update.heatbath(&mut u, 0.0)?;
+                    for _ in 0..o.therm {
+                        update.sweep(&mut u, o.beta, o.or_steps)?;
+                    }
+                    empty.insert((u, update))
+                }
+            };
+            if c > 0 {
+                for _ in 0..o.sep {
+                    update.sweep(u, o.beta, o.or_steps)?;
+                }
+            }
+            GaugeField::from_links(lat, Field::from_vec(u.to_host()?))?
+        };
+        volume = u.lattice().volume();
+        let (history, seconds, n) = flow(&mut u, &o)?;
+        step_seconds += seconds;
+        steps += n;
+        if let Some(f) = &mut csv {
+            for p in &history {
+                writeln!(
+                    f,
+                    "{c},{},{},{},{},{}",
+                    p.t, p.energy, p.t2e, p.charge, p.plaquette
+                )?;
+            }
+        }
+        let last = history[history.len() - 1];
+        let (t0c, w0c) = (t0(&history), w0_squared(&history).map(f64::sqrt));
+        bar.suspend(|| {
+            println!(
+                "config {c}: plaquette {:.6} → {:.6} at t = {:.2}; t0/a² = {}, w0/a = {}, Q = {:+.3}",
+                history[0].plaquette,
+                last.plaquette,
+                last.t,
+                t0c.map_or("not reached".into(), |t| format!("{t:.4}")),
+                w0c.map_or("not reached".into(), |w| format!("{w:.4}")),
+                last.charge
+            )
+        });
+        t0s.extend(t0c);
+        w0s.extend(w0c);
+        charges.push(last.charge);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if let Some(mut f) = csv {
+        f.flush()?;
+    }
+    report("t0/a²", &t0s);
+    report("w0/a", &w0s);
+    if !o.load.is_empty() || o.beta != 6.0 || t0s.is_empty() {
+        // Only generated configurations at β = 6.0 compare with the published value.
+    } else {
+        let (mean, err) = jackknife(&t0s, t0s.len());
+        let (p, pe) = PUBLISHED_T0_BETA_6;
+        println!(
+            "published t0/a² at β = 6.0: {p} ± {pe} (Lüscher 2010); ours − published = {:+.4} \
+             ({:.1} combined σ)",
+            mean - p,
+            (mean - p).abs() / (err * err + pe * pe).sqrt()
+        );
+    }
+    println!(
+        "Q at the end of the flow: {}",
+        charges
+            .iter()
+            .map(|q| format!("{q:+.3}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    if steps > 0 {
+        println!(
+            "flow speed: {:.1} steps/s on {} sites ({:.3} ms per step, measurements excluded)",
+            steps as f64 / step_seconds,
+            volume,
+            step_seconds / steps as f64 * 1e3
+        );
+    }
+    Ok(())
+}
+
+/// The mean and jackknife error of one scale over the configurations.
+fn report(name: &str, values: &[f64]) {
+    match values.len() {
+        0 => println!("{name}: not reached on any configuration (flow longer: --tmax)"),
+        1 => println!("{name} = {:.4} (one configuration)", values[0]),
+        n => {
+            let (mean, err) = jackknife(values, n);
+            println!("{name} = {mean:.4} ± {err:.4} over {n} configurations");
+        }
+    }
+}
