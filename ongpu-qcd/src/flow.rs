@@ -21,8 +21,7 @@
 //! `Q = −(1/2π²) Σ_x Re tr(G₀₁G₂₃ − G₀₂G₁₃ + G₀₃G₁₂)`, which is `(1/32π²) Σ_x ε_{μνρσ}
 //! Gᵃ_{μν} Gᵃ_{ρσ}` in components.
 
-use crate::gauge::algebra::{exp_su3, traceless_antihermitian};
-use crate::gauge::staple_sum::with_staples;
+use crate::gauge::force::{accumulate_force, exp_times};
 use crate::gauge::{FieldStrengthOf, GaugeField, LinksOf};
 use ongpu::prelude::*;
 
@@ -113,13 +112,7 @@ impl<S: Space> WilsonFlow<S> {
             (0.75, -1.0, 1.0),
         ] {
             accumulate_force(lat, u.links(), eps * z, keep, acc)?;
-            let links = u.links_mut();
-            let a = &*acc;
-            on_gpu!(lat, {
-                for mu in 0..4 {
-                    links[mu] = exp_su3(a[mu] * exponent) * links[mu];
-                }
-            })?;
+            exp_times(lat, acc, exponent, u.links_mut())?;
         }
         self.t += eps;
         Ok(())
@@ -154,24 +147,6 @@ impl<S: Space> WilsonFlow<S> {
             plaquette: u.plaquette()?,
         })
     }
-}
-
-/// `acc_mu = keep · acc_mu + c · Z_mu` at every site, `Z_mu(x) = −½ P(U_mu(x) A_mu(x))`: one
-/// pass per direction (each reads the links shifted and writes only `acc`).
-pub fn accumulate_force<S: Space>(
-    lat: S,
-    u: &LinksOf<S>,
-    c: f64,
-    keep: f64,
-    acc: &mut LinksOf<S>,
-) -> ongpu::Result<()> {
-    let half_c = -0.5 * c;
-    for mu in 0..4usize {
-        with_staples!([lat,] u, mu, |a| {
-            acc[mu] = traceless_antihermitian(u[mu] * a) * half_c + acc[mu] * keep;
-        })?;
-    }
-    Ok(())
 }
 
 /// The flow time where `t² E` first reaches [`SCALE_REFERENCE`] along `history` (points in

@@ -69,6 +69,7 @@ pub type SiteLayout = ongpu_runtime::AoSoA<32>;
 
 pub mod flow;
 pub mod gauge;
+pub mod hmc;
 mod host_sites;
 pub mod nersc;
 pub mod quenched;

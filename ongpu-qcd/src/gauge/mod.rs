@@ -13,6 +13,7 @@ pub mod algebra;
 pub mod compressed;
 mod field_strength;
 mod files;
+pub mod force;
 mod observables;
 mod projection;
 pub(crate) mod staple_sum;

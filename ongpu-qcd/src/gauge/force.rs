@@ -1,0 +1,41 @@
+//! The force of the Wilson gauge action and the link update by an su(3) field: the two
+//! passes the gradient flow and the molecular dynamics of HMC are made of.
+
+use super::algebra::{exp_su3, traceless_antihermitian};
+use super::staple_sum::with_staples;
+use super::LinksOf;
+use ongpu::prelude::*;
+
+/// `acc_mu = keep · acc_mu + c · Z_mu` at every site, with `Z_mu(x) = −½ P(U_mu(x) A_mu(x))`
+/// (`A` the staples, `P` the traceless anti-Hermitian part): `Z = ∂ Σ_p Re tr U_p`, the
+/// gradient of the plaquette sum for generators normalised to `tr(TᵃTᵇ) = −½δᵃᵇ`. One pass
+/// per direction, each reading the links shifted and writing only `acc`.
+pub fn accumulate_force<S: Space>(
+    lat: S,
+    u: &LinksOf<S>,
+    c: f64,
+    keep: f64,
+    acc: &mut LinksOf<S>,
+) -> ongpu::Result<()> {
+    let half_c = -0.5 * c;
+    for mu in 0..4usize {
+        with_staples!([lat,] u, mu, |a| {
+            acc[mu] = traceless_antihermitian(u[mu] * a) * half_c + acc[mu] * keep;
+        })?;
+    }
+    Ok(())
+}
+
+/// `U_mu(x) = exp(c · X_mu(x)) U_mu(x)` at every site, for an su(3) field `X`.
+pub fn exp_times<S: Space>(
+    lat: S,
+    x: &LinksOf<S>,
+    c: f64,
+    u: &mut LinksOf<S>,
+) -> ongpu::Result<()> {
+    on_gpu!(lat, {
+        for mu in 0..4 {
+            u[mu] = exp_su3(x[mu] * c) * u[mu];
+        }
+    })
+}

@@ -1,0 +1,259 @@
+//! Hybrid Monte Carlo for the Wilson gauge action (`ongpu::qcd::hmc`), checked by exact
+//! properties: the momenta are su(3) with `K = ½ Σ p²`; the force is the derivative of the
+//! action (a central difference along a random direction); the molecular dynamics is
+//! reversible to 1e-12; the leapfrog's `ΔH` falls as `ε²`; Creutz's `⟨exp(−ΔH)⟩ = 1` holds
+//! over a run. On the CPU backend, and on the GPU with `--include-ignored`.
+
+#[macro_use]
+#[path = "support/backends.rs"]
+mod backends;
+#[cfg(feature = "cuda")]
+mod common;
+
+use ongpu::prelude::*;
+use ongpu::qcd::gauge::algebra::exp_su3;
+use ongpu::qcd::gauge::su3::random_matrix;
+use ongpu::qcd::gauge::{GaugeField, HostLinks, LinksOf};
+use ongpu::qcd::hmc::{
+    gauge_action, gauge_force, hamiltonian, molecular_dynamics, refresh, Hmc, Integrator, MdParams,
+};
+use ongpu::qcd::quenched::QuenchedUpdate;
+use rand::SeedableRng;
+
+const BETA: f64 = 5.5;
+
+/// A thermalised-looking configuration: a hot start and a few heatbath sweeps at β.
+fn configuration(lat: Lattice, seed: u64) -> GaugeField {
+    let mut u = GaugeField::unit(lat).unwrap();
+    let mut update = QuenchedUpdate::new(lat, seed);
+    update.heatbath(&mut u, 0.0).unwrap();
+    for _ in 0..5 {
+        update.sweep(&mut u, BETA, 1).unwrap();
+    }
+    u
+}
+
+fn copy(u: &GaugeField) -> GaugeField {
+    GaugeField::from_links(u.lattice(), Field::from_vec(u.to_host().unwrap())).unwrap()
+}
+
+fn max_entry(m: &ColorMatrix<f64>) -> f64 {
+    m.m.iter().flatten().map(|z| z.norm()).fold(0.0, f64::max)
+}
+
+fn distance(a: &HostLinks, b: &HostLinks) -> f64 {
+    a.iter()
+        .zip(b)
+        .flat_map(|(x, y)| (0..4).map(move |mu| max_entry(&(x[mu] - y[mu]))))
+        .fold(0.0, f64::max)
+}
+
+fn momenta(lat: Lattice, seed: u64) -> LinksOf<Lattice> {
+    let mut p: LinksOf<Lattice> = Field::zeros(lat.volume());
+    refresh(lat, Philox::new(seed), &mut p).unwrap();
+    p
+}
+
+fn flip(lat: Lattice, p: &mut LinksOf<Lattice>) {
+    on_gpu!(lat, {
+        for mu in 0..4 {
+            p[mu] = p[mu] * -1.0;
+        }
+    })
+    .unwrap();
+}
+
+/// The momenta are traceless and anti-Hermitian, and `K = −Σ tr P²` averages ½ per
+/// coordinate (8 per link: 4 ± a few percent on 1024 links).
+fn momenta_are_gaussian_su3() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    let p = momenta(lat, 1);
+    let host = p.to_vec().unwrap();
+    let mut k = 0.0;
+    for links in &host {
+        for m in links {
+            assert!(max_entry(&(*m + m.adj())) <= 1e-15);
+            assert!(m.trace().norm() <= 1e-15);
+            k -= (*m * *m).trace().re;
+        }
+    }
+    let per_link = k / (4 * lat.volume()) as f64;
+    assert!((per_link - 4.0).abs() < 0.3, "K per link {per_link}");
+    let device = ongpu::qcd::hmc::kinetic_energy(lat, &p).unwrap();
+    assert!((device - k).abs() <= 1e-10 * k);
+}
+
+/// d/ds S(e^{sX} U) at s = 0 is Σ 2 Re tr(X F) (the force F = −∂S), against a central
+/// difference along a random su(3) direction X.
+fn force_is_the_derivative() {
+    let lat = Lattice::new([4, 4, 4, 6]).unwrap();
+    let u = configuration(lat, 2);
+    let mut f: LinksOf<Lattice> = Field::zeros(lat.volume());
+    gauge_force(BETA, &u, 1.0, &mut f).unwrap();
+    let mut r = rand::rngs::SmallRng::seed_from_u64(3);
+    let xs: HostLinks = (0..lat.volume())
+        .map(|_| {
+            std::array::from_fn(|_| {
+                let m = random_matrix(&mut r);
+                let a = (m - m.adj()) * 0.5;
+                a - ColorMatrix::identity() * (a.trace() * (1.0 / 3.0))
+            })
+        })
+        .collect();
+    let x: LinksOf<Lattice> = Field::from_vec(xs);
+    let predicted: f64 = on_gpu!(sum: lat, {
+        let mut s = 0.0;
+        for mu in 0..4 {
+            s += 2.0 * (x[mu] * f[mu]).trace().re;
+        }
+        s
+    })
+    .unwrap();
+    let action = |s: f64| {
+        let mut w = copy(&u);
+        let links = w.links_mut();
+        on_gpu!(lat, {
+            for mu in 0..4 {
+                links[mu] = exp_su3(x[mu] * s) * links[mu];
+            }
+        })
+        .unwrap();
+        gauge_action(BETA, &w).unwrap()
+    };
+    let h = 1e-4;
+    let difference = (action(h) - action(-h)) / (2.0 * h);
+    assert!(
+        (difference - predicted).abs() <= 1e-6 * predicted.abs(),
+        "finite difference {difference}, force {predicted}"
+    );
+}
+
+/// Forward, flip the momenta, back, flip again: the links and momenta return to 1e-12,
+/// for both integrators.
+fn reversibility() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    for integrator in [Integrator::Leapfrog, Integrator::omelyan()] {
+        let mut u = configuration(lat, 4);
+        let mut p = momenta(lat, 5);
+        let (u0, p0) = (u.to_host().unwrap(), p.to_vec().unwrap());
+        let md = MdParams {
+            length: 1.0,
+            steps: 8,
+            integrator,
+        };
+        molecular_dynamics(BETA, &mut u, &mut p, &md).unwrap();
+        assert!(
+            distance(&u.to_host().unwrap(), &u0) > 0.1,
+            "the trajectory moved"
+        );
+        flip(lat, &mut p);
+        molecular_dynamics(BETA, &mut u, &mut p, &md).unwrap();
+        flip(lat, &mut p);
+        let du = distance(&u.to_host().unwrap(), &u0);
+        let dp = distance(&p.to_vec().unwrap(), &p0);
+        assert!(
+            du <= 1e-12 && dp <= 1e-12,
+            "{integrator:?}: links {du:e}, momenta {dp:e}"
+        );
+    }
+}
+
+/// The leapfrog's ΔH at a fixed trajectory falls as ε²: halving the step divides it by 4
+/// within 10%, twice; Omelyan's is smaller at the same step.
+fn delta_h_scales_as_eps_squared() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    let u = configuration(lat, 6);
+    let p = momenta(lat, 7);
+    let delta_h = |steps: usize, integrator: Integrator| {
+        let mut w = copy(&u);
+        let mut q: LinksOf<Lattice> = Field::from_vec(p.to_vec().unwrap());
+        let h0 = hamiltonian(BETA, &w, &q).unwrap();
+        let md = MdParams {
+            length: 1.0,
+            steps,
+            integrator,
+        };
+        molecular_dynamics(BETA, &mut w, &mut q, &md).unwrap();
+        hamiltonian(BETA, &w, &q).unwrap() - h0
+    };
+    let dh: Vec<f64> = [20, 40, 80]
+        .iter()
+        .map(|&n| delta_h(n, Integrator::Leapfrog).abs())
+        .collect();
+    for w in dh.windows(2) {
+        let ratio = w[0] / w[1];
+        assert!((3.6..=4.4).contains(&ratio), "|ΔH| {dh:?}: ratio {ratio}");
+    }
+    let omelyan = delta_h(20, Integrator::omelyan()).abs();
+    assert!(omelyan < dh[0], "Omelyan {omelyan}, leapfrog {}", dh[0]);
+}
+
+/// Over a run, ⟨exp(−ΔH)⟩ = 1 within 3σ (Creutz's equality), most trajectories are
+/// accepted, and a rejected one leaves the links as they were.
+fn creutz_equality() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    let mut u = configuration(lat, 8);
+    let mut hmc = Hmc::new(lat, BETA, 9).unwrap();
+    let md = MdParams {
+        length: 1.0,
+        steps: 6,
+        integrator: Integrator::omelyan(),
+    };
+    let mut weights = vec![];
+    let mut accepted = 0;
+    for _ in 0..30 {
+        let before = u.to_host().unwrap();
+        let t = hmc.trajectory(&mut u, &md).unwrap();
+        if t.accepted {
+            accepted += 1;
+        } else {
+            assert_eq!(
+                u.to_host().unwrap(),
+                before,
+                "a rejected trajectory restores the links"
+            );
+        }
+        weights.push((-t.delta_h).exp());
+    }
+    let n = weights.len() as f64;
+    let mean = weights.iter().sum::<f64>() / n;
+    let sd = (weights.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let err = sd / n.sqrt();
+    assert!(
+        (mean - 1.0).abs() <= 3.0 * err,
+        "<exp(-ΔH)> = {mean} ± {err}"
+    );
+    assert!(accepted >= 20, "{accepted} of 30 accepted");
+    assert_eq!(hmc.trajectories(), 30);
+    assert!(Hmc::new(lat, -1.0, 1).is_err());
+    let zero = MdParams { steps: 0, ..md };
+    assert!(hmc.trajectory(&mut u, &zero).is_err());
+}
+
+on_both_backends!(
+    momenta_are_gaussian_su3,
+    force_is_the_derivative,
+    reversibility,
+    delta_h_scales_as_eps_squared,
+    creutz_equality
+);
+
+/// The kernels compile with the real NVRTC for Hopper and Ampere, without warnings.
+#[cfg(feature = "cuda")]
+#[test]
+fn kernels_compile_with_nvrtc() {
+    if !common::require_nvrtc() {
+        return;
+    }
+    let kernels = common::cpu_kernel_sources(|| {
+        momenta_are_gaussian_su3();
+        reversibility();
+    });
+    for k in &kernels {
+        for arch in ["sm_90", "sm_80"] {
+            let what = format!("the kernel at {} ({arch})", k.location);
+            let log = ongpu::codegen::compile(k, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
+            common::check_no_warnings(&what, &log);
+        }
+    }
+}
