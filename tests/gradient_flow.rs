@@ -33,7 +33,7 @@ fn host_exp(x: &ColorMatrix<f64>) -> ColorMatrix<f64> {
     let mut k = 0;
     let mut y = *x;
     while y.norm2() > 4.0 {
-        y = y * 0.5;
+        y *= 0.5;
         k += 1;
     }
     let mut term = ColorMatrix::identity();

@@ -57,7 +57,7 @@ fn momenta(lat: Lattice, seed: u64) -> LinksOf<Lattice> {
 fn flip(lat: Lattice, p: &mut LinksOf<Lattice>) {
     on_gpu!(lat, {
         for mu in 0..4 {
-            p[mu] = p[mu] * -1.0;
+            p[mu] *= -1.0;
         }
     })
     .unwrap();

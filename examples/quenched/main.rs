@@ -275,12 +275,12 @@ fn simulate<S: Space>(start: Start<S>, o: &Options) -> AnyResult<()> {
         return Ok(());
     }
     if let Some(path) = &o.csv {
-        output::csv(&history, path)?;
+        output::csv(&history, "sweep", path)?;
         println!("history: {path}");
     }
     if let Some(path) = &o.svg {
         let title = format!("plaquette, {lat}, β = {}", o.beta);
-        output::svg(&history, &title, s.mean, s.error, path)?;
+        output::svg(&history, "sweep", &title, s.mean, s.error, path)?;
         println!("plot: {path}");
     }
     Ok(())

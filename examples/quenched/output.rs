@@ -1,11 +1,12 @@
-//! The plaquette history on disk: a CSV table and an SVG plot.
+//! The plaquette history on disk: a CSV table and an SVG plot (of a Markov chain's sweeps,
+//! or of HMC trajectories: `unit` names the step).
 
 use plotters::prelude::*;
 use std::io::Write;
 
-/// One measurement: after which sweep, in which phase, the plaquette.
+/// One measurement: after which step, in which phase, the plaquette.
 pub struct Point {
-    /// Sweep number, from 1.
+    /// Sweep (or trajectory) number, from 1.
     pub sweep: usize,
     /// True while thermalising.
     pub thermalising: bool,
@@ -13,10 +14,10 @@ pub struct Point {
     pub plaquette: f64,
 }
 
-/// `sweep,phase,plaquette` lines.
-pub fn csv(points: &[Point], path: &str) -> std::io::Result<()> {
+/// `UNIT,phase,plaquette` lines.
+pub fn csv(points: &[Point], unit: &str, path: &str) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(f, "sweep,phase,plaquette")?;
+    writeln!(f, "{unit},phase,plaquette")?;
     for p in points {
         let phase = if p.thermalising { "therm" } else { "measure" };
         writeln!(f, "{},{phase},{:.12}", p.sweep, p.plaquette)?;
@@ -27,6 +28,7 @@ pub fn csv(points: &[Point], path: &str) -> std::io::Result<()> {
 /// The history as a line, thermalisation in grey, with the final mean as a band.
 pub fn svg(
     points: &[Point],
+    unit: &str,
     title: &str,
     mean: f64,
     error: f64,
@@ -49,7 +51,7 @@ pub fn svg(
         .build_cartesian_2d(0.0..last, lo - pad..hi + pad)?;
     chart
         .configure_mesh()
-        .x_desc("sweep")
+        .x_desc(unit)
         .y_desc("plaquette")
         .draw()?;
     let line = |therm: bool| {

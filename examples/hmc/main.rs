@@ -1,0 +1,226 @@
+//! Hybrid Monte Carlo for quenched SU(3) with the Wilson action (`ongpu::qcd::hmc`):
+//! Gaussian momenta, leapfrog or Omelyan molecular dynamics, a Metropolis step on ΔH. It
+//! prints the acceptance, Creutz's `⟨exp(−ΔH)⟩` (1 for an exact algorithm), the mean
+//! plaquette with its jackknife error and autocorrelation time, the speed in trajectories
+//! per second with the shares of the force and the link updates, and writes the plaquette
+//! history as CSV and SVG. At β = 6.0 it prints the published heatbath plaquette beside
+//! its own.
+//!
+//! ```text
+//! cargo run --release --example hmc -- [--size 8 | --dims X,Y,Z,T] [--beta 6.0]
+//!     [--traj 200] [--therm 100] [--length 1.0] [--steps 10] [--integrator omelyan|leapfrog]
+//!     [--start hot|cold] [--seed 1] [--csv FILE] [--svg FILE] [--save FILE]
+//! ```
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../quenched/output.rs"]
+mod output;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use ongpu::prelude::*;
+use ongpu::qcd::gauge::force::{accumulate_force, exp_times};
+use ongpu::qcd::gauge::{GaugeField, LinksOf};
+use ongpu::qcd::hmc::{Hmc, Integrator, MdParams};
+use ongpu::qcd::quenched::QuenchedUpdate;
+use ongpu::qcd::stats;
+use std::time::Instant;
+
+type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// The heatbath plaquette at β = 6.0 on large lattices: 0.593678(24) (Boyd et al.,
+/// Nucl. Phys. B 469 (1996) 419, hep-lat/9602007; docs/physics.md).
+const PUBLISHED_PLAQUETTE_BETA_6: (f64, f64) = (0.593678, 0.000024);
+
+struct Options {
+    dims: [usize; 4],
+    beta: f64,
+    traj: usize,
+    therm: usize,
+    md: MdParams,
+    hot: bool,
+    seed: u64,
+    csv: Option<String>,
+    svg: Option<String>,
+    save: Option<String>,
+}
+
+impl Options {
+    fn parse() -> AnyResult<Options> {
+        let size = common::arg("--size", 8);
+        let dims = match common::value("--dims") {
+            Some(d) => common::parse_dims(&d)?,
+            None => [size; 4],
+        };
+        let float = |name: &str, default: f64| -> AnyResult<f64> {
+            Ok(match common::value(name) {
+                Some(v) => v.parse().map_err(|e| format!("{name} {v}: {e}"))?,
+                None => default,
+            })
+        };
+        let integrator = match common::value("--integrator").as_deref() {
+            None | Some("omelyan") => Integrator::omelyan(),
+            Some("leapfrog") => Integrator::Leapfrog,
+            Some(other) => {
+                return Err(format!("--integrator {other}: want omelyan or leapfrog").into())
+            }
+        };
+        let hot = match common::value("--start").as_deref() {
+            None | Some("hot") => true,
+            Some("cold") => false,
+            Some(other) => return Err(format!("--start {other}: want hot or cold").into()),
+        };
+        Ok(Options {
+            dims,
+            beta: float("--beta", 6.0)?,
+            traj: common::arg("--traj", 200).max(2),
+            therm: common::arg("--therm", 100),
+            md: MdParams {
+                length: float("--length", 1.0)?,
+                steps: common::arg("--steps", 10),
+                integrator,
+            },
+            hot,
+            seed: common::arg("--seed", 1) as u64,
+            csv: common::value("--csv"),
+            svg: common::value("--svg"),
+            save: common::value("--save"),
+        })
+    }
+}
+
+fn main() -> AnyResult<()> {
+    let o = Options::parse()?;
+    let backend = ongpu::backend()?;
+    common::warn_if_checked(backend);
+    let lat = Lattice::new(o.dims)?;
+    let mut u = GaugeField::unit(lat)?;
+    if o.hot {
+        QuenchedUpdate::new(lat, o.seed ^ 0x5eed).heatbath(&mut u, 0.0)?;
+    }
+    let mut hmc = Hmc::new(lat, o.beta, o.seed)?;
+    println!(
+        "quenched HMC, Wilson action: {lat}, β = {}, {} start, τ = {} in {} {:?} steps, {} \
+         thermalisation + {} measured trajectories, seed {}; device: {}",
+        o.beta,
+        if o.hot { "hot" } else { "cold" },
+        o.md.length,
+        o.md.steps,
+        o.md.integrator,
+        o.therm,
+        o.traj,
+        o.seed,
+        common::device_name(backend)
+    );
+    let total = o.therm + o.traj;
+    let bar = ProgressBar::new(total as u64);
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} trajectories, {msg}",
+    )?);
+    let (mut history, mut plaquettes, mut weights, mut accepted) = (vec![], vec![], vec![], 0);
+    let start = Instant::now();
+    let mut measured_seconds = 0.0;
+    for k in 0..total {
+        let t0 = Instant::now();
+        let t = hmc.trajectory(&mut u, &o.md)?;
+        let thermalising = k < o.therm;
+        if !thermalising {
+            measured_seconds += t0.elapsed().as_secs_f64();
+            plaquettes.push(t.plaquette);
+            weights.push((-t.delta_h).exp());
+            accepted += t.accepted as usize;
+        }
+        history.push(output::Point {
+            sweep: k + 1,
+            thermalising,
+            plaquette: t.plaquette,
+        });
+        bar.set_message(format!(
+            "plaquette {:.6}, ΔH {:+.4}",
+            t.plaquette, t.delta_h
+        ));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let s = stats::summarise(&plaquettes);
+    let n = weights.len() as f64;
+    let mean_w = weights.iter().sum::<f64>() / n;
+    let err_w =
+        (weights.iter().map(|w| (w - mean_w).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() / n.sqrt();
+    println!(
+        "acceptance {:.1}% ({accepted} of {}); <exp(-ΔH)> = {mean_w:.4} ± {err_w:.4} ({:.1}σ from 1)",
+        100.0 * accepted as f64 / n,
+        weights.len(),
+        (mean_w - 1.0).abs() / err_w
+    );
+    println!(
+        "plaquette = {:.6} ± {:.6} (τ_int {:.1} trajectories, bins of {})",
+        s.mean, s.error, s.tau_int, s.bin
+    );
+    if o.beta == 6.0 {
+        let (p, pe) = PUBLISHED_PLAQUETTE_BETA_6;
+        println!(
+            "published heatbath plaquette at β = 6.0: {p} ± {pe} (Boyd et al. 1996); ours − published = {:+.6} ({:.1} combined σ)",
+            s.mean - p,
+            (s.mean - p).abs() / (s.error * s.error + pe * pe).sqrt()
+        );
+    }
+    let per_traj = measured_seconds / n;
+    let (force, link) = shares(backend, lat, &u, &o)?;
+    let forces = o.md.steps * o.md.integrator.forces_per_step() + 1;
+    let links = o.md.steps
+        * if o.md.integrator.forces_per_step() == 2 {
+            2
+        } else {
+            1
+        };
+    println!(
+        "speed: {:.2} trajectories/s ({:.2} ms each, {:.1} s in all); per trajectory {} forces \
+         ({:.1}% of the time, {:.1} us each) and {} link updates ({:.1}%, {:.1} us each)",
+        1.0 / per_traj,
+        per_traj * 1e3,
+        start.elapsed().as_secs_f64(),
+        forces,
+        100.0 * forces as f64 * force / per_traj,
+        force * 1e6,
+        links,
+        100.0 * links as f64 * link / per_traj,
+        link * 1e6
+    );
+    let title = format!("quenched HMC, {lat}, β = {}", o.beta);
+    if let Some(path) = &o.csv {
+        output::csv(&history, "trajectory", path)?;
+    }
+    if let Some(path) = &o.svg {
+        output::svg(&history, "trajectory", &title, s.mean, s.error, path)?;
+    }
+    if let Some(path) = &o.save {
+        let ensemble = ongpu::qcd::nersc::Ensemble {
+            label: format!("quenched HMC beta {}", o.beta),
+            sequence_number: hmc.trajectories() as u64,
+            ..Default::default()
+        };
+        u.write_nersc(path, Default::default(), &ensemble)?;
+        println!("saved the last configuration to {path}");
+    }
+    Ok(())
+}
+
+/// Seconds of one force pass set (four directions) and one link update, each timed alone
+/// (CUDA events on the GPU).
+fn shares(
+    backend: ongpu::Backend,
+    lat: Lattice,
+    u: &GaugeField,
+    o: &Options,
+) -> AnyResult<(f64, f64)> {
+    let mut p: LinksOf<Lattice> = lat.zeros()?;
+    let mut w = GaugeField::from_links(lat, Field::from_vec(u.to_host()?))?;
+    let force = common::time(backend, 10, || {
+        accumulate_force(lat, u.links(), 0.0, 1.0, &mut p)
+    })?;
+    let link = common::time(backend, 10, || {
+        exp_times(lat, &p, 1e-3 / o.beta, w.links_mut())
+    })?;
+    Ok((force, link))
+}
