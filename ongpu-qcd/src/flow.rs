@@ -3,9 +3,12 @@
 //! (M. Lüscher, *Properties and uses of the Wilson flow in lattice QCD*, JHEP 08 (2010) 071).
 //!
 //! The flow `dV/dt = Z(V) V`, `Z = −g₀² ∂S_W` for the Wilson action
-//! `S_W = (1/g₀²) Σ_p Re tr(1 − U_p)`, is `Z_mu(x) = −½ P(U_mu(x) A_mu(x))` with `A_mu(x)` the
-//! sum of the six staples around the link and `P` the traceless anti-Hermitian part (the
-//! ½ is the generators' normalisation `tr(TᵃTᵇ) = −½δᵃᵇ`). It is integrated by Lüscher's
+//! `S_W = (1/g₀²) Σ_p Re tr(1 − U_p)` summed over *oriented* plaquettes (each plaquette twice:
+//! the standard `β Σ_p (1 − Re tr U_p/3)` with `β = 6/g₀²`), is `Z_mu(x) = −P(U_mu(x) A_mu(x))`
+//! with `A_mu(x)` the sum of the six staples around the link and `P` the traceless
+//! anti-Hermitian part (generators normalised to `tr(TᵃTᵇ) = −½δᵃᵇ`): twice the gradient
+//! `−½ P(U A)` of the plaquette sum over unoriented plaquettes that
+//! [`accumulate_force`] computes. It is integrated by Lüscher's
 //! third-order Runge–Kutta scheme (his eq. (C.1)–(C.3)), in its low-storage form: one
 //! accumulator field holds the combination of forces each stage exponentiates,
 //!
@@ -111,7 +114,8 @@ impl<S: Space> WilsonFlow<S> {
             (8.0 / 9.0, -17.0 / 36.0, 1.0),
             (0.75, -1.0, 1.0),
         ] {
-            accumulate_force(lat, u.links(), eps * z, keep, acc)?;
+            // Z = 2 ∂ Σ_p Re tr U_p (see the module documentation).
+            accumulate_force(lat, u.links(), 2.0 * eps * z, keep, acc)?;
             exp_times(lat, acc, exponent, u.links_mut())?;
         }
         self.t += eps;

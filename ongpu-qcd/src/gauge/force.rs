@@ -6,10 +6,11 @@ use super::staple_sum::with_staples;
 use super::LinksOf;
 use ongpu::prelude::*;
 
-/// `acc_mu = keep · acc_mu + c · Z_mu` at every site, with `Z_mu(x) = −½ P(U_mu(x) A_mu(x))`
-/// (`A` the staples, `P` the traceless anti-Hermitian part): `Z = ∂ Σ_p Re tr U_p`, the
-/// gradient of the plaquette sum for generators normalised to `tr(TᵃTᵇ) = −½δᵃᵇ`. One pass
-/// per direction, each reading the links shifted and writing only `acc`.
+/// `acc_mu = keep · acc_mu + c · D_mu` at every site, with `D_mu(x) = −½ P(U_mu(x) A_mu(x))`
+/// (`A` the staples, `P` the traceless anti-Hermitian part): `D = ∂ Σ_p Re tr U_p`, the
+/// gradient of the sum over unoriented plaquettes for generators normalised to
+/// `tr(TᵃTᵇ) = −½δᵃᵇ` (the HMC force is `(β/3) D`, the flow's `Z` is `2 D`). One pass per
+/// direction, each reading the links shifted and writing only `acc`.
 pub fn accumulate_force<S: Space>(
     lat: S,
     u: &LinksOf<S>,
