@@ -285,11 +285,5 @@ fn kernels_compile_with_nvrtc() {
         projection();
         gauge_covariance();
     });
-    for k in &kernels {
-        for arch in ["sm_90", "sm_80"] {
-            let what = format!("the kernel at {} ({arch})", k.location);
-            let log = ongpu::codegen::compile(k, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
-            common::check_no_warnings(&what, &log);
-        }
-    }
+    common::check_kernels_compile(&kernels);
 }

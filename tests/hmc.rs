@@ -249,11 +249,5 @@ fn kernels_compile_with_nvrtc() {
         momenta_are_gaussian_su3();
         reversibility();
     });
-    for k in &kernels {
-        for arch in ["sm_90", "sm_80"] {
-            let what = format!("the kernel at {} ({arch})", k.location);
-            let log = ongpu::codegen::compile(k, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
-            common::check_no_warnings(&what, &log);
-        }
-    }
+    common::check_kernels_compile(&kernels);
 }

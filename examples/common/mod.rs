@@ -20,6 +20,23 @@ pub fn arg(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// The value of `--name X` as a real, or `default`; an error naming the flag if it is not one.
+pub fn arg_f64(name: &str, default: f64) -> Result<f64, String> {
+    match value(name) {
+        Some(v) => v.parse().map_err(|e| format!("{name} {v}: {e}")),
+        None => Ok(default),
+    }
+}
+
+/// The lattice extents of `--dims X,Y,Z,T`, else `--size L` for L^4 (`default_size` without
+/// either).
+pub fn dims_arg(default_size: usize) -> Result<[usize; 4], String> {
+    match value("--dims") {
+        Some(d) => parse_dims(&d),
+        None => Ok([arg("--size", default_size); 4]),
+    }
+}
+
 /// The values of `--name A,B,C`, or `default`.
 pub fn arg_list(name: &str, default: &[usize]) -> Vec<usize> {
     value(name)

@@ -54,28 +54,18 @@ struct Options {
 
 impl Options {
     fn parse() -> AnyResult<Options> {
-        let size = common::arg("--size", 16);
-        let dims = match common::value("--dims") {
-            Some(d) => common::parse_dims(&d)?,
-            None => [size; 4],
-        };
-        let float = |name: &str, default: f64| -> AnyResult<f64> {
-            Ok(match common::value(name) {
-                Some(v) => v.parse().map_err(|e| format!("{name} {v}: {e}"))?,
-                None => default,
-            })
-        };
+        let dims = common::dims_arg(16)?;
         let o = Options {
             dims,
-            beta: float("--beta", 6.0)?,
+            beta: common::arg_f64("--beta", 6.0)?,
             configs: common::arg("--configs", 8).max(1),
             therm: common::arg("--therm", 200),
             sep: common::arg("--sep", 20).max(1),
             or_steps: common::arg("--or", 4),
             seed: common::arg("--seed", 1) as u64,
-            eps: float("--eps", 0.01)?,
+            eps: common::arg_f64("--eps", 0.01)?,
             // The smoothing radius √(8t) up to half the shortest extent.
-            tmax: float(
+            tmax: common::arg_f64(
                 "--tmax",
                 (*dims.iter().min().unwrap_or(&0) as f64).powi(2) / 32.0,
             )?,

@@ -47,17 +47,7 @@ struct Options {
 
 impl Options {
     fn parse() -> AnyResult<Options> {
-        let size = common::arg("--size", 8);
-        let dims = match common::value("--dims") {
-            Some(d) => common::parse_dims(&d)?,
-            None => [size; 4],
-        };
-        let float = |name: &str, default: f64| -> AnyResult<f64> {
-            Ok(match common::value(name) {
-                Some(v) => v.parse().map_err(|e| format!("{name} {v}: {e}"))?,
-                None => default,
-            })
-        };
+        let dims = common::dims_arg(8)?;
         let integrator = match common::value("--integrator").as_deref() {
             None | Some("omelyan") => Integrator::omelyan(),
             Some("leapfrog") => Integrator::Leapfrog,
@@ -72,11 +62,11 @@ impl Options {
         };
         Ok(Options {
             dims,
-            beta: float("--beta", 6.0)?,
+            beta: common::arg_f64("--beta", 6.0)?,
             traj: common::arg("--traj", 200).max(2),
             therm: common::arg("--therm", 100),
             md: MdParams {
-                length: float("--length", 1.0)?,
+                length: common::arg_f64("--length", 1.0)?,
                 steps: common::arg("--steps", 10),
                 integrator,
             },

@@ -100,16 +100,31 @@ pub fn cpu_kernel_sources(f: impl FnOnce()) -> Vec<ongpu::codegen::KernelSource>
     distinct_kernels(sources)
 }
 
-/// Compiles every kernel for Hopper and Ampere with the real NVRTC: no warnings, and no
-/// local memory where ptxas reports (see [`check_no_local_memory`]).
+/// Compiles every kernel for Hopper and Ampere with the real NVRTC and hands each log to
+/// `check` with a description of the kernel and arch (an NVRTC error panics).
 #[cfg(feature = "cuda")]
-pub fn check_kernels_stay_in_registers(kernels: &[ongpu::codegen::KernelSource]) {
+fn check_compiled_kernels(kernels: &[ongpu::codegen::KernelSource], check: impl Fn(&str, &str)) {
     for k in kernels {
         for arch in ["sm_90", "sm_80"] {
             let what = format!("the kernel at {} ({arch})", k.location);
             let log = ongpu::codegen::compile(k, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
-            check_no_warnings(&what, &log);
-            check_no_local_memory(&what, &log);
+            check(&what, &log);
         }
     }
+}
+
+/// Compiles every kernel for Hopper and Ampere with the real NVRTC: no warnings.
+#[cfg(feature = "cuda")]
+pub fn check_kernels_compile(kernels: &[ongpu::codegen::KernelSource]) {
+    check_compiled_kernels(kernels, check_no_warnings);
+}
+
+/// Compiles every kernel for Hopper and Ampere with the real NVRTC: no warnings, and no
+/// local memory where ptxas reports (see [`check_no_local_memory`]).
+#[cfg(feature = "cuda")]
+pub fn check_kernels_stay_in_registers(kernels: &[ongpu::codegen::KernelSource]) {
+    check_compiled_kernels(kernels, |what, log| {
+        check_no_warnings(what, log);
+        check_no_local_memory(what, log);
+    });
 }
