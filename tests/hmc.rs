@@ -9,58 +9,20 @@
 mod backends;
 #[cfg(feature = "cuda")]
 mod common;
+#[path = "support/md.rs"]
+mod md;
 
+use md::{copy, distance, flip, max_entry, momenta};
 use ongpu::prelude::*;
-use ongpu::qcd::gauge::algebra::exp_su3;
-use ongpu::qcd::gauge::su3::random_matrix;
-use ongpu::qcd::gauge::{GaugeField, HostLinks, LinksOf};
+use ongpu::qcd::gauge::{GaugeField, LinksOf};
 use ongpu::qcd::hmc::{
-    gauge_action, gauge_force, hamiltonian, molecular_dynamics, refresh, Hmc, Integrator, MdParams,
+    gauge_action, gauge_force, hamiltonian, molecular_dynamics, Hmc, Integrator, MdParams,
 };
-use ongpu::qcd::quenched::QuenchedUpdate;
-use rand::SeedableRng;
 
 const BETA: f64 = 5.5;
 
-/// A thermalised-looking configuration: a hot start and a few heatbath sweeps at β.
 fn configuration(lat: Lattice, seed: u64) -> GaugeField {
-    let mut u = GaugeField::unit(lat).unwrap();
-    let mut update = QuenchedUpdate::new(lat, seed);
-    update.heatbath(&mut u, 0.0).unwrap();
-    for _ in 0..5 {
-        update.sweep(&mut u, BETA, 1).unwrap();
-    }
-    u
-}
-
-fn copy(u: &GaugeField) -> GaugeField {
-    GaugeField::from_links(u.lattice(), Field::from_vec(u.to_host().unwrap())).unwrap()
-}
-
-fn max_entry(m: &ColorMatrix<f64>) -> f64 {
-    m.m.iter().flatten().map(|z| z.norm()).fold(0.0, f64::max)
-}
-
-fn distance(a: &HostLinks, b: &HostLinks) -> f64 {
-    a.iter()
-        .zip(b)
-        .flat_map(|(x, y)| (0..4).map(move |mu| max_entry(&(x[mu] - y[mu]))))
-        .fold(0.0, f64::max)
-}
-
-fn momenta(lat: Lattice, seed: u64) -> LinksOf<Lattice> {
-    let mut p: LinksOf<Lattice> = Field::zeros(lat.volume());
-    refresh(lat, Philox::new(seed), &mut p).unwrap();
-    p
-}
-
-fn flip(lat: Lattice, p: &mut LinksOf<Lattice>) {
-    on_gpu!(lat, {
-        for mu in 0..4 {
-            p[mu] *= -1.0;
-        }
-    })
-    .unwrap();
+    md::configuration(lat, BETA, seed)
 }
 
 /// The momenta are traceless and anti-Hermitian, and `K = −Σ tr P²` averages ½ per
@@ -90,42 +52,7 @@ fn force_is_the_derivative() {
     let u = configuration(lat, 2);
     let mut f: LinksOf<Lattice> = Field::zeros(lat.volume());
     gauge_force(BETA, &u, 1.0, &mut f).unwrap();
-    let mut r = rand::rngs::SmallRng::seed_from_u64(3);
-    let xs: HostLinks = (0..lat.volume())
-        .map(|_| {
-            std::array::from_fn(|_| {
-                let m = random_matrix(&mut r);
-                let a = (m - m.adj()) * 0.5;
-                a - ColorMatrix::identity() * (a.trace() * (1.0 / 3.0))
-            })
-        })
-        .collect();
-    let x: LinksOf<Lattice> = Field::from_vec(xs);
-    let predicted: f64 = on_gpu!(sum: lat, {
-        let mut s = 0.0;
-        for mu in 0..4 {
-            s += 2.0 * (x[mu] * f[mu]).trace().re;
-        }
-        s
-    })
-    .unwrap();
-    let action = |s: f64| {
-        let mut w = copy(&u);
-        let links = w.links_mut();
-        on_gpu!(lat, {
-            for mu in 0..4 {
-                links[mu] = exp_su3(x[mu] * s) * links[mu];
-            }
-        })
-        .unwrap();
-        gauge_action(BETA, &w).unwrap()
-    };
-    let h = 1e-4;
-    let difference = (action(h) - action(-h)) / (2.0 * h);
-    assert!(
-        (difference - predicted).abs() <= 1e-6 * predicted.abs(),
-        "finite difference {difference}, force {predicted}"
-    );
+    md::check_force_is_the_derivative(&u, &f, |w| gauge_action(BETA, w).unwrap(), 3, 1e-6);
 }
 
 /// Forward, flip the momenta, back, flip again: the links and momenta return to 1e-12,

@@ -65,3 +65,17 @@ pub fn exp_su3(x: ColorMatrix<f64>) -> ColorMatrix<f64> {
     }
     e
 }
+
+/// The outer product `a b†` of two colour vectors: the matrix whose `(i, j)` entry is
+/// `a_i conj(b_j)` (the colour structure of a fermion force).
+#[ongpu::device]
+pub fn outer_product(a: ColorVector<f64>, b: ColorVector<f64>) -> ColorMatrix<f64> {
+    let b0 = b[0].conj();
+    let b1 = b[1].conj();
+    let b2 = b[2].conj();
+    ColorMatrix::new([
+        [a[0] * b0, a[0] * b1, a[0] * b2],
+        [a[1] * b0, a[1] * b1, a[1] * b2],
+        [a[2] * b0, a[2] * b1, a[2] * b2],
+    ])
+}

@@ -1,0 +1,216 @@
+//! HMC with four flavours of dynamical staggered quarks (`ongpu::qcd::hmc::StaggeredQuarks`),
+//! checked by exact properties: the pseudofermion action of a heatbath draw averages the
+//! number of its complex components; the quarks' force is the derivative of their action
+//! (a central difference along a random direction); the molecular dynamics is reversible
+//! to 1e-12 and the leapfrog's `ΔH` falls as `ε²`; heavy quarks decouple, the trajectory
+//! approaching the quenched one as `1/m²`; Creutz's `⟨exp(−ΔH)⟩ = 1` over a run. On the
+//! CPU backend, and on the GPU with `--include-ignored`.
+
+#[macro_use]
+#[path = "support/backends.rs"]
+mod backends;
+#[cfg(feature = "cuda")]
+mod common;
+#[path = "support/md.rs"]
+mod md;
+
+use md::{configuration, copy, copy_momenta, distance, flip, momenta};
+use ongpu::prelude::*;
+use ongpu::qcd::gauge::{GaugeField, LinksOf};
+use ongpu::qcd::hmc::{molecular_dynamics, Action, Hmc, Integrator, MdParams, StaggeredQuarks};
+
+const BETA: f64 = 5.5;
+
+/// Quarks whose action is solved to 1e-12 and force to `force_tol`.
+fn quarks(lat: Lattice, mass: f64, force_tol: f64) -> StaggeredQuarks {
+    StaggeredQuarks::new(lat, mass, 1e-12, force_tol, 2000).unwrap()
+}
+
+fn action(lat: Lattice, mass: f64, force_tol: f64) -> Action {
+    Action::wilson(BETA)
+        .unwrap()
+        .with_quarks(quarks(lat, mass, force_tol))
+}
+
+/// `φ ~ exp(−φ† A⁻¹ φ)` makes `S_f` a sum of `3V/2` unit exponentials: mean and variance
+/// `3V/2` (384 on 4⁴), whatever the links and the mass.
+fn heatbath_action_counts_the_components() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    let u = configuration(lat, BETA, 1);
+    let n = (3 * lat.volume() / 2) as f64;
+    for (k, mass) in [0.2, 1.0, 3.0].into_iter().enumerate() {
+        let mut q = quarks(lat, mass, 1e-12);
+        let s = q.heatbath(&u, Philox::new(10 + k as u64)).unwrap();
+        assert!(
+            (s - n).abs() <= 4.0 * n.sqrt(),
+            "m = {mass}: S_f = {s}, expected {n} ± {}",
+            n.sqrt()
+        );
+        let again = q.action(&u).unwrap();
+        assert!((again - s).abs() <= 1e-9 * s, "{again} after {s}");
+        assert!(q.take_counts().solves == 2 && q.take_counts().solves == 0);
+    }
+}
+
+/// The quarks' force is `−∂S_f`, for a fixed pseudofermion, at a light and a heavy mass.
+fn quark_force_is_the_derivative() {
+    let lat = Lattice::new([4, 4, 4, 6]).unwrap();
+    let u = configuration(lat, BETA, 2);
+    for mass in [0.1, 1.0] {
+        let mut q = quarks(lat, mass, 1e-12);
+        q.heatbath(&u, Philox::new(3)).unwrap();
+        let mut f: LinksOf<Lattice> = Field::zeros(lat.volume());
+        q.force(&u, 1.0, &mut f).unwrap();
+        md::check_force_is_the_derivative(&u, &f, |w| q.action(w).unwrap(), 4, 1e-6);
+    }
+}
+
+/// Forward, flip the momenta, back, flip again: links and momenta return to 1e-12 with
+/// the quarks' force, for both integrators (to rounding whatever the force's tolerance:
+/// every solve starts from zero, so the force is a function of the links).
+fn reversibility_with_quarks() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    for integrator in [Integrator::Leapfrog, Integrator::omelyan()] {
+        let mut u = configuration(lat, BETA, 5);
+        let mut p = momenta(lat, 6);
+        let mut a = action(lat, 0.5, 1e-8);
+        a.refresh(&u, Philox::new(7)).unwrap();
+        let (u0, p0) = (u.to_host().unwrap(), p.to_vec().unwrap());
+        let md = MdParams {
+            length: 1.0,
+            steps: 8,
+            integrator,
+        };
+        a.molecular_dynamics(&mut u, &mut p, &md).unwrap();
+        assert!(distance(&u.to_host().unwrap(), &u0) > 0.1);
+        flip(lat, &mut p);
+        a.molecular_dynamics(&mut u, &mut p, &md).unwrap();
+        flip(lat, &mut p);
+        let du = distance(&u.to_host().unwrap(), &u0);
+        let dp = distance(&p.to_vec().unwrap(), &p0);
+        assert!(
+            du <= 1e-12 && dp <= 1e-12,
+            "{integrator:?}: links {du:e}, momenta {dp:e}"
+        );
+    }
+}
+
+/// The leapfrog's ΔH with quarks falls as ε²: halving the step divides it by 4 within 10%,
+/// twice.
+fn delta_h_scales_as_eps_squared_with_quarks() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    let u = configuration(lat, BETA, 8);
+    let p = momenta(lat, 9);
+    let mut a = action(lat, 1.0, 1e-10);
+    let s0 = a.refresh(&u, Philox::new(10)).unwrap();
+    let h0 = ongpu::qcd::hmc::kinetic_energy(lat, &p).unwrap() + s0;
+    let mut delta_h = |steps: usize| {
+        let (mut w, mut q) = (copy(&u), copy_momenta(&p));
+        let md = MdParams {
+            length: 0.5,
+            steps,
+            integrator: Integrator::Leapfrog,
+        };
+        a.molecular_dynamics(&mut w, &mut q, &md).unwrap();
+        (a.hamiltonian(&w, &q).unwrap() - h0).abs()
+    };
+    let dh: Vec<f64> = [10, 20, 40].into_iter().map(&mut delta_h).collect();
+    for w in dh.windows(2) {
+        let ratio = w[0] / w[1];
+        assert!((3.6..=4.4).contains(&ratio), "|ΔH| {dh:?}: ratio {ratio}");
+    }
+}
+
+/// Heavy quarks decouple: from the same links and momenta, a trajectory with quarks of mass
+/// `m` ends a distance `∝ 1/m²` from the quenched one (the quarks' force is `O(1/m²)`), so
+/// doubling `m` divides it by 4 (within 12%: the next order is `O(1/m⁴)`).
+fn heavy_quarks_decouple() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    let u = configuration(lat, BETA, 11);
+    let p = momenta(lat, 12);
+    let md = MdParams {
+        length: 0.5,
+        steps: 5,
+        integrator: Integrator::omelyan(),
+    };
+    let (mut quenched, mut q) = (copy(&u), copy_momenta(&p));
+    molecular_dynamics(BETA, &mut quenched, &mut q, &md).unwrap();
+    let quenched = quenched.to_host().unwrap();
+    let gap = |mass: f64| {
+        let (mut w, mut q) = (copy(&u), copy_momenta(&p));
+        let mut a = action(lat, mass, 1e-12);
+        a.refresh(&w, Philox::new(13)).unwrap();
+        a.molecular_dynamics(&mut w, &mut q, &md).unwrap();
+        distance(&w.to_host().unwrap(), &quenched)
+    };
+    let gaps: Vec<f64> = [4.0, 8.0, 16.0].into_iter().map(gap).collect();
+    for w in gaps.windows(2) {
+        let ratio = w[0] / w[1];
+        assert!((3.5..=4.5).contains(&ratio), "gaps {gaps:?}: ratio {ratio}");
+    }
+}
+
+/// Over a run with quarks, ⟨exp(−ΔH)⟩ = 1 within 3σ, most trajectories are accepted, the
+/// solves are counted, and a rejected one leaves the links as they were; a mass that is not
+/// positive is an error.
+fn creutz_equality_with_quarks() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    let mut u = configuration(lat, BETA, 14);
+    let mut hmc = Hmc::with_action(lat, action(lat, 1.0, 1e-8), 15);
+    let md = MdParams {
+        length: 1.0,
+        steps: 5,
+        integrator: Integrator::omelyan(),
+    };
+    let (mut weights, mut accepted) = (vec![], 0);
+    for _ in 0..12 {
+        let before = u.to_host().unwrap();
+        let t = hmc.trajectory(&mut u, &md).unwrap();
+        // heatbath + 11 forces + final action
+        assert_eq!(t.solves.solves, 13);
+        assert!(t.solves.iterations > 13);
+        if t.accepted {
+            accepted += 1;
+        } else {
+            assert_eq!(u.to_host().unwrap(), before);
+        }
+        weights.push((-t.delta_h).exp());
+    }
+    let n = weights.len() as f64;
+    let mean = weights.iter().sum::<f64>() / n;
+    let sd = (weights.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let err = sd / n.sqrt();
+    assert!(
+        (mean - 1.0).abs() <= 3.0 * err,
+        "<exp(-ΔH)> = {mean} ± {err}"
+    );
+    assert!(accepted >= 8, "{accepted} of 12 accepted");
+    for bad in [0.0, -1.0, f64::NAN] {
+        assert!(StaggeredQuarks::new(lat, bad, 1e-10, 1e-10, 10).is_err());
+    }
+    let other = Lattice::new([4, 4, 4, 6]).unwrap();
+    let mut q = quarks(other, 0.5, 1e-8);
+    assert!(q
+        .heatbath(&GaugeField::unit(lat).unwrap(), Philox::new(1))
+        .is_err());
+}
+
+on_both_backends!(
+    heatbath_action_counts_the_components,
+    quark_force_is_the_derivative,
+    reversibility_with_quarks,
+    delta_h_scales_as_eps_squared_with_quarks,
+    heavy_quarks_decouple,
+    creutz_equality_with_quarks
+);
+
+/// The kernels compile with the real NVRTC for Hopper and Ampere, without warnings.
+#[cfg(feature = "cuda")]
+#[test]
+fn kernels_compile_with_nvrtc() {
+    if !common::require_nvrtc() {
+        return;
+    }
+    let kernels = common::cpu_kernel_sources(heatbath_action_counts_the_components);
+    common::check_kernels_compile(&kernels);
+}

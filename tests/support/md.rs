@@ -1,0 +1,109 @@
+//! What the molecular-dynamics tests share: configurations, momenta, distances between link
+//! fields, and the check of a force against a finite difference of its action.
+#![allow(dead_code)] // each test file uses its own part
+
+use ongpu::prelude::*;
+use ongpu::qcd::gauge::su3::random_matrix;
+use ongpu::qcd::gauge::{GaugeField, HostLinks, LinksOf};
+use ongpu::qcd::hmc::refresh;
+use ongpu::qcd::quenched::QuenchedUpdate;
+use rand::SeedableRng;
+
+/// A thermalised-looking configuration: a hot start and a few heatbath sweeps at β.
+pub fn configuration(lat: Lattice, beta: f64, seed: u64) -> GaugeField {
+    let mut u = GaugeField::unit(lat).unwrap();
+    let mut update = QuenchedUpdate::new(lat, seed);
+    update.heatbath(&mut u, 0.0).unwrap();
+    for _ in 0..5 {
+        update.sweep(&mut u, beta, 1).unwrap();
+    }
+    u
+}
+
+pub fn copy(u: &GaugeField) -> GaugeField {
+    GaugeField::from_links(u.lattice(), Field::from_vec(u.to_host().unwrap())).unwrap()
+}
+
+pub fn max_entry(m: &ColorMatrix<f64>) -> f64 {
+    m.m.iter().flatten().map(|z| z.norm()).fold(0.0, f64::max)
+}
+
+/// The largest entry of the difference of two link fields.
+pub fn distance(a: &HostLinks, b: &HostLinks) -> f64 {
+    a.iter()
+        .zip(b)
+        .flat_map(|(x, y)| (0..4).map(move |mu| max_entry(&(x[mu] - y[mu]))))
+        .fold(0.0, f64::max)
+}
+
+pub fn momenta(lat: Lattice, seed: u64) -> LinksOf<Lattice> {
+    let mut p: LinksOf<Lattice> = Field::zeros(lat.volume());
+    refresh(lat, Philox::new(seed), &mut p).unwrap();
+    p
+}
+
+pub fn copy_momenta(p: &LinksOf<Lattice>) -> LinksOf<Lattice> {
+    Field::from_vec(p.to_vec().unwrap())
+}
+
+pub fn flip(lat: Lattice, p: &mut LinksOf<Lattice>) {
+    on_gpu!(lat, {
+        for mu in 0..4 {
+            p[mu] *= -1.0;
+        }
+    })
+    .unwrap();
+}
+
+/// `exp(s X) U` for the su(3) field `X`.
+pub fn moved(u: &GaugeField, x: &LinksOf<Lattice>, s: f64) -> GaugeField {
+    let lat = u.lattice();
+    let mut w = copy(u);
+    let links = w.links_mut();
+    on_gpu!(lat, {
+        for mu in 0..4 {
+            links[mu] = ongpu::qcd::gauge::algebra::exp_su3(x[mu] * s) * links[mu];
+        }
+    })
+    .unwrap();
+    w
+}
+
+/// `d/ds S(e^{sX} U)` at `s = 0` is `Σ 2 Re tr(X F)` for the force `F = −∂S`: checked
+/// against a central difference of `action` along a random su(3) direction `X`, to
+/// `rel` of the derivative.
+pub fn check_force_is_the_derivative(
+    u: &GaugeField,
+    force: &LinksOf<Lattice>,
+    mut action: impl FnMut(&GaugeField) -> f64,
+    seed: u64,
+    rel: f64,
+) {
+    let lat = u.lattice();
+    let mut r = rand::rngs::SmallRng::seed_from_u64(seed);
+    let xs: HostLinks = (0..lat.volume())
+        .map(|_| {
+            std::array::from_fn(|_| {
+                let m = random_matrix(&mut r);
+                let a = (m - m.adj()) * 0.5;
+                a - ColorMatrix::identity() * (a.trace() * (1.0 / 3.0))
+            })
+        })
+        .collect();
+    let x: LinksOf<Lattice> = Field::from_vec(xs);
+    let f = force;
+    let predicted: f64 = on_gpu!(sum: lat, {
+        let mut s = 0.0;
+        for mu in 0..4 {
+            s += 2.0 * (x[mu] * f[mu]).trace().re;
+        }
+        s
+    })
+    .unwrap();
+    let h = 1e-4;
+    let difference = (action(&moved(u, &x, h)) - action(&moved(u, &x, -h))) / (2.0 * h);
+    assert!(
+        (difference - predicted).abs() <= rel * predicted.abs(),
+        "finite difference {difference}, force {predicted}"
+    );
+}
