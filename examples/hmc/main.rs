@@ -1,15 +1,17 @@
-//! Hybrid Monte Carlo for quenched SU(3) with the Wilson action (`ongpu::qcd::hmc`):
-//! Gaussian momenta, leapfrog or Omelyan molecular dynamics, a Metropolis step on ΔH. It
+//! Hybrid Monte Carlo for SU(3) with the Wilson action (`ongpu::qcd::hmc`), quenched or with
+//! four flavours of dynamical staggered quarks (`--mass`): Gaussian momenta and
+//! pseudofermions, leapfrog or Omelyan molecular dynamics, a Metropolis step on ΔH. It
 //! prints the acceptance, Creutz's `⟨exp(−ΔH)⟩` (1 for an exact algorithm), the mean
 //! plaquette with its jackknife error and autocorrelation time, the speed in trajectories
-//! per second with the shares of the force and the link updates, and writes the plaquette
-//! history as CSV and SVG. At β = 6.0 it prints the published heatbath plaquette beside
-//! its own.
+//! per second with the shares of the force and the link updates (and with quarks the CG
+//! iterations and the solves' share), and writes the plaquette history as CSV and SVG.
+//! Quenched at β = 6.0 it prints the published heatbath plaquette beside its own.
 //!
 //! ```text
 //! cargo run --release --example hmc -- [--size 8 | --dims X,Y,Z,T] [--beta 6.0]
 //!     [--traj 200] [--therm 100] [--length 1.0] [--steps 10] [--integrator omelyan|leapfrog]
 //!     [--start hot|cold] [--seed 1] [--csv FILE] [--svg FILE] [--save FILE]
+//!     [--mass M [--action-tol 1e-10] [--force-tol 1e-7] [--force-solver cg|mixed]]
 //! ```
 
 #[path = "../common/mod.rs"]
@@ -21,8 +23,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::force::{accumulate_force, exp_times};
 use ongpu::qcd::gauge::{GaugeField, LinksOf};
-use ongpu::qcd::hmc::{Hmc, Integrator, MdParams};
+use ongpu::qcd::hmc::{Action, Hmc, Integrator, MdParams, StaggeredQuarks};
 use ongpu::qcd::quenched::QuenchedUpdate;
+use ongpu::qcd::staggered::{Cg, MixedCg};
 use ongpu::qcd::stats;
 use std::time::Instant;
 
@@ -43,6 +46,15 @@ struct Options {
     csv: Option<String>,
     svg: Option<String>,
     save: Option<String>,
+    quarks: Option<QuarkOptions>,
+}
+
+/// The dynamical quarks' mass and solvers.
+struct QuarkOptions {
+    mass: f64,
+    action_tol: f64,
+    force_tol: f64,
+    mixed: bool,
 }
 
 impl Options {
@@ -75,6 +87,21 @@ impl Options {
             csv: common::value("--csv"),
             svg: common::value("--svg"),
             save: common::value("--save"),
+            quarks: match common::value("--mass") {
+                None => None,
+                Some(_) => Some(QuarkOptions {
+                    mass: common::arg_f64("--mass", 0.0)?,
+                    action_tol: common::arg_f64("--action-tol", 1e-10)?,
+                    force_tol: common::arg_f64("--force-tol", 1e-7)?,
+                    mixed: match common::value("--force-solver").as_deref() {
+                        None | Some("cg") => false,
+                        Some("mixed") => true,
+                        Some(other) => {
+                            return Err(format!("--force-solver {other}: want cg or mixed").into())
+                        }
+                    },
+                }),
+            },
         })
     }
 }
@@ -88,10 +115,38 @@ fn main() -> AnyResult<()> {
     if o.hot {
         QuenchedUpdate::new(lat, o.seed ^ 0x5eed).heatbath(&mut u, 0.0)?;
     }
-    let mut hmc = Hmc::new(lat, o.beta, o.seed)?;
+    let mut action = Action::wilson(o.beta)?;
+    let mut theory = "quenched".to_string();
+    if let Some(q) = &o.quarks {
+        const MAX_ITER: usize = 20_000;
+        let force: ongpu::qcd::hmc::StaggeredSolver<Lattice> = if q.mixed {
+            Box::new(MixedCg::<Lattice, f32>::new(lat, q.force_tol, MAX_ITER))
+        } else {
+            Box::new(Cg::new(lat, q.force_tol, MAX_ITER))
+        };
+        let action_solver = Box::new(Cg::new(lat, q.action_tol, MAX_ITER));
+        action = action.with_quarks(StaggeredQuarks::with_solvers(
+            lat,
+            q.mass,
+            action_solver,
+            force,
+        )?);
+        theory = format!(
+            "N_f = 4 staggered, m = {} (action solves to {:e}, force solves to {:e} by {})",
+            q.mass,
+            q.action_tol,
+            q.force_tol,
+            if q.mixed {
+                "mixed f32/f64 CG"
+            } else {
+                "f64 CG"
+            }
+        );
+    }
+    let mut hmc = Hmc::with_action(lat, action, o.seed);
     println!(
-        "quenched HMC, Wilson action: {lat}, β = {}, {} start, τ = {} in {} {:?} steps, {} \
-         thermalisation + {} measured trajectories, seed {}; device: {}",
+        "HMC, {theory}, Wilson gauge action: {lat}, β = {}, {} start, τ = {} in {} {:?} \
+         steps, {} thermalisation + {} measured trajectories, seed {}; device: {}",
         o.beta,
         if o.hot { "hot" } else { "cold" },
         o.md.length,
@@ -110,6 +165,7 @@ fn main() -> AnyResult<()> {
     let (mut history, mut plaquettes, mut weights, mut accepted) = (vec![], vec![], vec![], 0);
     let start = Instant::now();
     let mut measured_seconds = 0.0;
+    let mut solves = ongpu::qcd::hmc::SolveCounts::default();
     for k in 0..total {
         let t0 = Instant::now();
         let t = hmc.trajectory(&mut u, &o.md)?;
@@ -119,6 +175,9 @@ fn main() -> AnyResult<()> {
             plaquettes.push(t.plaquette);
             weights.push((-t.delta_h).exp());
             accepted += t.accepted as usize;
+            solves.solves += t.solves.solves;
+            solves.iterations += t.solves.iterations;
+            solves.seconds += t.solves.seconds;
         }
         history.push(output::Point {
             sweep: k + 1,
@@ -147,7 +206,7 @@ fn main() -> AnyResult<()> {
         "plaquette = {:.6} ± {:.6} (τ_int {:.1} trajectories, bins of {})",
         s.mean, s.error, s.tau_int, s.bin
     );
-    if o.beta == 6.0 {
+    if o.beta == 6.0 && o.quarks.is_none() {
         let (p, pe) = PUBLISHED_PLAQUETTE_BETA_6;
         println!(
             "published heatbath plaquette at β = 6.0: {p} ± {pe} (Boyd et al. 1996); ours − published = {:+.6} ({:.1} combined σ)",
@@ -177,7 +236,17 @@ fn main() -> AnyResult<()> {
         100.0 * links as f64 * link / per_traj,
         link * 1e6
     );
-    let title = format!("quenched HMC, {lat}, β = {}", o.beta);
+    if solves.solves > 0 {
+        println!(
+            "quarks: {:.1} solves and {:.0} CG iterations per trajectory ({:.0} per solve), \
+             the solves {:.1}% of the time",
+            solves.solves as f64 / n,
+            solves.iterations as f64 / n,
+            solves.iterations as f64 / solves.solves as f64,
+            100.0 * solves.seconds / measured_seconds
+        );
+    }
+    let title = format!("HMC, {theory}, {lat}, β = {}", o.beta);
     if let Some(path) = &o.csv {
         output::csv(&history, "trajectory", path)?;
     }
@@ -186,7 +255,10 @@ fn main() -> AnyResult<()> {
     }
     if let Some(path) = &o.save {
         let ensemble = ongpu::qcd::nersc::Ensemble {
-            label: format!("quenched HMC beta {}", o.beta),
+            label: match &o.quarks {
+                None => format!("quenched HMC beta {}", o.beta),
+                Some(q) => format!("Nf=4 staggered HMC beta {} mass {}", o.beta, q.mass),
+            },
             sequence_number: hmc.trajectories() as u64,
             ..Default::default()
         };
