@@ -15,7 +15,7 @@ use ongpu::prelude::*;
 use ongpu::qcd::flow::{t0, w0_squared, FlowPoint, WilsonFlow};
 use ongpu::qcd::gauge::algebra::{exp_su3, traceless_antihermitian};
 use ongpu::qcd::gauge::su3::{determinant, random_matrix};
-use ongpu::qcd::gauge::{random_gauge_transformation, GaugeField};
+use ongpu::qcd::gauge::{random_gauge_transformation, GaugeField, LinksOf};
 use ongpu::qcd::SiteLayout;
 use rand::SeedableRng;
 
@@ -263,6 +263,96 @@ fn scales_interpolate() {
     assert!(WilsonFlow::new(Lattice::new([4; 4]).unwrap(), -0.1).is_err());
 }
 
+/// A constant abelian field with `n` units of flux in the (0, 1) planes and `m` in the
+/// (2, 3) planes, embedded as `diag(e^{iφ}, e^{−iφ}, 1)`: every plaquette of the (0, 1)
+/// planes has the angle `θ₁ = 2πn/(L₀L₁)` (the transition at the last slice keeps it
+/// periodic), those of the (2, 3) planes `θ₂ = 2πm/(L₂L₃)`, the others 0. Its clover field
+/// strength is `G₀₁ = i sin θ₁ H`, `G₂₃ = i sin θ₂ H` (`H = diag(1, −1, 0)`), so exactly
+/// `E = 2 sin²θ₁ + 2 sin²θ₂` and `Q = V sin θ₁ sin θ₂ / π² = 2nm sinc θ₁ sinc θ₂`: the
+/// second Chern number `2nm` of the bundle `L ⊕ L⁻¹`, times the clover's lattice factor.
+fn abelian_flux(lat: Lattice, n: i32, m: i32) -> (GaugeField, f64, f64) {
+    let l = lat.extents();
+    let theta1 = 2.0 * std::f64::consts::PI * n as f64 / (l[0] * l[1]) as f64;
+    let theta2 = 2.0 * std::f64::consts::PI * m as f64 / (l[2] * l[3]) as f64;
+    let phase = |phi: f64| {
+        let mut u = ColorMatrix::identity();
+        u.m[0][0] = Complex::new(phi.cos(), phi.sin());
+        u.m[1][1] = Complex::new(phi.cos(), -phi.sin());
+        u
+    };
+    let links = (0..lat.volume())
+        .map(|i| {
+            let x = lat.coords(i).map(|c| c as f64);
+            let last = |mu: usize| lat.coord(i, mu) == l[mu] - 1;
+            [
+                phase(-theta1 * x[1]),
+                phase(if last(1) {
+                    theta1 * l[1] as f64 * x[0]
+                } else {
+                    0.0
+                }),
+                phase(-theta2 * x[3]),
+                phase(if last(3) {
+                    theta2 * l[3] as f64 * x[2]
+                } else {
+                    0.0
+                }),
+            ]
+        })
+        .collect();
+    let u = GaugeField::from_links(lat, Field::from_vec(links)).unwrap();
+    let energy = 2.0 * (theta1.sin().powi(2) + theta2.sin().powi(2));
+    let sinc = |t: f64| if t == 0.0 { 1.0 } else { t.sin() / t };
+    let charge = 2.0 * (n * m) as f64 * sinc(theta1) * sinc(theta2);
+    (u, energy, charge)
+}
+
+/// The topological charge and the energy density of constant abelian fields are their exact
+/// values (the charge an integer `2nm` up to the clover's `sinc θ₁ sinc θ₂`, of either sign);
+/// such a field solves the equations of motion, so the flow leaves it in place; with noise
+/// added, the flow brings `Q` back to that value.
+fn topological_charge() {
+    let lat = Lattice::new([6; 4]).unwrap();
+    for (n, m) in [(1, 1), (1, -2), (0, 3)] {
+        let (u, energy, charge) = abelian_flux(lat, n, m);
+        let (v, p) = flowed(&u, 0.05, 2);
+        assert!(
+            (p.charge - charge).abs() <= 1e-12 && (p.energy - energy).abs() <= 1e-12,
+            "n = {n}, m = {m}: Q = {} (exactly {charge}), E = {} (exactly {energy})",
+            p.charge,
+            p.energy
+        );
+        assert!(link_distance(&u, &v) <= 1e-13, "a classical solution stays");
+    }
+    let (u, _, charge) = abelian_flux(lat, 1, 1);
+    let omega = random_gauge_transformation(lat, 7).unwrap();
+    let mut noisy = GaugeField::from_links(lat, Field::from_vec(u.to_host().unwrap())).unwrap();
+    let kicks: Vec<_> = random_algebra(4 * lat.volume(), 8)
+        .into_iter()
+        .map(|x| host_exp(&(x * (0.3 / x.norm2().sqrt()))))
+        .collect();
+    let noise: LinksOf<Lattice> =
+        Field::from_vec(kicks.chunks(4).map(|k| [k[0], k[1], k[2], k[3]]).collect());
+    let links = noisy.links_mut();
+    on_gpu!(lat, {
+        for mu in 0..4 {
+            links[mu] = noise[mu] * links[mu];
+        }
+    })
+    .unwrap();
+    noisy.gauge_transform(&omega).unwrap();
+    let mut flow = WilsonFlow::new(lat, 0.05).unwrap();
+    let rough = flow.measure(&noisy).unwrap().charge;
+    for _ in 0..20 {
+        flow.step(&mut noisy).unwrap();
+    }
+    let smooth = flow.measure(&noisy).unwrap().charge;
+    assert!(
+        (smooth - charge).abs() <= 0.02 && (rough - charge).abs() > 0.05,
+        "Q = {rough} with noise, {smooth} after flow time 1, exactly {charge} without noise"
+    );
+}
+
 on_both_backends!(
     exponential,
     projection,
@@ -270,6 +360,7 @@ on_both_backends!(
     gauge_covariance,
     third_order,
     staples_are_the_derivative,
+    topological_charge,
     scales_interpolate
 );
 

@@ -21,8 +21,10 @@
 //!
 //! `E = −Σ_{mu<nu} tr(G_{mu nu}²)` per site with the clover-leaf `G` of
 //! [`GaugeField::field_strength`], and
-//! `Q = −(1/2π²) Σ_x Re tr(G₀₁G₂₃ − G₀₂G₁₃ + G₀₃G₁₂)`, which is `(1/32π²) Σ_x ε_{μνρσ}
-//! Gᵃ_{μν} Gᵃ_{ρσ}` in components.
+//! `Q = −(1/32π²) Σ_x ε_{μνρσ} tr(G_{μν} G_{ρσ}) = −(1/4π²) Σ_x Re tr(G₀₁G₂₃ − G₀₂G₁₃ +
+//! G₀₃G₁₂)` (the form of Lüscher's paper; `(1/64π²) Σ_x ε_{μνρσ} Gᵃ_{μν} Gᵃ_{ρσ}` in
+//! components): the second Chern number, an integer for a smooth field on the torus. The
+//! tests check both against constant abelian fields, where they are known exactly.
 
 use crate::gauge::force::{accumulate_force, exp_times};
 use crate::gauge::{FieldStrengthOf, GaugeField, LinksOf};
@@ -147,7 +149,7 @@ impl<S: Space> WilsonFlow<S> {
             t: self.t,
             energy,
             t2e: self.t * self.t * energy,
-            charge: -sums.im / (2.0 * std::f64::consts::PI * std::f64::consts::PI),
+            charge: -sums.im / (4.0 * std::f64::consts::PI * std::f64::consts::PI),
             plaquette: u.plaquette()?,
         })
     }
