@@ -1,6 +1,6 @@
 //! What a gauge field measures: the plaquette, the link trace and the staples.
 
-use super::staple_sum::with_staples;
+use super::staple_sum::{by_direction, with_staples};
 use super::GaugeField;
 use crate::SiteLayout;
 use ongpu::prelude::*;
@@ -47,14 +47,14 @@ impl<S: Space> GaugeField<S> {
         sites: S::Subset,
         staple: &mut S::Field<ColorMatrix<f64>, SiteLayout>,
     ) -> ongpu::Result<()> {
-        if mu >= 4 {
-            return Err(ongpu::Error::InvalidArgument(format!(
-                "staples along direction {mu}: a 4-D lattice has directions 0..4"
-            )));
-        }
         let u = self.links();
-        with_staples!([sites,] u, mu, |a| {
-            staple = a;
-        })
+        macro_rules! pass {
+            ($mu:literal) => {
+                with_staples!([sites,] u, $mu, |a| {
+                    staple = a;
+                })
+            };
+        }
+        by_direction!(mu, pass)
     }
 }

@@ -3,6 +3,7 @@
 //! and parity, which share no plaquette, updated at once.
 
 use super::heatbath::{heatbath_link, overrelax_link};
+use crate::gauge::staple_sum::by_direction;
 use crate::gauge::GaugeField;
 use crate::SiteLayout;
 use ongpu::prelude::*;
@@ -69,9 +70,14 @@ impl<S: Space> QuenchedUpdate<S> {
                 self.passes += 1;
                 let staple = self.staples(u, mu, sites)?;
                 let u = u.links_mut();
-                on_gpu!(sites, |i| {
-                    u[mu] = heatbath_link(u[mu], staple, beta, rng, lat.whole_index(i));
-                })?;
+                macro_rules! pass {
+                    ($mu:literal) => {
+                        on_gpu!(sites, |i| {
+                            u[$mu] = heatbath_link(u[$mu], staple, beta, rng, lat.whole_index(i));
+                        })
+                    };
+                }
+                by_direction!(mu, pass)?;
             }
         }
         Ok(())
@@ -84,9 +90,14 @@ impl<S: Space> QuenchedUpdate<S> {
             for sites in [self.lat.even(), self.lat.odd()] {
                 let staple = self.staples(u, mu, sites)?;
                 let u = u.links_mut();
-                on_gpu!(sites, {
-                    u[mu] = overrelax_link(u[mu], staple);
-                })?;
+                macro_rules! pass {
+                    ($mu:literal) => {
+                        on_gpu!(sites, {
+                            u[$mu] = overrelax_link(u[$mu], staple);
+                        })
+                    };
+                }
+                by_direction!(mu, pass)?;
             }
         }
         Ok(())
