@@ -9,6 +9,10 @@
 //! | [`gauge`] | [`GaugeField`](gauge::GaugeField): the four links per site; unit, random, smooth and hot starts, the plaquette, staples, reunitarisation, gauge transformations, NERSC files |
 //! | [`quenched`] | [`QuenchedUpdate`](quenched::QuenchedUpdate): Cabibbo–Marinari heatbath and overrelaxation sweeps for the Wilson gauge action |
 //! | [`staggered`] | the staggered operator [`Staggered`](staggered::Staggered) (`D_eo`, `D_oe`, the even-odd normal operator), its passes, a host reference, and its CG solvers: eager, graph and device loop |
+//! | [`wilson`] | Wilson and Wilson-clover fermions: Dirac spinors, gamma matrices, the even-odd preconditioned operator, CGNR and BiCGStab, propagators and the pion correlator |
+//! | [`hmc`] | hybrid Monte Carlo: the Wilson gauge action alone or with `N_f = 4` dynamical staggered quarks, leapfrog and Omelyan integrators |
+//! | [`flow`] | the Wilson (gradient) flow: `E(t)`, `t₀`, `w₀`, the topological charge |
+//! | [`smearing`] | APE and stout smearing, in four or three directions |
 //! | [`solver`] | the interface every solver implements: [`LinearSolver`](solver::LinearSolver), [`Solution`](solver::Solution), [`SolverError`](solver::SolverError) |
 //! | [`nersc`] | gauge configurations on disk in the NERSC archive format |
 //! | [`stats`] | Monte Carlo statistics: autocorrelation times and jackknife errors |
@@ -73,6 +77,7 @@ pub mod hmc;
 mod host_sites;
 pub mod nersc;
 pub mod quenched;
+pub mod smearing;
 pub mod solver;
 pub mod staggered;
 pub mod stats;

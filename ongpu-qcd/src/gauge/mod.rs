@@ -21,7 +21,7 @@ pub mod su3;
 mod transform;
 
 pub use field_strength::{plane, FieldStrengthOf, PLANES};
-pub use projection::reunitarise;
+pub use projection::{polar_su3, reunitarise};
 pub use su3::HostLinks;
 pub use transform::random_gauge_transformation;
 
