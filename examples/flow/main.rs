@@ -166,6 +166,11 @@ fn main() -> AnyResult<()> {
             GaugeField::from_links(lat, Field::from_vec(u.to_host()?))?
         };
         volume = u.lattice().volume();
+        if c == 0 {
+            // One step of a unit field first: it compiles the step's kernels, which the
+            // timing should not include.
+            WilsonFlow::new(u.lattice(), o.eps)?.step(&mut GaugeField::unit(u.lattice())?)?;
+        }
         let (history, seconds, n) = flow(&mut u, &o)?;
         step_seconds += seconds;
         steps += n;

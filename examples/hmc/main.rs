@@ -11,7 +11,7 @@
 //! cargo run --release --example hmc -- [--size 8 | --dims X,Y,Z,T] [--beta 6.0]
 //!     [--traj 200] [--therm 100] [--length 1.0] [--steps 10] [--integrator omelyan|leapfrog]
 //!     [--start hot|cold] [--seed 1] [--csv FILE] [--svg FILE] [--save FILE]
-//!     [--mass M [--action-tol 1e-10] [--force-tol 1e-7] [--force-solver cg|mixed]]
+//!     [--mass M [--action-tol 1e-10] [--force-tol 1e-7] [--force-solver cg|mixed|loop]]
 //! ```
 
 #[path = "../common/mod.rs"]
@@ -25,7 +25,7 @@ use ongpu::qcd::gauge::force::{accumulate_force, exp_times};
 use ongpu::qcd::gauge::{GaugeField, LinksOf};
 use ongpu::qcd::hmc::{Action, Hmc, Integrator, MdParams, StaggeredQuarks};
 use ongpu::qcd::quenched::QuenchedUpdate;
-use ongpu::qcd::staggered::{Cg, MixedCg};
+use ongpu::qcd::staggered::{Cg, LoopCg, MixedCg};
 use ongpu::qcd::stats;
 use std::time::Instant;
 
@@ -54,7 +54,18 @@ struct QuarkOptions {
     mass: f64,
     action_tol: f64,
     force_tol: f64,
-    mixed: bool,
+    solver: ForceSolver,
+}
+
+/// The solver of the quarks' force.
+#[derive(Clone, Copy, PartialEq)]
+enum ForceSolver {
+    /// `Cg` in f64.
+    Cg,
+    /// `MixedCg` with f32 inner iterations.
+    Mixed,
+    /// `LoopCg`: the iterations in a device-side loop, no host wait per iteration.
+    Loop,
 }
 
 impl Options {
@@ -93,11 +104,14 @@ impl Options {
                     mass: common::arg_f64("--mass", 0.0)?,
                     action_tol: common::arg_f64("--action-tol", 1e-10)?,
                     force_tol: common::arg_f64("--force-tol", 1e-7)?,
-                    mixed: match common::value("--force-solver").as_deref() {
-                        None | Some("cg") => false,
-                        Some("mixed") => true,
+                    solver: match common::value("--force-solver").as_deref() {
+                        None | Some("cg") => ForceSolver::Cg,
+                        Some("mixed") => ForceSolver::Mixed,
+                        Some("loop") => ForceSolver::Loop,
                         Some(other) => {
-                            return Err(format!("--force-solver {other}: want cg or mixed").into())
+                            return Err(
+                                format!("--force-solver {other}: want cg, mixed or loop").into()
+                            )
                         }
                     },
                 }),
@@ -119,10 +133,12 @@ fn main() -> AnyResult<()> {
     let mut theory = "quenched".to_string();
     if let Some(q) = &o.quarks {
         const MAX_ITER: usize = 20_000;
-        let force: ongpu::qcd::hmc::StaggeredSolver<Lattice> = if q.mixed {
-            Box::new(MixedCg::<Lattice, f32>::new(lat, q.force_tol, MAX_ITER))
-        } else {
-            Box::new(Cg::new(lat, q.force_tol, MAX_ITER))
+        let force: ongpu::qcd::hmc::StaggeredSolver<Lattice> = match q.solver {
+            ForceSolver::Cg => Box::new(Cg::new(lat, q.force_tol, MAX_ITER)),
+            ForceSolver::Mixed => {
+                Box::new(MixedCg::<Lattice, f32>::new(lat, q.force_tol, MAX_ITER))
+            }
+            ForceSolver::Loop => Box::new(LoopCg::new(lat, q.force_tol, MAX_ITER)?),
         };
         let action_solver = Box::new(Cg::new(lat, q.action_tol, MAX_ITER));
         action = action.with_quarks(StaggeredQuarks::with_solvers(
@@ -136,10 +152,10 @@ fn main() -> AnyResult<()> {
             q.mass,
             q.action_tol,
             q.force_tol,
-            if q.mixed {
-                "mixed f32/f64 CG"
-            } else {
-                "f64 CG"
+            match q.solver {
+                ForceSolver::Cg => "f64 CG",
+                ForceSolver::Mixed => "mixed f32/f64 CG",
+                ForceSolver::Loop => "f64 CG in a device loop",
             }
         );
     }
