@@ -12,7 +12,7 @@ mod common;
 #[path = "support/md.rs"]
 mod md;
 
-use md::{copy, distance, flip, max_entry, momenta};
+use md::{copy, max_entry, momenta};
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::{GaugeField, LinksOf};
 use ongpu::qcd::hmc::{
@@ -62,26 +62,14 @@ fn reversibility() {
     for integrator in [Integrator::Leapfrog, Integrator::omelyan()] {
         let mut u = configuration(lat, 4);
         let mut p = momenta(lat, 5);
-        let (u0, p0) = (u.to_host().unwrap(), p.to_vec().unwrap());
         let md = MdParams {
             length: 1.0,
             steps: 8,
             integrator,
         };
-        molecular_dynamics(BETA, &mut u, &mut p, &md).unwrap();
-        assert!(
-            distance(&u.to_host().unwrap(), &u0) > 0.1,
-            "the trajectory moved"
-        );
-        flip(lat, &mut p);
-        molecular_dynamics(BETA, &mut u, &mut p, &md).unwrap();
-        flip(lat, &mut p);
-        let du = distance(&u.to_host().unwrap(), &u0);
-        let dp = distance(&p.to_vec().unwrap(), &p0);
-        assert!(
-            du <= 1e-12 && dp <= 1e-12,
-            "{integrator:?}: links {du:e}, momenta {dp:e}"
-        );
+        md::check_reversible(&mut u, &mut p, &format!("{integrator:?}"), |u, p| {
+            molecular_dynamics(BETA, u, p, &md).unwrap()
+        });
     }
 }
 
@@ -107,10 +95,7 @@ fn delta_h_scales_as_eps_squared() {
         .iter()
         .map(|&n| delta_h(n, Integrator::Leapfrog).abs())
         .collect();
-    for w in dh.windows(2) {
-        let ratio = w[0] / w[1];
-        assert!((3.6..=4.4).contains(&ratio), "|ΔH| {dh:?}: ratio {ratio}");
-    }
+    md::check_ratios(&dh, 3.6..=4.4, "|ΔH|");
     let omelyan = delta_h(20, Integrator::omelyan()).abs();
     assert!(omelyan < dh[0], "Omelyan {omelyan}, leapfrog {}", dh[0]);
 }
@@ -126,31 +111,7 @@ fn creutz_equality() {
         steps: 6,
         integrator: Integrator::omelyan(),
     };
-    let mut weights = vec![];
-    let mut accepted = 0;
-    for _ in 0..30 {
-        let before = u.to_host().unwrap();
-        let t = hmc.trajectory(&mut u, &md).unwrap();
-        if t.accepted {
-            accepted += 1;
-        } else {
-            assert_eq!(
-                u.to_host().unwrap(),
-                before,
-                "a rejected trajectory restores the links"
-            );
-        }
-        weights.push((-t.delta_h).exp());
-    }
-    let n = weights.len() as f64;
-    let mean = weights.iter().sum::<f64>() / n;
-    let sd = (weights.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-    let err = sd / n.sqrt();
-    assert!(
-        (mean - 1.0).abs() <= 3.0 * err,
-        "<exp(-ΔH)> = {mean} ± {err}"
-    );
-    assert!(accepted >= 20, "{accepted} of 30 accepted");
+    md::check_chain(&mut hmc, &mut u, &md, 30, 20, |_| {});
     assert_eq!(hmc.trajectories(), 30);
     assert!(Hmc::new(lat, -1.0, 1).is_err());
     let zero = MdParams { steps: 0, ..md };

@@ -14,7 +14,7 @@ mod common;
 #[path = "support/md.rs"]
 mod md;
 
-use md::{configuration, copy, copy_momenta, distance, flip, momenta};
+use md::{configuration, copy, copy_momenta, distance, momenta};
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::{GaugeField, LinksOf};
 use ongpu::qcd::hmc::{molecular_dynamics, Action, Hmc, Integrator, MdParams, StaggeredQuarks};
@@ -75,23 +75,14 @@ fn reversibility_with_quarks() {
         let mut p = momenta(lat, 6);
         let mut a = action(lat, 0.5, 1e-8);
         a.refresh(&u, Philox::new(7)).unwrap();
-        let (u0, p0) = (u.to_host().unwrap(), p.to_vec().unwrap());
         let md = MdParams {
             length: 1.0,
             steps: 8,
             integrator,
         };
-        a.molecular_dynamics(&mut u, &mut p, &md).unwrap();
-        assert!(distance(&u.to_host().unwrap(), &u0) > 0.1);
-        flip(lat, &mut p);
-        a.molecular_dynamics(&mut u, &mut p, &md).unwrap();
-        flip(lat, &mut p);
-        let du = distance(&u.to_host().unwrap(), &u0);
-        let dp = distance(&p.to_vec().unwrap(), &p0);
-        assert!(
-            du <= 1e-12 && dp <= 1e-12,
-            "{integrator:?}: links {du:e}, momenta {dp:e}"
-        );
+        md::check_reversible(&mut u, &mut p, &format!("{integrator:?}"), |u, p| {
+            a.molecular_dynamics(u, p, &md).unwrap()
+        });
     }
 }
 
@@ -115,10 +106,7 @@ fn delta_h_scales_as_eps_squared_with_quarks() {
         (a.hamiltonian(&w, &q).unwrap() - h0).abs()
     };
     let dh: Vec<f64> = [10, 20, 40].into_iter().map(&mut delta_h).collect();
-    for w in dh.windows(2) {
-        let ratio = w[0] / w[1];
-        assert!((3.6..=4.4).contains(&ratio), "|ΔH| {dh:?}: ratio {ratio}");
-    }
+    md::check_ratios(&dh, 3.6..=4.4, "|ΔH|");
 }
 
 /// Heavy quarks decouple: from the same links and momenta, a trajectory with quarks of mass
@@ -144,10 +132,7 @@ fn heavy_quarks_decouple() {
         distance(&w.to_host().unwrap(), &quenched)
     };
     let gaps: Vec<f64> = [4.0, 8.0, 16.0].into_iter().map(gap).collect();
-    for w in gaps.windows(2) {
-        let ratio = w[0] / w[1];
-        assert!((3.5..=4.5).contains(&ratio), "gaps {gaps:?}: ratio {ratio}");
-    }
+    md::check_ratios(&gaps, 3.5..=4.5, "gaps");
 }
 
 /// Over a run with quarks, ⟨exp(−ΔH)⟩ = 1 within 3σ, most trajectories are accepted, the
@@ -162,29 +147,11 @@ fn creutz_equality_with_quarks() {
         steps: 5,
         integrator: Integrator::omelyan(),
     };
-    let (mut weights, mut accepted) = (vec![], 0);
-    for _ in 0..12 {
-        let before = u.to_host().unwrap();
-        let t = hmc.trajectory(&mut u, &md).unwrap();
+    md::check_chain(&mut hmc, &mut u, &md, 12, 8, |t| {
         // heatbath + 11 forces + final action
         assert_eq!(t.solves.solves, 13);
         assert!(t.solves.iterations > 13);
-        if t.accepted {
-            accepted += 1;
-        } else {
-            assert_eq!(u.to_host().unwrap(), before);
-        }
-        weights.push((-t.delta_h).exp());
-    }
-    let n = weights.len() as f64;
-    let mean = weights.iter().sum::<f64>() / n;
-    let sd = (weights.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-    let err = sd / n.sqrt();
-    assert!(
-        (mean - 1.0).abs() <= 3.0 * err,
-        "<exp(-ΔH)> = {mean} ± {err}"
-    );
-    assert!(accepted >= 8, "{accepted} of 12 accepted");
+    });
     for bad in [0.0, -1.0, f64::NAN] {
         assert!(StaggeredQuarks::new(lat, bad, 1e-10, 1e-10, 10).is_err());
     }

@@ -107,3 +107,76 @@ pub fn check_force_is_the_derivative(
         "finite difference {difference}, force {predicted}"
     );
 }
+
+/// Forward by `md`, flip the momenta, back, flip again: the links and momenta return to
+/// 1e-12 (after the forward leg has moved the links by more than 0.1).
+pub fn check_reversible(
+    u: &mut GaugeField,
+    p: &mut LinksOf<Lattice>,
+    what: &str,
+    mut md: impl FnMut(&mut GaugeField, &mut LinksOf<Lattice>),
+) {
+    let lat = u.lattice();
+    let (u0, p0) = (u.to_host().unwrap(), p.to_vec().unwrap());
+    md(u, p);
+    assert!(
+        distance(&u.to_host().unwrap(), &u0) > 0.1,
+        "{what}: the trajectory moved"
+    );
+    flip(lat, p);
+    md(u, p);
+    flip(lat, p);
+    let du = distance(&u.to_host().unwrap(), &u0);
+    let dp = distance(&p.to_vec().unwrap(), &p0);
+    assert!(
+        du <= 1e-12 && dp <= 1e-12,
+        "{what}: links {du:e}, momenta {dp:e}"
+    );
+}
+
+/// Each value over the next lies in `range` (a quantity falling by a known factor as a
+/// step halves).
+pub fn check_ratios(values: &[f64], range: std::ops::RangeInclusive<f64>, what: &str) {
+    for w in values.windows(2) {
+        let ratio = w[0] / w[1];
+        assert!(range.contains(&ratio), "{what} {values:?}: ratio {ratio}");
+    }
+}
+
+/// `n` trajectories of `hmc` (each handed to `each`): a rejected one leaves the links as
+/// they were, at least `min_accepted` are accepted, and Creutz's `⟨exp(−ΔH)⟩ = 1` holds
+/// within 3σ.
+pub fn check_chain(
+    hmc: &mut ongpu::qcd::hmc::Hmc,
+    u: &mut GaugeField,
+    md: &ongpu::qcd::hmc::MdParams,
+    n: usize,
+    min_accepted: usize,
+    mut each: impl FnMut(&ongpu::qcd::hmc::Trajectory),
+) {
+    let (mut weights, mut accepted) = (vec![], 0);
+    for _ in 0..n {
+        let before = u.to_host().unwrap();
+        let t = hmc.trajectory(u, md).unwrap();
+        each(&t);
+        if t.accepted {
+            accepted += 1;
+        } else {
+            assert_eq!(
+                u.to_host().unwrap(),
+                before,
+                "a rejected trajectory restores the links"
+            );
+        }
+        weights.push((-t.delta_h).exp());
+    }
+    let n = weights.len() as f64;
+    let mean = weights.iter().sum::<f64>() / n;
+    let sd = (weights.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let err = sd / n.sqrt();
+    assert!(
+        (mean - 1.0).abs() <= 3.0 * err,
+        "<exp(-ΔH)> = {mean} ± {err}"
+    );
+    assert!(accepted >= min_accepted, "{accepted} of {n} accepted");
+}
