@@ -109,6 +109,47 @@ fn delta_h_scales_as_eps_squared_with_quarks() {
     md::check_ratios(&dh, 3.6..=4.4, "|ΔH|");
 }
 
+/// Two time scales (the gauge force in inner steps): the molecular dynamics stays
+/// reversible to 1e-12, and its leapfrog's ΔH still falls as ε² of the outer step; zero
+/// inner steps is an error.
+fn two_time_scales() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    let mut u = configuration(lat, BETA, 16);
+    let mut p = momenta(lat, 17);
+    let mut a = action(lat, 0.5, 1e-8).with_gauge_substeps(3).unwrap();
+    assert_eq!(a.gauge_substeps(), 3);
+    a.refresh(&u, Philox::new(18)).unwrap();
+    let md = MdParams {
+        length: 1.0,
+        steps: 4,
+        integrator: Integrator::omelyan(),
+    };
+    md::check_reversible(&mut u, &mut p, "two time scales", |u, p| {
+        a.molecular_dynamics(u, p, &md).unwrap()
+    });
+    let mut a = action(lat, 1.0, 1e-10).with_gauge_substeps(2).unwrap();
+    let s0 = a.refresh(&u, Philox::new(19)).unwrap();
+    let h0 = ongpu::qcd::hmc::kinetic_energy(lat, &p).unwrap() + s0;
+    let dh: Vec<f64> = [20, 40, 80]
+        .into_iter()
+        .map(|steps| {
+            let (mut w, mut q) = (copy(&u), copy_momenta(&p));
+            let md = MdParams {
+                length: 0.5,
+                steps,
+                integrator: Integrator::Leapfrog,
+            };
+            a.molecular_dynamics(&mut w, &mut q, &md).unwrap();
+            (a.hamiltonian(&w, &q).unwrap() - h0).abs()
+        })
+        .collect();
+    md::check_ratios(&dh, 3.6..=4.4, "|ΔH| on two time scales");
+    assert!(Action::<Lattice>::wilson(BETA)
+        .unwrap()
+        .with_gauge_substeps(0)
+        .is_err());
+}
+
 /// Heavy quarks decouple: from the same links and momenta, a trajectory with quarks of mass
 /// `m` ends a distance `∝ 1/m²` from the quenched one (the quarks' force is `O(1/m²)`), so
 /// doubling `m` divides it by 4 (within 12%: the next order is `O(1/m⁴)`).
@@ -167,6 +208,7 @@ on_both_backends!(
     quark_force_is_the_derivative,
     reversibility_with_quarks,
     delta_h_scales_as_eps_squared_with_quarks,
+    two_time_scales,
     heavy_quarks_decouple,
     creutz_equality_with_quarks
 );

@@ -11,7 +11,8 @@
 //! cargo run --release --example hmc -- [--size 8 | --dims X,Y,Z,T] [--beta 6.0]
 //!     [--traj 200] [--therm 100] [--length 1.0] [--steps 10] [--integrator omelyan|leapfrog]
 //!     [--start hot|cold] [--seed 1] [--csv FILE] [--svg FILE] [--save FILE]
-//!     [--mass M [--action-tol 1e-10] [--force-tol 1e-7] [--force-solver cg|mixed|loop]]
+//!     [--mass M [--action-tol 1e-10] [--force-tol 1e-7] [--force-solver cg|mixed|loop]
+//!     [--gauge-substeps 1]]
 //! ```
 
 #[path = "../common/mod.rs"]
@@ -55,6 +56,7 @@ struct QuarkOptions {
     action_tol: f64,
     force_tol: f64,
     solver: ForceSolver,
+    gauge_substeps: usize,
 }
 
 /// The solver of the quarks' force.
@@ -104,6 +106,7 @@ impl Options {
                     mass: common::arg_f64("--mass", 0.0)?,
                     action_tol: common::arg_f64("--action-tol", 1e-10)?,
                     force_tol: common::arg_f64("--force-tol", 1e-7)?,
+                    gauge_substeps: common::arg("--gauge-substeps", 1),
                     solver: match common::value("--force-solver").as_deref() {
                         None | Some("cg") => ForceSolver::Cg,
                         Some("mixed") => ForceSolver::Mixed,
@@ -141,6 +144,7 @@ fn main() -> AnyResult<()> {
             ForceSolver::Loop => Box::new(LoopCg::new(lat, q.force_tol, MAX_ITER)?),
         };
         let action_solver = Box::new(Cg::new(lat, q.action_tol, MAX_ITER));
+        action = action.with_gauge_substeps(q.gauge_substeps)?;
         action = action.with_quarks(StaggeredQuarks::with_solvers(
             lat,
             q.mass,
@@ -148,7 +152,8 @@ fn main() -> AnyResult<()> {
             force,
         )?);
         theory = format!(
-            "N_f = 4 staggered, m = {} (action solves to {:e}, force solves to {:e} by {})",
+            "N_f = 4 staggered, m = {} (action solves to {:e}, force solves to {:e} by {}; {} \
+             gauge step(s) per link move)",
             q.mass,
             q.action_tol,
             q.force_tol,
@@ -156,7 +161,8 @@ fn main() -> AnyResult<()> {
                 ForceSolver::Cg => "f64 CG",
                 ForceSolver::Mixed => "mixed f32/f64 CG",
                 ForceSolver::Loop => "f64 CG in a device loop",
-            }
+            },
+            q.gauge_substeps
         );
     }
     let mut hmc = Hmc::with_action(lat, action, o.seed);
@@ -232,13 +238,19 @@ fn main() -> AnyResult<()> {
     }
     let per_traj = measured_seconds / n;
     let (force, link) = shares(backend, lat, &u, &o)?;
-    let forces = o.md.steps * o.md.integrator.forces_per_step() + 1;
-    let links = o.md.steps
-        * if o.md.integrator.forces_per_step() == 2 {
-            2
-        } else {
-            1
-        };
+    // Gauge forces and link updates a trajectory: with two time scales, every link move of
+    // the outer integrator is a whole inner integration of `substeps` steps.
+    let fps = o.md.integrator.forces_per_step();
+    let (outer_forces, outer_links) = (o.md.steps * fps + 1, o.md.steps * fps);
+    let substeps = hmc.action().gauge_substeps();
+    let (forces, links) = if substeps > 1 && o.quarks.is_some() {
+        (
+            outer_links * (substeps * fps + 1),
+            outer_links * substeps * fps,
+        )
+    } else {
+        (outer_forces, outer_links)
+    };
     println!(
         "speed: {:.2} trajectories/s ({:.2} ms each, {:.1} s in all); per trajectory {} forces \
          ({:.1}% of the time, {:.1} us each) and {} link updates ({:.1}%, {:.1} us each)",

@@ -9,9 +9,16 @@ use ongpu::prelude::*;
 
 /// `S = S_g + S_f`: the Wilson gauge action at β and, optionally, `N_f = 4` staggered
 /// quarks with their pseudofermion.
+///
+/// With quarks, the molecular dynamics can run on two time scales (Sexton and Weingarten,
+/// Nucl. Phys. B 380 (1992) 665): each link move of the outer integrator, which applies the
+/// quarks' force (a solve each), is itself `gauge_substeps` steps of the same scheme with
+/// the cheap gauge force alone ([`Action::with_gauge_substeps`]); the composition stays
+/// reversible and area-preserving.
 pub struct Action<S: Space = Lattice> {
     beta: f64,
     quarks: Option<StaggeredQuarks<S>>,
+    gauge_substeps: usize,
 }
 
 impl<S: Space> Action<S> {
@@ -22,7 +29,11 @@ impl<S: Space> Action<S> {
                 "β must be finite and not negative, not {beta}"
             )));
         }
-        Ok(Action { beta, quarks: None })
+        Ok(Action {
+            beta,
+            quarks: None,
+            gauge_substeps: 1,
+        })
     }
 
     /// The same action with `quarks` (replacing any it had).
@@ -32,6 +43,26 @@ impl<S: Space> Action<S> {
             quarks: Some(quarks),
             ..self
         }
+    }
+
+    /// The same action with the gauge force integrated in `n` (≥ 1) inner steps per link
+    /// move of the quarks' integrator (1, the default, is one time scale; without quarks it
+    /// has no effect).
+    pub fn with_gauge_substeps(self, n: usize) -> ongpu::Result<Self> {
+        if n == 0 {
+            return Err(ongpu::Error::InvalidArgument(
+                "the gauge force needs at least one inner step per link move".to_string(),
+            ));
+        }
+        Ok(Action {
+            gauge_substeps: n,
+            ..self
+        })
+    }
+
+    /// Inner gauge steps per link move of the quarks' integrator.
+    pub fn gauge_substeps(&self) -> usize {
+        self.gauge_substeps
     }
 
     /// The coupling β.
@@ -87,7 +118,8 @@ impl<S: Space> Action<S> {
         Ok(())
     }
 
-    /// The molecular dynamics of one trajectory: `u` and `p` moved by `md`.
+    /// The molecular dynamics of one trajectory: `u` and `p` moved by `md` (on two time
+    /// scales with quarks and more than one gauge substep).
     pub fn molecular_dynamics(
         &mut self,
         u: &mut GaugeField<S>,
@@ -96,18 +128,39 @@ impl<S: Space> Action<S> {
     ) -> Result<(), SolverError> {
         let lat = u.lattice();
         let eps = md.length / md.steps as f64;
+        let (beta, inner) = (self.beta, self.gauge_substeps);
+        let nested = inner > 1 && self.quarks.is_some();
         // Both moves need both fields, one of each mutably: they take turns through a cell.
         let state = std::cell::RefCell::new((u, p));
+        let gauge = |c: f64| -> Result<(), SolverError> {
+            let (u, p) = &mut *state.borrow_mut();
+            Ok(gauge_force(beta, u, c, p)?)
+        };
+        let links = |c: f64| -> Result<(), SolverError> {
+            let (u, p) = &mut *state.borrow_mut();
+            Ok(exp_times(lat, p, c, u.links_mut())?)
+        };
+        let quarks = &mut self.quarks;
         md.integrator.integrate(
             eps,
             md.steps,
             |c| {
-                let (u, p) = &mut *state.borrow_mut();
-                self.force(u, c, p)
+                if !nested {
+                    gauge(c)?;
+                }
+                if let Some(q) = quarks.as_mut() {
+                    let (u, p) = &mut *state.borrow_mut();
+                    q.force(u, c, p)?;
+                }
+                Ok(())
             },
             |c| {
-                let (u, p) = &mut *state.borrow_mut();
-                Ok(exp_times(lat, p, c, u.links_mut())?)
+                if nested {
+                    md.integrator
+                        .integrate(c / inner as f64, inner, gauge, links)
+                } else {
+                    links(c)
+                }
             },
         )
     }
