@@ -86,6 +86,33 @@ fn reversibility_with_quarks() {
     }
 }
 
+/// `|ΔH|` of leapfrog trajectories of length 0.5 in each of `steps` steps from the same
+/// links and momenta, with the pseudofermion drawn from the generator of `seed`.
+fn leapfrog_delta_h(
+    a: &mut Action,
+    u: &GaugeField,
+    p: &LinksOf<Lattice>,
+    seed: u64,
+    steps: &[usize],
+) -> Vec<f64> {
+    let lat = u.lattice();
+    let s0 = a.refresh(u, Philox::new(seed)).unwrap();
+    let h0 = ongpu::qcd::hmc::kinetic_energy(lat, p).unwrap() + s0;
+    steps
+        .iter()
+        .map(|&steps| {
+            let (mut w, mut q) = (copy(u), copy_momenta(p));
+            let md = MdParams {
+                length: 0.5,
+                steps,
+                integrator: Integrator::Leapfrog,
+            };
+            a.molecular_dynamics(&mut w, &mut q, &md).unwrap();
+            (a.hamiltonian(&w, &q).unwrap() - h0).abs()
+        })
+        .collect()
+}
+
 /// The leapfrog's ΔH with quarks falls as ε²: halving the step divides it by 4 within 10%,
 /// twice.
 fn delta_h_scales_as_eps_squared_with_quarks() {
@@ -93,19 +120,7 @@ fn delta_h_scales_as_eps_squared_with_quarks() {
     let u = configuration(lat, BETA, 8);
     let p = momenta(lat, 9);
     let mut a = action(lat, 1.0, 1e-10);
-    let s0 = a.refresh(&u, Philox::new(10)).unwrap();
-    let h0 = ongpu::qcd::hmc::kinetic_energy(lat, &p).unwrap() + s0;
-    let mut delta_h = |steps: usize| {
-        let (mut w, mut q) = (copy(&u), copy_momenta(&p));
-        let md = MdParams {
-            length: 0.5,
-            steps,
-            integrator: Integrator::Leapfrog,
-        };
-        a.molecular_dynamics(&mut w, &mut q, &md).unwrap();
-        (a.hamiltonian(&w, &q).unwrap() - h0).abs()
-    };
-    let dh: Vec<f64> = [10, 20, 40].into_iter().map(&mut delta_h).collect();
+    let dh = leapfrog_delta_h(&mut a, &u, &p, 10, &[10, 20, 40]);
     md::check_ratios(&dh, 3.6..=4.4, "|ΔH|");
 }
 
@@ -128,21 +143,7 @@ fn two_time_scales() {
         a.molecular_dynamics(u, p, &md).unwrap()
     });
     let mut a = action(lat, 1.0, 1e-10).with_gauge_substeps(2).unwrap();
-    let s0 = a.refresh(&u, Philox::new(19)).unwrap();
-    let h0 = ongpu::qcd::hmc::kinetic_energy(lat, &p).unwrap() + s0;
-    let dh: Vec<f64> = [20, 40, 80]
-        .into_iter()
-        .map(|steps| {
-            let (mut w, mut q) = (copy(&u), copy_momenta(&p));
-            let md = MdParams {
-                length: 0.5,
-                steps,
-                integrator: Integrator::Leapfrog,
-            };
-            a.molecular_dynamics(&mut w, &mut q, &md).unwrap();
-            (a.hamiltonian(&w, &q).unwrap() - h0).abs()
-        })
-        .collect();
+    let dh = leapfrog_delta_h(&mut a, &u, &p, 19, &[20, 40, 80]);
     md::check_ratios(&dh, 3.6..=4.4, "|ΔH| on two time scales");
     assert!(Action::<Lattice>::wilson(BETA)
         .unwrap()
