@@ -229,6 +229,11 @@ pub use ongpu_qcd as qcd;
 /// [`ProcessGrid`]; `docs/multi-node.md` says how to run.
 #[cfg(feature = "mpi")]
 pub use ongpu_runtime::mpi;
+/// Printing from bodies and kernels: `println!`, `print!`, `eprintln!` and `eprint!` inside
+/// `on_gpu!` and `#[ongpu::kernel]` write their lines when the call ends, ordered by site or
+/// thread, with the same text on both backends; [`print::capture`] collects them instead
+/// (`docs/printing.md`).
+pub use ongpu_runtime::print;
 /// Counter-based random numbers: [`Philox`] and the portable functions its normal deviates use.
 pub use ongpu_runtime::random;
 /// A lattice cut over the ranks of an MPI run and its fields (the `mpi` feature):

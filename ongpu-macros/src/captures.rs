@@ -279,6 +279,7 @@ impl Analysis {
                 self.shifted(&s.field);
             }
             Expr::Call(c) => c.args.iter().for_each(|a| self.expr(a)),
+            Expr::Print(p) => p.args.iter().for_each(|a| self.expr(a)),
             // The array literal of `ColorVector::new([..])` / `ColorMatrix::new([[..]])`.
             Expr::Array(_, elems) => elems.iter().for_each(|a| self.expr(a)),
             Expr::Repeat(_, value, _, len) => {

@@ -24,6 +24,7 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
         site_var,
         bind_index,
         lattice,
+        print,
     } = CallParts::of(call);
     let value_var = syn::Ident::new("__ongpu_value", Span::mixed_site());
     let (tail, init) = call
@@ -59,32 +60,37 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
         ),
         None => (quote!(run_reduction), quote!()),
     };
+    let setup = &print.setup;
+    let run = print.around(quote! {
+        ::ongpu::__private::#run(
+            &#site_static,
+            ::ongpu::__private::#marker,
+            __ongpu_count,
+            __ongpu_tpb,
+            #args,
+            // Lattice code indexes element arrays by direction: `for mu in 0..4 { u[mu] }`.
+            #[allow(clippy::needless_range_loop)]
+            |#site_var: usize, #pats| {
+                #bind_index
+                let #value_var = {
+                    #stmts
+                };
+                (#ret, #value_var)
+            },
+            #dest
+        )
+    });
     quote! {
         {
             #[allow(unused_imports)]
             use ::ongpu::__private::{CaptureRef as _, Norm2 as _, TimesI as _};
+            #setup
             static #site_static: ::ongpu::__private::ReduceSite =
                 ::ongpu::__private::ReduceSite::new(#info);
             #lattice
             let __ongpu_count = #count;
             let __ongpu_tpb = #tpb;
-            ::ongpu::__private::#run(
-                &#site_static,
-                ::ongpu::__private::#marker,
-                __ongpu_count,
-                __ongpu_tpb,
-                #args,
-                // Lattice code indexes element arrays by direction: `for mu in 0..4 { u[mu] }`.
-                #[allow(clippy::needless_range_loop)]
-                |#site_var: usize, #pats| {
-                    #bind_index
-                    let #value_var = {
-                        #stmts
-                    };
-                    (#ret, #value_var)
-                },
-                #dest
-            )
+            #run
         }
     }
 }

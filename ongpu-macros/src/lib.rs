@@ -24,6 +24,7 @@ mod ir;
 mod kernel;
 mod names;
 mod on_gpu;
+mod print;
 mod reduce;
 mod supported;
 mod types;

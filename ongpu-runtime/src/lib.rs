@@ -28,6 +28,9 @@ mod launch;
 pub mod math;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod print;
 pub mod random;
 mod reduce;
 mod scalar;
@@ -109,6 +112,7 @@ pub mod __private {
     pub use crate::launch::source::{kernel_real, push_device_fns, PRELUDE};
     pub use crate::layout::AoS;
     pub use crate::math;
+    pub use crate::print::{print_cold, PrintValue, Printed, Printer};
     pub use crate::reduce::{
         compared, run as run_reduction, run_into as run_reduction_into, summand, Max, Min,
         ReduceSite, Reduction, Sum,

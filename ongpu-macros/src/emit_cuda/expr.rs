@@ -121,6 +121,7 @@ impl Translator {
             Expr::If(i) => self.if_value(i, &Partner::None),
             Expr::Block(b) => self.lambda(b),
             Expr::Array(..) | Expr::Repeat(..) => self.local_array(e, &Partner::None),
+            Expr::Print(p) => self.print(p),
             Expr::For(_)
             | Expr::While(..)
             | Expr::Loop(..)
@@ -131,6 +132,23 @@ impl Translator {
             | Expr::RefMut(..)
             | Expr::Shared(_) => unreachable!("a statement, or a kernel construct in a kernel"),
         }
+    }
+
+    /// A print: a record of its arguments for the host, keyed by the site (bodies) or the
+    /// global thread index (kernels).
+    fn print(&mut self, p: &crate::ir::Print) -> String {
+        let key = if self.kernel.is_some() {
+            "ongpu::print_thread_key()"
+        } else {
+            "ongpu_site"
+        };
+        let mut call = format!("ongpu::print_record({key}, {}u", p.id);
+        for a in &p.args {
+            call.push_str(", ");
+            call.push_str(&self.expr(a));
+        }
+        call.push(')');
+        call
     }
 
     /// The C++ name of a shifted field and the index of the site its hops reach from the

@@ -30,6 +30,18 @@ pub trait EmitRust {
     fn stmts(&mut self, b: &Block) -> TokenStream {
         b.stmts.iter().map(|s| self.stmt(s)).collect()
     }
+
+    /// What a print's line is ordered by: the site of an `on_gpu!` body (the closure's
+    /// site index); a kernel's emitter gives the global thread index.
+    fn print_key(&self) -> TokenStream {
+        let site = syn::Ident::new("__ongpu_site", Span::mixed_site());
+        quote!((#site as u64))
+    }
+}
+
+/// The name under which an expansion binds the call's `Printer` (a reference to it).
+pub fn printer_ident() -> syn::Ident {
+    syn::Ident::new("__ongpu_printer", Span::mixed_site())
 }
 
 /// The plain emitter: the body as written.
@@ -200,6 +212,14 @@ pub fn expr<E: EmitRust + ?Sized>(em: &mut E, e: &Expr) -> TokenStream {
             quote!(#and #m #x)
         }
         Expr::Shared(m) => m.to_token_stream(),
+        Expr::Print(p) => {
+            let key = em.print_key();
+            let args: Vec<TokenStream> = p.args.iter().map(|a| em.expr(a)).collect();
+            let (format, to_stderr, printer) = (&p.format, p.to_stderr, printer_ident());
+            // Out of line and cold: the sites that do not print keep a short path.
+            quote_spanned!(p.name.span()=> ::ongpu::__private::print_cold(|| ::ongpu::__private::Printer::line(
+                #printer, #key, #to_stderr, ::std::format!(#format #(, #args)*))))
+        }
     }
 }
 

@@ -7,6 +7,7 @@ pub mod body;
 use crate::captures::Capture;
 use crate::ir::Body;
 use crate::names::cuda_ident;
+use crate::print::PrintParts;
 use body::EmitRust;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -36,6 +37,7 @@ fn site_info(
     site_index: Option<&syn::Ident>,
     cuda_body: &str,
     device_calls: &[Path],
+    prints: &TokenStream,
 ) -> TokenStream {
     let names = captures.iter().map(|c| c.ident.to_string());
     let cuda_names = captures.iter().map(|c| cuda_ident(&c.ident.to_string()));
@@ -66,6 +68,7 @@ fn site_info(
             site_index: #site_index,
             body: #cuda_body,
             device_fns: &[#(#device_fns),*],
+            prints: #prints,
         }
     }
 }
@@ -151,16 +154,20 @@ pub struct CallParts {
     pub bind_index: Option<TokenStream>,
     /// Before the call: the lattice that shifts use (`__ongpu_lat`), when the body shifts.
     pub lattice: TokenStream,
+    /// The printer and formats of a body that prints.
+    pub print: PrintParts,
 }
 
 impl CallParts {
     /// The pieces of `call`.
     pub fn of(call: &ElementwiseCall<'_>) -> Self {
+        let print = PrintParts::of(call.body);
         let info = site_info(
             call.captures,
             call.site_index,
             &call.cuda_body,
             call.device_calls,
+            &print.format_fn,
         );
         let (pats, ret) = closure_tuple(call.captures);
         let site = Span::mixed_site();
@@ -206,6 +213,7 @@ impl CallParts {
             site_var,
             bind_index,
             lattice,
+            print,
         }
     }
 }
@@ -223,16 +231,11 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
         site_var,
         bind_index,
         lattice,
+        print,
     } = CallParts::of(call);
     let stmts = body::Plain.stmts(&call.body.block);
-    quote! {
-        {
-            #[allow(unused_imports)]
-            use ::ongpu::__private::{CaptureRef as _, Norm2 as _, TimesI as _};
-            static #site_static: ::ongpu::__private::CallSite = ::ongpu::__private::CallSite::new(#info);
-            #lattice
-            let __ongpu_count = #count;
-            let __ongpu_tpb = #tpb;
+    let setup = &print.setup;
+    let run = print.around(quote! {
             ::ongpu::__private::run_elementwise(
                 &#site_static,
                 __ongpu_count,
@@ -251,6 +254,17 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
                     #ret
                 },
             )
+    });
+    quote! {
+        {
+            #[allow(unused_imports)]
+            use ::ongpu::__private::{CaptureRef as _, Norm2 as _, TimesI as _};
+            #setup
+            static #site_static: ::ongpu::__private::CallSite = ::ongpu::__private::CallSite::new(#info);
+            #lattice
+            let __ongpu_count = #count;
+            let __ongpu_tpb = #tpb;
+            #run
         }
     }
 }

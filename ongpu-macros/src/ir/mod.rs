@@ -142,6 +142,25 @@ pub enum Expr {
     Borrow(Token![&], Option<Token![mut]>, Box<Expr>),
     /// `shared!(TYPE)` in a kernel (the analysis checks its place and type).
     Shared(syn::Macro),
+    /// `println!`, `print!`, `eprintln!` or `eprint!` (bodies and kernels).
+    Print(Print),
+}
+
+/// A print: its format rewritten so that every placeholder names its argument by position
+/// (`{0}`, `{1:.3}`), with the arguments in that order (the named and inline ones after the
+/// positional ones).
+#[derive(Debug, Clone)]
+pub struct Print {
+    /// The macro's name (its span locates the print).
+    pub name: Ident,
+    /// The print's number in its body (records of the GPU name it).
+    pub id: u32,
+    /// The rewritten format, spanned at the user's literal, with the newline of `println!`.
+    pub format: syn::LitStr,
+    /// The arguments.
+    pub args: Vec<Expr>,
+    /// True for `eprintln!`/`eprint!`.
+    pub to_stderr: bool,
 }
 
 /// A method call.
@@ -269,6 +288,23 @@ pub struct For {
 }
 
 impl Body {
+    /// Its prints, in order of their numbers.
+    pub fn prints(&self) -> Vec<Print> {
+        struct Prints(Vec<Print>);
+        impl visit::Visit for Prints {
+            fn visit_expr(&mut self, e: &Expr) {
+                if let Expr::Print(p) = e {
+                    self.0.push(p.clone());
+                }
+                visit::walk_expr(self, e);
+            }
+        }
+        let mut prints = Prints(Vec::new());
+        visit::Visit::visit_block(&mut prints, &self.block);
+        prints.0.sort_by_key(|p| p.id);
+        prints.0
+    }
+
     /// True if it calls `sync_threads()`.
     pub fn has_barriers(&self) -> bool {
         self.any_call(|c| matches!(&c.callee, Callee::Intrinsic(id) if id == "sync_threads"))

@@ -85,6 +85,7 @@ pub fn walk_expr<V: Visit + ?Sized>(v: &mut V, e: &Expr) {
             }
         }
         Expr::Call(c) => c.args.iter().for_each(|a| v.visit_expr(a)),
+        Expr::Print(p) => p.args.iter().for_each(|a| v.visit_expr(a)),
         Expr::Array(_, elems) => elems.iter().for_each(|a| v.visit_expr(a)),
         Expr::If(i) => walk_if(v, i),
         Expr::For(f) => {

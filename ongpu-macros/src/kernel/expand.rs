@@ -19,6 +19,8 @@ pub struct Kernel<'a> {
     pub params: &'a [Param],
     /// The body's analysis.
     pub analysis: &'a Analysis,
+    /// The checked body.
+    pub body: &'a crate::ir::Body,
     /// The body's CUDA C++ translation.
     pub cuda_body: String,
     /// Device functions the body calls.
@@ -36,7 +38,7 @@ pub fn const_cuda_name(name: &str) -> String {
     format!("ongpu_c_{}", name.trim_start_matches("r#"))
 }
 
-fn static_info(k: &Kernel<'_>) -> TokenStream {
+fn static_info(k: &Kernel<'_>, prints: &TokenStream) -> TokenStream {
     let name = &k.item.sig.ident;
     let name_str = name.to_string().trim_start_matches("r#").to_string();
     let names = k.params.iter().map(|p| p.ident.to_string());
@@ -98,6 +100,7 @@ fn static_info(k: &Kernel<'_>) -> TokenStream {
             consts: &[#(#consts),*],
             shared: &[#(#shared),*],
             barrier_lines: &[#(#lines),*],
+            prints: #prints,
         }
     }
 }
@@ -108,7 +111,8 @@ pub fn expand(k: Kernel<'_>) -> TokenStream {
     let (ctx, shared_var) = (&hidden.ctx, &hidden.shared);
     let site = syn::Ident::new("__ONGPU_KERNEL", Span::mixed_site());
     let shape = super::items::shape_ident();
-    let info = static_info(&k);
+    let print = crate::print::PrintParts::of(k.body);
+    let info = static_info(&k, &print.format_fn);
 
     let mut wrapped = Vec::new();
     let mut pats = Vec::new();
@@ -168,7 +172,10 @@ pub fn expand(k: Kernel<'_>) -> TokenStream {
             )
         }
     };
+    let setup = &print.setup;
+    let run = print.around(run);
     let body = quote! {
+        #setup
         static #site: ::ongpu::__private::KernelSite =
             ::ongpu::__private::KernelSite::new(#info);
         #run

@@ -99,6 +99,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         item: &f,
         params: &params,
         analysis: &analysis,
+        body: &body,
         cuda_body: translation.code,
         device_calls: &translation.device_calls,
         rust,

@@ -326,6 +326,11 @@ impl KernelRust<'_> {
 }
 
 impl EmitRust for KernelRust<'_> {
+    fn print_key(&self) -> TokenStream {
+        let ctx = &self.hidden.ctx;
+        quote!(#ctx.thread_key())
+    }
+
     fn expr(&mut self, e: &Expr) -> TokenStream {
         if let (Expr::Lit(syn::Lit::Float(f)), Some(t)) = (e, self.real_param) {
             if f.suffix().is_empty() {

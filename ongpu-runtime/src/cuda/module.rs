@@ -16,6 +16,9 @@ pub struct Function {
     /// The device address of the module's `ongpu_index_report` (a kernel compiled with
     /// bounds checks), else 0.
     pub(crate) index_report: u64,
+    /// The device address of the module's `ongpu_print_buffer` (a kernel whose body
+    /// prints), else 0.
+    pub(crate) print_buffer: u64,
 }
 
 // SAFETY: a CUfunction handle is valid in every thread that has its context current, and
@@ -42,16 +45,21 @@ pub fn load_function(device: &Device, compiled: &Compiled, name: &str) -> Result
     // SAFETY: the module was just loaded and is never unloaded.
     let raw = unsafe { result::module::get_function(module, cname) }
         .during("finding the kernel in its module")?;
-    // Only a module compiled with bounds checks defines the report; its name is then in the
-    // image's symbol table. Asking a module without it would be a failed driver call, which
-    // compute-sanitizer reports as an API error on every load.
-    const REPORT: &[u8] = b"ongpu_index_report";
-    let index_report = if image.windows(REPORT.len()).any(|w| w == REPORT) {
-        let report = CString::new(REPORT).expect("no NUL");
+    // Only a module compiled with bounds checks defines the report (and only one whose body
+    // prints the buffer); its name is then in the image's symbol table. Asking a module
+    // without it would be a failed driver call, which compute-sanitizer reports as an API
+    // error on every load.
+    let global = |name: &[u8]| {
+        if !image.windows(name.len()).any(|w| w == name) {
+            return 0;
+        }
+        let cname = CString::new(name).expect("no NUL");
         // SAFETY: as above; a module without the variable answers an error, taken as "none".
-        unsafe { result::module::get_global(module, report) }.map_or(0, |(p, _)| p)
-    } else {
-        0
+        unsafe { result::module::get_global(module, cname) }.map_or(0, |(p, _)| p)
     };
-    Ok(Function { raw, index_report })
+    Ok(Function {
+        raw,
+        index_report: global(b"ongpu_index_report"),
+        print_buffer: global(b"ongpu_print_buffer"),
+    })
 }

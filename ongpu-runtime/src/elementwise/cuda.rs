@@ -83,6 +83,7 @@ pub(crate) fn run<C: Captures>(
         // (see `field::pending`). `cuda::device()` above bound the context to this thread,
         // and `stream` is the default stream or a live stream of it.
         index_report::clear(&kernel.function, stream)?;
+        crate::launch::print_buffer::clear(&kernel.function, stream)?;
         crate::trace::step(
             || {
                 format!(
@@ -101,6 +102,7 @@ pub(crate) fn run<C: Captures>(
                 )
             },
         )?;
+        crate::launch::print_buffer::flush(&kernel.function, stream, site.info.prints)?;
         index_report::check(&kernel.function, stream, site.location())
     })
 }

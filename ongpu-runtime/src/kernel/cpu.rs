@@ -66,6 +66,18 @@ impl ThreadCtx {
         self.grid_dim
     }
 
+    /// The global index of this thread, as prints order their lines by: blocks in x, y, z
+    /// order, threads within a block likewise (the prelude's `print_thread_key`).
+    #[inline]
+    pub fn thread_key(&self) -> u64 {
+        let (b, g, t, d) = (self.block, self.grid_dim, self.thread, self.block_dim);
+        let block =
+            (u64::from(b.z) * u64::from(g.y) + u64::from(b.y)) * u64::from(g.x) + u64::from(b.x);
+        let thread =
+            (u64::from(t.z) * u64::from(d.y) + u64::from(t.y)) * u64::from(d.x) + u64::from(t.x);
+        block * (u64::from(d.x) * u64::from(d.y) * u64::from(d.z)) + thread
+    }
+
     /// `sync_threads()` number `id` of the kernel: a future that yields once (the macro
     /// awaits it).
     #[inline(always)]

@@ -143,6 +143,7 @@ pub(crate) fn launch<A: KernelParams>(
     };
     // Colour-type and element-array indices have their own record (see the prelude).
     crate::launch::index_report::clear(&entry.function, stream)?;
+    crate::launch::print_buffer::clear(&entry.function, stream)?;
     dev.bind()?;
     // SAFETY: the parameters follow the kernel's signature (built by `source::assemble` from
     // the same argument types in the same order, then the report pointer), the fields they
@@ -163,6 +164,7 @@ pub(crate) fn launch<A: KernelParams>(
         }
         read_report(site, &r)?;
     }
+    crate::launch::print_buffer::flush(&entry.function, stream, info.prints)?;
     crate::launch::index_report::check(&entry.function, stream, info.location)
 }
 

@@ -156,6 +156,8 @@ pub struct KernelInfo {
     pub shared: &'static [SharedDecl],
     /// The source line of each `sync_threads()`, in order of appearance.
     pub barrier_lines: &'static [u32],
+    /// The formats of the body's prints, if it prints.
+    pub prints: Option<crate::print::PrintFormat>,
 }
 
 impl KernelInfo {

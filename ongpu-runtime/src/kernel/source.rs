@@ -33,6 +33,9 @@ pub fn assemble(info: &KernelInfo, kinds: &[ParamKind], checked: bool) -> String
     let mut s = String::with_capacity(PRELUDE.len() + KERNEL_HEADER.len() + 4096);
     let _ = writeln!(s, "// ongpu: kernel `{}` at {}", info.name, info.location);
     let _ = writeln!(s, "#define ONGPU_CHECK_BOUNDS {}", u8::from(checked));
+    if info.prints.is_some() {
+        s.push_str("#define ONGPU_PRINTS 1\n");
+    }
     s.push_str(PRELUDE);
     s.push_str(KERNEL_HEADER);
     let _ = writeln!(
@@ -104,6 +107,7 @@ mod tests {
             element_bytes: 4,
         }],
         barrier_lines: &[],
+        prints: None,
     };
 
     #[test]

@@ -18,4 +18,6 @@ pub(crate) mod index_report;
 #[cfg(feature = "cuda")]
 pub(crate) mod kernel_list;
 #[cfg(feature = "cuda")]
+pub(crate) mod print_buffer;
+#[cfg(feature = "cuda")]
 pub(crate) mod queue;

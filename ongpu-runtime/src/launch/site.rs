@@ -100,6 +100,8 @@ pub struct SiteInfo {
     pub body: &'static str,
     /// Device functions the body calls.
     pub device_fns: &'static [&'static DeviceFnInfo],
+    /// The formats of the body's prints, if it prints.
+    pub prints: Option<crate::print::PrintFormat>,
 }
 
 /// One call site: its facts and the kernels compiled for it (one per tuple of capture types,

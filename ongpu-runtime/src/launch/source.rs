@@ -14,7 +14,8 @@ pub const PRELUDE: &str = concat!(
     include_str!("../../cuda/array.cuh"),
     include_str!("../../cuda/precision.cuh"),
     include_str!("../../cuda/lattice.cuh"),
-    include_str!("../../cuda/random.cuh")
+    include_str!("../../cuda/random.cuh"),
+    include_str!("../../cuda/print.cuh")
 );
 
 /// The parameters after the captures' that say which sites a kernel runs: the first site,
@@ -136,6 +137,9 @@ pub fn sites_per_iteration(kinds: &[CaptureKind]) -> usize {
 pub fn header(site: &SiteInfo, kinds: &[CaptureKind], extra: &str, checked: bool) -> String {
     let mut s = String::with_capacity(PRELUDE.len() + extra.len() + 4096);
     let _ = writeln!(s, "#define ONGPU_CHECK_BOUNDS {}", u8::from(checked));
+    if site.prints.is_some() {
+        s.push_str("#define ONGPU_PRINTS 1\n");
+    }
     s.push_str(PRELUDE);
     s.push_str(extra);
     let _ = writeln!(
@@ -332,6 +336,7 @@ mod tests {
             site_index: Some("i"),
             body: "x += y * a;",
             device_fns: &[],
+            prints: None,
         }
     }
 

@@ -415,6 +415,7 @@ pub(super) fn launch_one<C: Captures>(
     params.push(&ticket);
     params.push(result);
     crate::launch::index_report::clear(&kernel.function, stream)?;
+    crate::launch::print_buffer::clear(&kernel.function, stream)?;
     // SAFETY: the parameters follow the kernel's signature (built from the same captures in
     // the same order by `source::reduction`, then the site parameters, the partials, the
     // counter and the result), the grid fits the partials buffer, and the fields they point
@@ -431,6 +432,7 @@ pub(super) fn launch_one<C: Captures>(
             what,
         )
     }?;
+    crate::launch::print_buffer::flush(&kernel.function, stream, site.site.info.prints)?;
     crate::launch::index_report::check(&kernel.function, stream, site.site.location())
 }
 

@@ -110,6 +110,7 @@ const fn method_site(captures: &'static [&'static str], body: &'static str) -> R
         site_index: None,
         body,
         device_fns: &[],
+        prints: None,
     })
 }
 

@@ -3,6 +3,7 @@
 
 mod color_matrix;
 mod color_vector;
+mod display;
 mod precision;
 mod real;
 mod times_i;

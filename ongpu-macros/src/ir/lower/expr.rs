@@ -50,6 +50,7 @@ impl Lowerer {
             syn::Expr::Macro(m) if self.ctx == Context::Kernel && m.mac.path.is_ident("shared") => {
                 Some(Expr::Shared(m.mac.clone()))
             }
+            syn::Expr::Macro(m) => self.macro_call(&m.mac),
             syn::Expr::Array(a) if self.ctx != Context::OnGpu && !a.elems.is_empty() => {
                 let elems = self.each(&a.elems, Self::expr);
                 Some(Expr::Array(a.bracket_token, elems?))
@@ -78,7 +79,6 @@ impl Lowerer {
                 c.span(),
                 "a closure (move the code into a function marked #[ongpu::device])",
             ),
-            syn::Expr::Macro(m) => (m.span(), "a macro (println!, vec!, assert!, ...)"),
             syn::Expr::Match(m) => (m.match_token.span, "`match` (use if/else)"),
             syn::Expr::Reference(r) => (r.span(), "taking a reference (pass values, not `&x`)"),
             syn::Expr::Struct(s) => (

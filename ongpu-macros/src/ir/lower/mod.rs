@@ -6,6 +6,7 @@
 mod call;
 mod control;
 mod expr;
+mod print;
 
 use super::{Binding, Block, Body, Let, Stmt};
 use crate::supported::BODY_LANGUAGE;
@@ -45,6 +46,7 @@ pub fn lower_generic(
         ctx,
         type_params: type_params.to_vec(),
         errors: None,
+        prints: 0,
     };
     let lowered = l.block(block);
     match (l.errors, lowered) {
@@ -87,6 +89,8 @@ struct Lowerer {
     /// The type parameters in scope (Rust name, C++ name).
     type_params: Vec<(String, String)>,
     errors: Option<syn::Error>,
+    /// The prints numbered so far.
+    prints: u32,
 }
 
 impl Lowerer {
@@ -117,13 +121,7 @@ impl Lowerer {
                 );
                 None
             }
-            syn::Stmt::Macro(m) => {
-                self.error(
-                    m.span(),
-                    not_supported("a macro (println!, vec!, assert!, ...)"),
-                );
-                None
-            }
+            syn::Stmt::Macro(m) => Some(Stmt::Expr(self.macro_call(&m.mac)?, m.semi_token)),
             syn::Stmt::Expr(e, semi) => Some(Stmt::Expr(self.expr(e)?, *semi)),
         }
     }
