@@ -28,8 +28,6 @@ mod launch;
 pub mod math;
 #[cfg(feature = "mpi")]
 pub mod mpi;
-#[cfg(feature = "mpi")]
-pub mod mpi;
 pub mod print;
 pub mod random;
 mod reduce;

@@ -4,6 +4,9 @@
 //! tag and its words (`PrintValue::words`). A record that did not fit leaves a 0 where it
 //! would have started, and is counted in the buffer's `dropped`.
 
+// Read by the CUDA backend only (tests read it in every build).
+#![cfg_attr(not(feature = "cuda"), allow(dead_code))]
+
 use super::{PrintFormat, PrintValue, Printed};
 
 /// The words of a buffer's record area (the prelude's `ONGPU_PRINT_WORDS`): 16 MiB, some
