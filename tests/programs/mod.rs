@@ -93,6 +93,62 @@ pub fn vector_add() -> Vec<Output> {
     }]
 }
 
+/// Fields of one 4-byte scalar, which the GPU reads and writes four sites at a time: counts
+/// that leave 0 to 3 sites after the last four, integer and float fields read, written and
+/// both, the site index, and the odd sites of a lattice (a call that starts past site 0).
+pub fn quads() -> Vec<Output> {
+    let mut out = Vec::new();
+    for n in [1usize, 3, 4, 7, 4099] {
+        let mut r = rng(40 + n as u64);
+        let a64: Vec<f64> = (0..n).map(|_| r.random_range(-100.0..100.0)).collect();
+        let a: Field<f32> = Field::from_fn(n, |i| a64[i] as f32);
+        let k: Field<i32> = Field::from_fn(n, |i| i as i32 * 7 - 50);
+        let mut u: Field<u32> = Field::from_fn(n, |i| i as u32);
+        let mut x: Field<f32> = Field::filled(n, f32::NAN);
+        let shift = 3u32;
+        on_gpu!(n, |i| {
+            x = a * 0.5 + k as f32;
+            u = (u << shift) ^ (k as u32) ^ (i as u32);
+        })
+        .unwrap();
+        let want_x = (0..n)
+            .map(|i| (a64[i] as f32 * 0.5 + (i as i32 * 7 - 50) as f32) as f64)
+            .collect();
+        let want_u = (0..n)
+            .map(|i| (((i as u32) << 3) ^ ((i as i32 * 7 - 50) as u32) ^ i as u32) as f64)
+            .collect();
+        out.push(Output {
+            name: "x",
+            got: x.to_vec().unwrap().into_iter().map(f64::from).collect(),
+            want: want_x,
+            kind: Kind::Exact,
+        });
+        out.push(Output {
+            name: "u",
+            got: u.to_vec().unwrap().into_iter().map(f64::from).collect(),
+            want: want_u,
+            kind: Kind::Exact,
+        });
+    }
+    let lat = Lattice::new([4, 4, 2, 6]).unwrap();
+    let half = lat.volume() / 2;
+    let mut y: Field<f32> = Field::filled(lat.volume(), -1.0);
+    on_gpu!(lat.odd(), |i| {
+        y = i as f32;
+    })
+    .unwrap();
+    let want = (0..lat.volume())
+        .map(|i| if i < half { -1.0 } else { i as f64 })
+        .collect();
+    out.push(Output {
+        name: "odd sites",
+        got: y.to_vec().unwrap().into_iter().map(f64::from).collect(),
+        want,
+        kind: Kind::Exact,
+    });
+    out
+}
+
 /// Scalar arithmetic, captured values, locals, shadowing, if/else, for, the site index.
 pub fn scalar_control_flow() -> Vec<Output> {
     let n = 5_000;
@@ -764,6 +820,7 @@ macro_rules! with_program_names {
     ($m:ident) => {
         $m! {
             vector_add,
+            quads,
             scalar_control_flow,
             integer_semantics,
             integer_literals,

@@ -3,10 +3,12 @@
 //! C++ source (`source`), and on the CUDA backend compiling and loading (`compile`), the
 //! lock-free kernel list of a call site (`kernel_list`) and where a launch is queued
 //! (`queue`); the bounds-check mode (`bounds`) and the out-of-range report of checked
-//! kernels over sites (`index_report`).
+//! kernels over sites (`index_report`); the 16-byte path of kernels over 4-byte scalar
+//! fields (`quads`) and the print buffer of kernels that print (`print_buffer`).
 
 pub(crate) mod bounds;
 pub(crate) mod limits;
+mod quads;
 pub(crate) mod site;
 pub(crate) mod sites;
 pub(crate) mod source;

@@ -257,6 +257,19 @@ pub fn site_loop(
     prologue: &str,
     epilogue: &str,
 ) -> String {
+    site_loop_with(params, site_code, k, prologue, epilogue, "")
+}
+
+/// [`site_loop`] with `fast` code before the plain loops (over plain site indices), which
+/// runs some sites its own way and leaves `ongpu_first` at the first site it did not run.
+fn site_loop_with(
+    params: &[String],
+    site_code: &str,
+    k: usize,
+    prologue: &str,
+    epilogue: &str,
+    fast: &str,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\nextern \"C\" __global__ void {KERNEL_NAME}(");
     let _ = writeln!(s, "    {}) {{", params.join(",\n    "));
@@ -275,9 +288,11 @@ pub fn site_loop(
         );
         s.push_str(&indent(site_code, "      "));
         s.push_str("    }\n  } else {\n");
+        s.push_str(&indent(fast, "    "));
         s.push_str(&indent(&plain_loops(site_code, k), "  "));
         s.push_str("  }\n");
     } else {
+        s.push_str(&indent(fast, "  "));
         s.push_str(&plain_loops(site_code, k));
     }
     s.push_str(&indent(epilogue, "  "));
@@ -323,12 +338,14 @@ pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind], checked: bool) -> Str
     site_code.push_str(&indent(site.body, "  "));
     site_code.push_str("}\n");
     site_code.push_str(&stores);
-    s.push_str(&site_loop(
+    let quads = super::quads::quad_loop(site, kinds).unwrap_or_default();
+    s.push_str(&site_loop_with(
         &params,
         &site_code,
         sites_per_iteration(kinds),
         "",
         "",
+        &quads,
     ));
     s
 }
