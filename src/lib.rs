@@ -236,6 +236,9 @@ pub use ongpu_runtime::mpi;
 pub use ongpu_runtime::print;
 /// Counter-based random numbers: [`Philox`] and the portable functions its normal deviates use.
 pub use ongpu_runtime::random;
+/// Launch autotuning of element-wise calls on the GPU: `ONGPU_TUNE=off|on|force`,
+/// [`tune::with_tuning`], and the decisions made ([`tune::choices`]); `docs/tuning.md`.
+pub use ongpu_runtime::tune;
 /// A lattice cut over the ranks of an MPI run and its fields (the `mpi` feature):
 /// `lat.over_ranks(&world, dims)`, and `on_gpu!` over it as over a [`Lattice`].
 #[cfg(feature = "mpi")]

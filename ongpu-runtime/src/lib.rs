@@ -35,6 +35,7 @@ mod scalar;
 mod stream;
 #[cfg(feature = "cuda")]
 mod trace;
+pub mod tune;
 mod types;
 
 pub use backend::{cuda_available, current as backend, synchronize, with_backend, Backend};

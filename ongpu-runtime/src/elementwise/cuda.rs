@@ -14,6 +14,7 @@ use crate::launch::limits::{check_threads_per_block, DEFAULT_THREADS_PER_BLOCK};
 use crate::launch::site::{CallSite, KernelSlots, SiteInfo};
 use crate::launch::sites::Sites;
 use crate::launch::source as kernel_source;
+use crate::tune::{LaunchChoice, TuneMode};
 use std::any::TypeId;
 
 /// Marks the key of a kernel compiled with bounds checks.
@@ -53,6 +54,7 @@ pub(crate) fn run<C: Captures>(
     caps: &mut C,
 ) -> Result<()> {
     let dev = cuda::device()?;
+    let fixed = tpb.is_some();
     let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
     check_threads_per_block(site.location(), tpb, Some(dev.info().max_threads_per_block))?;
     if sites.is_empty() {
@@ -61,10 +63,28 @@ pub(crate) fn run<C: Captures>(
     let checked = bounds_checks()?;
     // Compile before touching the fields, so that a compile error leaves them as they were.
     let kernel = kernel_for::<C>(&site.info, &site.kernels, dev, checked)?;
+    let default = LaunchChoice {
+        threads_per_block: tpb,
+        waves: kernel.default_waves(),
+    };
+    let mode = if checked || LoadedKernel::waves_forced() {
+        TuneMode::Off
+    } else {
+        crate::tune::mode()?
+    };
+    let what = || format!("on_gpu! at {}", site.location());
+    let request = crate::tune::trials::Request {
+        what: &what,
+        sites: sites.len(),
+        default,
+        fixed,
+        mode,
+    };
+    let (choice, trial) = crate::tune::trials::shape(kernel.id, &kernel.tuned, dev, request)?;
+    let tpb = choice.threads_per_block;
     let mut blocks = sites.len().div_ceil(tpb as usize);
-    let wave = kernel.one_wave(dev, tpb)?;
-    if wave > 0 {
-        blocks = blocks.min(wave);
+    if choice.waves > 0 {
+        blocks = blocks.min(kernel.resident_blocks(dev, tpb)? * choice.waves as usize);
     }
     let blocks = blocks.min(dev.info().max_grid_x as usize) as u32;
     let site_params = sites.params();
@@ -73,6 +93,7 @@ pub(crate) fn run<C: Captures>(
         block: (tpb, 1, 1),
         shared_bytes: 0,
     };
+    let mut trial = trial;
     crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
         let mut params = ParamList::new();
         caps.push_params(&mut params);
@@ -84,6 +105,9 @@ pub(crate) fn run<C: Captures>(
         // and `stream` is the default stream or a live stream of it.
         index_report::clear(&kernel.function, stream)?;
         crate::launch::print_buffer::clear(&kernel.function, stream)?;
+        if let Some(t) = &trial {
+            t.begin(stream)?;
+        }
         crate::trace::step(
             || {
                 format!(
@@ -102,6 +126,9 @@ pub(crate) fn run<C: Captures>(
                 )
             },
         )?;
+        if let Some(t) = trial.take() {
+            t.end(stream)?;
+        }
         crate::launch::print_buffer::flush(&kernel.function, stream, site.info.prints)?;
         index_report::check(&kernel.function, stream, site.location())
     })

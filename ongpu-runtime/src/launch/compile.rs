@@ -22,6 +22,10 @@ pub(crate) struct LoadedKernel {
     /// Sites each thread takes at least, when the sites do not fill the grid's cap: the
     /// sites its kernel's loop runs per iteration (reductions size their grid with it).
     sites_per_thread: usize,
+    /// The hash of the kernel's source (tuning decisions are kept under it).
+    pub(crate) id: u64,
+    /// The launch shapes tuning decided, per size class.
+    pub(crate) tuned: crate::tune::trials::Decided,
 }
 
 impl LoadedKernel {
@@ -32,7 +36,28 @@ impl LoadedKernel {
             occupancy: AtomicU64::new(0),
             waves: forced_waves().unwrap_or(1),
             sites_per_thread: 1,
+            id: 0,
+            tuned: crate::tune::trials::Decided::new(),
         }
+    }
+
+    /// The kernel compiled from `source` (its hash names its tuning decisions).
+    fn of_source(mut self, source: &str) -> Self {
+        use sha2::{Digest, Sha256};
+        let h = Sha256::digest(source.as_bytes());
+        self.id = u64::from_le_bytes(h[..8].try_into().expect("8 bytes"));
+        self
+    }
+
+    /// Waves of resident blocks this kernel's grids span by default (0: one thread per
+    /// site).
+    pub(crate) fn default_waves(&self) -> u32 {
+        self.waves as u32
+    }
+
+    /// True when `ONGPU_WAVES` fixes the grid.
+    pub(crate) fn waves_forced() -> bool {
+        forced_waves().is_some()
     }
 
     /// The kernel of a reduction whose loop runs `k` sites per iteration: a thread takes at
@@ -61,8 +86,14 @@ impl LoadedKernel {
         self
     }
 
-    /// Blocks of `tpb` threads that fill the device once (all resident at the same time).
+    /// Blocks of `tpb` threads that fill the device once (all resident at the same time),
+    /// times the kernel's waves (0: no cap).
     pub(crate) fn one_wave(&self, dev: &Device, tpb: u32) -> Result<usize> {
+        Ok(self.resident_blocks(dev, tpb)? * self.waves)
+    }
+
+    /// Blocks of `tpb` threads resident on the whole device at once.
+    pub(crate) fn resident_blocks(&self, dev: &Device, tpb: u32) -> Result<usize> {
         let packed = self.occupancy.load(Ordering::Relaxed);
         let per_sm = if packed >> 32 == tpb as u64 {
             packed as u32
@@ -81,7 +112,7 @@ impl LoadedKernel {
                 .store((tpb as u64) << 32 | n as u64, Ordering::Relaxed);
             n
         };
-        Ok(dev.info().sm_count as usize * per_sm as usize * self.waves)
+        Ok(dev.info().sm_count as usize * per_sm as usize)
     }
 }
 
@@ -105,6 +136,14 @@ pub(crate) fn dump_source() -> bool {
 
 /// Compiles `source` for the device (cubin for its own architecture) and loads its kernel.
 pub(crate) fn compile_and_load(
+    source: &str,
+    what: &str,
+    dev: &'static Device,
+) -> Result<LoadedKernel> {
+    Ok(compile_and_load_unnamed(source, what, dev)?.of_source(source))
+}
+
+fn compile_and_load_unnamed(
     source: &str,
     what: &str,
     dev: &'static Device,
