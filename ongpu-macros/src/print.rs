@@ -2,10 +2,14 @@
 //! backend's lines go), the function that formats the GPU's decoded records with each
 //! print's format, and the flush of the CPU lines when the call returns.
 
-use crate::emit_rust::body::printer_ident;
 use crate::ir::Body;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+
+/// The name under which an expansion binds the call's `Printer` (a reference to it).
+pub fn printer_ident() -> syn::Ident {
+    syn::Ident::new("__ongpu_printer", Span::mixed_site())
+}
 
 /// The pieces of a printing call's expansion.
 pub struct PrintParts {

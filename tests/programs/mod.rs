@@ -811,6 +811,58 @@ pub fn layouts_agree() -> Vec<Output> {
     ]
 }
 
+/// AoS fields of large elements, which the GPU stages through shared memory a block's sites
+/// at a time: f32 and f64 matrices read, read-written and written whole, counts that leave
+/// a block partly full, a colour vector beside them, and the odd sites of a lattice (a run
+/// that starts past site 0), against the same bodies on AoSoA fields.
+pub fn aos_staged() -> Vec<Output> {
+    fn run<L: ongpu::Layout>(n: usize) -> Vec<f64> {
+        let mut r = rng(11 + n as u64);
+        let yv: Vec<ColorMatrix<f32>> = (0..n).map(|_| to_f32(&matrix(&mut r))).collect();
+        let zv: Vec<ColorMatrix<f64>> = (0..n).map(|_| matrix(&mut r)).collect();
+        let y: Field<ColorMatrix<f32>, L> = Field::from_vec(yv.clone());
+        let z: Field<ColorMatrix<f64>, L> = Field::from_vec(zv);
+        let v: Field<ColorVector<f32>, L> =
+            Field::from_fn(n, |i| ColorVector::new([Complex::new(i as f32, 1.0); 3]));
+        let mut x: Field<ColorMatrix<f32>, L> = Field::from_vec(yv);
+        let mut w: Field<ColorMatrix<f64>, L> = Field::filled(n, ColorMatrix::identity());
+        let mut u: Field<ColorVector<f32>, L> = Field::zeros(n);
+        on_gpu!(n, |i| {
+            x += y * y.adj();
+            w = z * w + z.adj() * (i as f64);
+            u = y * v;
+        })
+        .unwrap();
+        let lat = Lattice::new([4, 2, 2, 6]).unwrap();
+        let mut o: Field<ColorMatrix<f64>, L> = Field::filled(lat.volume(), ColorMatrix::zero());
+        let e: Field<ColorMatrix<f64>, L> =
+            Field::from_fn(lat.volume(), |i| ColorMatrix::identity() * (i as f64));
+        on_gpu!(lat.odd(), {
+            o = e * e;
+        })
+        .unwrap();
+        let mut out: Vec<f64> = x.to_vec().unwrap().iter().flat_map(matrix_reals).collect();
+        out.extend(w.to_vec().unwrap().iter().flat_map(matrix_reals));
+        out.extend(
+            u.to_vec()
+                .unwrap()
+                .iter()
+                .flat_map(|c| c.v.iter().flat_map(|z| [z.re as f64, z.im as f64])),
+        );
+        out.extend(o.to_vec().unwrap().iter().flat_map(matrix_reals));
+        out
+    }
+    [1usize, 200, 1000, 4097]
+        .into_iter()
+        .map(|n| Output {
+            name: "AoS against AoSoA<32>",
+            got: run::<AoS>(n),
+            want: run::<AoSoA<32>>(n),
+            kind: Kind::Rel(0.0),
+        })
+        .collect()
+}
+
 /// A test program.
 pub type Program = fn() -> Vec<Output>;
 
@@ -833,6 +885,7 @@ macro_rules! with_program_names {
             device_functions,
             partial_sites,
             layouts_agree,
+            aos_staged,
             color_operators_f32,
             color_operators_f64,
             lattice_parity_arrays,

@@ -39,11 +39,6 @@ pub trait EmitRust {
     }
 }
 
-/// The name under which an expansion binds the call's `Printer` (a reference to it).
-pub fn printer_ident() -> syn::Ident {
-    syn::Ident::new("__ongpu_printer", Span::mixed_site())
-}
-
 /// The plain emitter: the body as written.
 pub struct Plain;
 
@@ -215,7 +210,8 @@ pub fn expr<E: EmitRust + ?Sized>(em: &mut E, e: &Expr) -> TokenStream {
         Expr::Print(p) => {
             let key = em.print_key();
             let args: Vec<TokenStream> = p.args.iter().map(|a| em.expr(a)).collect();
-            let (format, to_stderr, printer) = (&p.format, p.to_stderr, printer_ident());
+            let (format, to_stderr, printer) =
+                (&p.format, p.to_stderr, crate::print::printer_ident());
             // Out of line and cold: the sites that do not print keep a short path.
             quote_spanned!(p.name.span()=> ::ongpu::__private::print_cold(|| ::ongpu::__private::Printer::line(
                 #printer, #key, #to_stderr, ::std::format!(#format #(, #args)*))))

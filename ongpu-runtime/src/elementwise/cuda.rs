@@ -42,7 +42,8 @@ fn kernel_for<'s, C: Captures>(
             &format!("the kernel of on_gpu! at {}", info.location),
             dev,
         )?
-        .for_sites_per_iteration(kernel_source::sites_per_iteration(&kinds)))
+        .for_sites_per_iteration(kernel_source::sites_per_iteration(&kinds))
+        .with_stage_bytes(kernel_source::staged_bytes_per_thread(info, &kinds)))
     })
 }
 
@@ -80,8 +81,23 @@ pub(crate) fn run<C: Captures>(
         fixed,
         mode,
     };
-    let (choice, trial) = crate::tune::trials::shape(kernel.id, &kernel.tuned, dev, request)?;
+    let (mut choice, mut trial) =
+        crate::tune::trials::shape(kernel.id, &kernel.tuned, dev, request)?;
+    if kernel.stage_shared(choice.threads_per_block).is_none() {
+        // A trial's block that the device cannot stage: the default instead, untimed.
+        (choice, trial) = (default, None);
+    }
     let tpb = choice.threads_per_block;
+    let Some(shared_bytes) = kernel.stage_shared(tpb) else {
+        return Err(crate::Error::InvalidLaunch {
+            site: site.location(),
+            reason: format!(
+                "{tpb} threads per block stage {} bytes of AoS elements each through shared \
+                 memory, more than the device gives a block; use fewer threads per block",
+                kernel.stage_bytes
+            ),
+        });
+    };
     let mut blocks = sites.len().div_ceil(tpb as usize);
     if choice.waves > 0 {
         blocks = blocks.min(kernel.resident_blocks(dev, tpb)? * choice.waves as usize);
@@ -91,9 +107,8 @@ pub(crate) fn run<C: Captures>(
     let shape = Shape {
         grid: (blocks, 1, 1),
         block: (tpb, 1, 1),
-        shared_bytes: 0,
+        shared_bytes,
     };
-    let mut trial = trial;
     crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
         let mut params = ParamList::new();
         caps.push_params(&mut params);

@@ -26,6 +26,10 @@ pub(crate) struct LoadedKernel {
     pub(crate) id: u64,
     /// The launch shapes tuning decided, per size class.
     pub(crate) tuned: crate::tune::trials::Decided,
+    /// Dynamic shared memory per thread of a block (a kernel that stages AoS fields).
+    pub(crate) stage_bytes: usize,
+    /// The dynamic shared memory a block of it may have, if raised above 48 KiB.
+    stage_limit: usize,
 }
 
 impl LoadedKernel {
@@ -38,7 +42,44 @@ impl LoadedKernel {
             sites_per_thread: 1,
             id: 0,
             tuned: crate::tune::trials::Decided::new(),
+            stage_bytes: 0,
+            stage_limit: 0,
         }
+    }
+
+    /// The kernel of an element-wise call that stages `bytes` per thread through dynamic
+    /// shared memory: allowed as much as the device gives a block (blocks of 1024 threads
+    /// staging colour matrices of f64 need 144 KiB, over the 48 KiB a kernel gets unasked).
+    pub(crate) fn with_stage_bytes(mut self, bytes: usize) -> Self {
+        self.stage_bytes = bytes;
+        if bytes > 0 {
+            use cudarc::driver::sys::CUfunction_attribute_enum as A;
+            // H100 and H200 give 227 KiB, Ampere's workstation parts 99 KiB; a device that
+            // allows neither keeps 48 KiB, and a launch over it is refused by the check in
+            // the launch path.
+            for limit in [232_448, 101_376] {
+                // SAFETY: a loaded function; a plain attribute.
+                let set = unsafe {
+                    cudarc::driver::result::function::set_function_attribute(
+                        self.function.raw,
+                        A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        limit.min(1024 * bytes as i32),
+                    )
+                };
+                if set.is_ok() {
+                    self.stage_limit = limit.min(1024 * bytes as i32) as usize;
+                    break;
+                }
+            }
+        }
+        self
+    }
+
+    /// The dynamic shared memory of a launch of `tpb` threads per block, or `None` if the
+    /// device cannot give it.
+    pub(crate) fn stage_shared(&self, tpb: u32) -> Option<u32> {
+        let bytes = self.stage_bytes * tpb as usize;
+        (bytes <= self.stage_limit.max(48 * 1024)).then_some(bytes as u32)
     }
 
     /// The kernel compiled from `source` (its hash names its tuning decisions).
@@ -103,7 +144,7 @@ impl LoadedKernel {
                 cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(
                     self.function.raw,
                     tpb as i32,
-                    0,
+                    self.stage_bytes * tpb as usize,
                 )
             }
             .map_err(|e| crate::cuda::driver_error("querying the kernel's occupancy", e))?

@@ -12,6 +12,7 @@ mod quads;
 pub(crate) mod site;
 pub(crate) mod sites;
 pub(crate) mod source;
+mod staged;
 
 #[cfg(feature = "cuda")]
 pub(crate) mod compile;

@@ -15,6 +15,7 @@ pub const PRELUDE: &str = concat!(
     include_str!("../../cuda/precision.cuh"),
     include_str!("../../cuda/lattice.cuh"),
     include_str!("../../cuda/random.cuh"),
+    include_str!("../../cuda/staging.cuh"),
     include_str!("../../cuda/print.cuh")
 );
 
@@ -165,6 +166,13 @@ pub struct SiteParts {
 
 /// The parameters, loads and stores of `site`'s captures.
 pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
+    site_parts_staged(site, kinds, &[])
+}
+
+/// [`site_parts`], where the fields named in `staged` come from shared memory: the site
+/// takes the element `ongpu_staged_<name>` and leaves a written one in `ongpu_out_<name>`
+/// (see `launch/staged.rs`).
+pub fn site_parts_staged(site: &SiteInfo, kinds: &[CaptureKind], staged: &[&str]) -> SiteParts {
     let mut p = SiteParts::default();
     if let Some(i) = site.site_index {
         let _ = writeln!(
@@ -199,6 +207,17 @@ pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
                     format!("({name}[ongpu_e])")
                 };
                 let _ = writeln!(p.loads, "#define ONGPU_SE_{name}(ongpu_e) {entry}");
+                if staged.contains(name) {
+                    if *write == Some(false) {
+                        let _ = writeln!(p.loads, "{element} {name}{{}};");
+                    } else {
+                        let _ = writeln!(p.loads, "{element} {name} = ongpu_staged_{name};");
+                    }
+                    if write.is_some() {
+                        let _ = writeln!(p.stores, "ongpu_out_{name} = {name};");
+                    }
+                    continue;
+                }
                 if *write == Some(false) {
                     let _ = writeln!(p.loads, "{element} {name}{{}};");
                 } else {
@@ -257,19 +276,32 @@ pub fn site_loop(
     prologue: &str,
     epilogue: &str,
 ) -> String {
-    site_loop_with(params, site_code, k, prologue, epilogue, "")
+    site_loop_with(params, site_code, k, prologue, epilogue, Main::Plain(""))
 }
 
-/// [`site_loop`] with `fast` code before the plain loops (over plain site indices), which
-/// runs some sites its own way and leaves `ongpu_first` at the first site it did not run.
+/// How a kernel over sites runs plain site indices (the sites of a rank's box have a loop
+/// of their own).
+enum Main<'a> {
+    /// The plain loops, after code that runs some sites its own way and leaves
+    /// `ongpu_first` at the first site it did not run.
+    Plain(&'a str),
+    /// Code that runs every site.
+    Only(&'a str),
+}
+
+/// [`site_loop`] with its plain sites run as `main` says.
 fn site_loop_with(
     params: &[String],
     site_code: &str,
     k: usize,
     prologue: &str,
     epilogue: &str,
-    fast: &str,
+    main: Main<'_>,
 ) -> String {
+    let main = |by: &str| match main {
+        Main::Plain(fast) => indent(fast, by) + &indent(&plain_loops(site_code, k), &by[2..]),
+        Main::Only(code) => indent(code, by),
+    };
     let mut s = String::new();
     let _ = writeln!(s, "\nextern \"C\" __global__ void {KERNEL_NAME}(");
     let _ = writeln!(s, "    {}) {{", params.join(",\n    "));
@@ -277,7 +309,7 @@ fn site_loop_with(
     s.push_str(
         "  const unsigned long long ongpu_step = (unsigned long long)gridDim.x * blockDim.x;\n",
     );
-    s.push_str("  unsigned long long ongpu_first = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
+    s.push_str("  [[maybe_unused]] unsigned long long ongpu_first = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
     if cfg!(feature = "mpi") {
         s.push_str("  if (ongpu_box.half) {\n");
         s.push_str("    for (; ongpu_first < ongpu_n; ongpu_first += ongpu_step) {\n");
@@ -288,12 +320,10 @@ fn site_loop_with(
         );
         s.push_str(&indent(site_code, "      "));
         s.push_str("    }\n  } else {\n");
-        s.push_str(&indent(fast, "    "));
-        s.push_str(&indent(&plain_loops(site_code, k), "  "));
+        s.push_str(&main("    "));
         s.push_str("  }\n");
     } else {
-        s.push_str(&indent(fast, "  "));
-        s.push_str(&plain_loops(site_code, k));
+        s.push_str(&main("  "));
     }
     s.push_str(&indent(epilogue, "  "));
     s.push_str("}\n");
@@ -338,16 +368,27 @@ pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind], checked: bool) -> Str
     site_code.push_str(&indent(site.body, "  "));
     site_code.push_str("}\n");
     site_code.push_str(&stores);
+    let staged = super::staged::staged_loop(site, kinds);
     let quads = super::quads::quad_loop(site, kinds).unwrap_or_default();
+    let main = match &staged {
+        Some(st) => Main::Only(&st.code),
+        None => Main::Plain(&quads),
+    };
     s.push_str(&site_loop_with(
         &params,
         &site_code,
         sites_per_iteration(kinds),
         "",
         "",
-        &quads,
+        main,
     ));
     s
+}
+
+/// Shared memory per thread that the element-wise kernel of `site` over `kinds` stages its
+/// AoS fields through (0: none, see `launch/staged.rs`).
+pub fn staged_bytes_per_thread(site: &SiteInfo, kinds: &[CaptureKind]) -> usize {
+    super::staged::staged_loop(site, kinds).map_or(0, |st| st.bytes_per_thread)
 }
 
 #[cfg(test)]
