@@ -7,6 +7,13 @@
 // bytes, the rest one by one; `RO`: `g` is read-only in the kernel, so through the read-only
 // cache); `stage_out` copies them back.
 namespace ongpu {
+// The dynamic shared memory of this launch (0: the launch could not stage, and the kernel
+// reads its fields directly).
+ONGPU_FN unsigned int dynamic_smem_bytes() {
+  unsigned int b;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(b));
+  return b;
+}
 template <class S, bool RO> ONGPU_FN void stage_in(S* sh, const S* g, u64 count) {
   u64 head = 0;
   if (((u64)g & 15) == 0) {

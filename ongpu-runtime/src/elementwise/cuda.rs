@@ -81,23 +81,29 @@ pub(crate) fn run<C: Captures>(
         fixed,
         mode,
     };
-    let (mut choice, mut trial) =
-        crate::tune::trials::shape(kernel.id, &kernel.tuned, dev, request)?;
-    if kernel.stage_shared(choice.threads_per_block).is_none() {
-        // A trial's block that the device cannot stage: the default instead, untimed.
-        (choice, trial) = (default, None);
-    }
-    let tpb = choice.threads_per_block;
-    let Some(shared_bytes) = kernel.stage_shared(tpb) else {
+    let (choice, trial) = crate::tune::trials::shape(kernel.id, &kernel.tuned, dev, request)?;
+    let max_threads = kernel.max_threads_per_block()?;
+    if tpb > max_threads {
         return Err(crate::Error::InvalidLaunch {
             site: site.location(),
             reason: format!(
-                "{tpb} threads per block stage {} bytes of AoS elements each through shared \
-                 memory, more than the device gives a block; use fewer threads per block",
-                kernel.stage_bytes
+                "{tpb} threads per block; this call's kernel allows at most {max_threads} \
+                 (its registers per thread times the block must fit a multiprocessor): name \
+                 fewer threads per block"
             ),
         });
+    }
+    // A tuning trial of a block this kernel cannot have: the default instead, untimed.
+    let (choice, trial) = if choice.threads_per_block > max_threads {
+        (default, None)
+    } else {
+        (choice, trial)
     };
+    let mut trial = trial;
+    let tpb = choice.threads_per_block;
+    // A block too large to stage its AoS fields reads them directly (the kernel takes that
+    // path when it is given no shared memory).
+    let shared_bytes = kernel.stage_shared(tpb).unwrap_or(0);
     let mut blocks = sites.len().div_ceil(tpb as usize);
     if choice.waves > 0 {
         blocks = blocks.min(kernel.resident_blocks(dev, tpb)? * choice.waves as usize);

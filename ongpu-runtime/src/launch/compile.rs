@@ -30,6 +30,8 @@ pub(crate) struct LoadedKernel {
     pub(crate) stage_bytes: usize,
     /// The dynamic shared memory a block of it may have, if raised above 48 KiB.
     stage_limit: usize,
+    /// The most threads a block of it may have (its registers allow), read once.
+    max_threads: std::sync::atomic::AtomicU32,
 }
 
 impl LoadedKernel {
@@ -44,7 +46,29 @@ impl LoadedKernel {
             tuned: crate::tune::trials::Decided::new(),
             stage_bytes: 0,
             stage_limit: 0,
+            max_threads: std::sync::atomic::AtomicU32::new(0),
         }
+    }
+
+    /// The most threads per block this kernel can be launched with: its registers per
+    /// thread times the block must fit the multiprocessor's registers.
+    pub(crate) fn max_threads_per_block(&self) -> Result<u32> {
+        let known = self.max_threads.load(Ordering::Relaxed);
+        if known > 0 {
+            return Ok(known);
+        }
+        use cudarc::driver::sys::CUfunction_attribute_enum as A;
+        // SAFETY: a loaded function; a plain query.
+        let n = unsafe {
+            cudarc::driver::result::function::get_function_attribute(
+                self.function.raw,
+                A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )
+        }
+        .map_err(|e| crate::cuda::driver_error("querying a kernel's block limit", e))?
+        .max(1) as u32;
+        self.max_threads.store(n, Ordering::Relaxed);
+        Ok(n)
     }
 
     /// The kernel of an element-wise call that stages `bytes` per thread through dynamic

@@ -285,8 +285,9 @@ enum Main<'a> {
     /// The plain loops, after code that runs some sites its own way and leaves
     /// `ongpu_first` at the first site it did not run.
     Plain(&'a str),
-    /// Code that runs every site.
-    Only(&'a str),
+    /// Code that runs every site when the launch gives the block dynamic shared memory (the
+    /// staged loop), else the plain loops.
+    Staged(&'a str),
 }
 
 /// [`site_loop`] with its plain sites run as `main` says.
@@ -300,7 +301,13 @@ fn site_loop_with(
 ) -> String {
     let main = |by: &str| match main {
         Main::Plain(fast) => indent(fast, by) + &indent(&plain_loops(site_code, k), &by[2..]),
-        Main::Only(code) => indent(code, by),
+        Main::Staged(code) => {
+            format!("{by}if (ongpu::dynamic_smem_bytes() != 0) {{\n")
+                + &indent(code, &format!("{by}  "))
+                + &format!("{by}}} else {{\n")
+                + &indent(&plain_loops(site_code, k), by)
+                + &format!("{by}}}\n")
+        }
     };
     let mut s = String::new();
     let _ = writeln!(s, "\nextern \"C\" __global__ void {KERNEL_NAME}(");
@@ -371,7 +378,7 @@ pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind], checked: bool) -> Str
     let staged = super::staged::staged_loop(site, kinds);
     let quads = super::quads::quad_loop(site, kinds).unwrap_or_default();
     let main = match &staged {
-        Some(st) => Main::Only(&st.code),
+        Some(st) => Main::Staged(&st.code),
         None => Main::Plain(&quads),
     };
     s.push_str(&site_loop_with(
