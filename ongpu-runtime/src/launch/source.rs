@@ -394,6 +394,7 @@ pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind], checked: bool) -> Str
 
 /// Shared memory per thread that the element-wise kernel of `site` over `kinds` stages its
 /// AoS fields through (0: none, see `launch/staged.rs`).
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub fn staged_bytes_per_thread(site: &SiteInfo, kinds: &[CaptureKind]) -> usize {
     super::staged::staged_loop(site, kinds).map_or(0, |st| st.bytes_per_thread)
 }

@@ -20,6 +20,7 @@ pub struct Staged {
     /// The loop, which runs every site.
     pub code: String,
     /// Shared memory per thread of the block.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub bytes_per_thread: usize,
 }
 
