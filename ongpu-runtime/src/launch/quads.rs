@@ -48,7 +48,7 @@ pub fn quad_loop(site: &SiteInfo, kinds: &[CaptureKind]) -> Option<String> {
     let _ = writeln!(
         s,
         "// 4 consecutive sites per thread, each field as one 16-byte vector\n\
-         if (ongpu_begin % 4 == 0 && (({}) & 15) == 0) {{",
+         if (!ongpu_box.half && ongpu_begin % 4 == 0 && (({}) & 15) == 0) {{",
         aligned.join(" | ")
     );
     s.push_str("  const unsigned long long ongpu_quads = ongpu_n / 4;\n");

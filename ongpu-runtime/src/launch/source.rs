@@ -266,9 +266,8 @@ fn indent(code: &str, by: &str) -> String {
 /// The kernel's signature and the grid-stride loop running `site_code` for every site
 /// (`ongpu_site`), `k` sites per iteration while all `k` are in range, so that their loads
 /// issue together, then one at a time; `prologue` and `epilogue` go before and after it.
-/// With MPI, a call over a box of the lattice (a rank's part: `ongpu_box.half` non-zero)
-/// takes a loop of its own, which maps each index to the lattice's site; the plain loop keeps
-/// no trace of the box (a per-site test there costs vector add 13% of its bandwidth).
+/// With MPI, a call over a box of the lattice (a rank's part) maps each index to the
+/// lattice's site (see `site_loop_with`).
 pub fn site_loop(
     params: &[String],
     site_code: &str,
@@ -299,13 +298,27 @@ fn site_loop_with(
     epilogue: &str,
     main: Main<'_>,
 ) -> String {
+    // With MPI, a call over a box of the lattice (a rank's part: `ongpu_box.half` non-zero)
+    // maps each index to the lattice's site. A light body (k > 1) gets a loop of its own for
+    // that, so that its plain loop keeps no per-site test (vector add loses 13% to one); a
+    // heavy body is not written twice (two copies of the clover-leaf field strength's body
+    // exceed the registers), its one loop maps every index.
+    let boxed_loop = cfg!(feature = "mpi") && k > 1;
+    let site_of_j = |j: &str| {
+        if cfg!(feature = "mpi") && !boxed_loop {
+            site_of(j)
+        } else {
+            j.to_string()
+        }
+    };
+    let plain = plain_loops(site_code, k, &site_of_j);
     let main = |by: &str| match main {
-        Main::Plain(fast) => indent(fast, by) + &indent(&plain_loops(site_code, k), &by[2..]),
+        Main::Plain(fast) => indent(fast, by) + &indent(&plain, &by[2..]),
         Main::Staged(code) => {
-            format!("{by}if (ongpu::dynamic_smem_bytes() != 0) {{\n")
+            format!("{by}if (ongpu::dynamic_smem_bytes() != 0 && !ongpu_box.half) {{\n")
                 + &indent(code, &format!("{by}  "))
                 + &format!("{by}}} else {{\n")
-                + &indent(&plain_loops(site_code, k), by)
+                + &indent(&plain, by)
                 + &format!("{by}}}\n")
         }
     };
@@ -317,7 +330,7 @@ fn site_loop_with(
         "  const unsigned long long ongpu_step = (unsigned long long)gridDim.x * blockDim.x;\n",
     );
     s.push_str("  [[maybe_unused]] unsigned long long ongpu_first = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
-    if cfg!(feature = "mpi") {
+    if boxed_loop {
         s.push_str("  if (ongpu_box.half) {\n");
         s.push_str("    for (; ongpu_first < ongpu_n; ongpu_first += ongpu_step) {\n");
         let _ = writeln!(
@@ -337,8 +350,9 @@ fn site_loop_with(
     s
 }
 
-/// The loops of [`site_loop`] over plain site indices.
-fn plain_loops(site_code: &str, k: usize) -> String {
+/// The loops of [`site_loop`] over plain site indices, the site of index `j` being
+/// `site_of(j)`.
+fn plain_loops(site_code: &str, k: usize, site_of: &dyn Fn(&str) -> String) -> String {
     let mut s = String::new();
     if k > 1 {
         let _ = writeln!(s, "  // {k} sites per iteration while all are in range, so that their loads issue together");
@@ -349,12 +363,20 @@ fn plain_loops(site_code: &str, k: usize) -> String {
         );
         s.push_str("#pragma unroll\n");
         let _ = writeln!(s, "    for (int ongpu_u = 0; ongpu_u < {k}; ongpu_u++) {{");
-        s.push_str("      const unsigned long long ongpu_site = ongpu_begin + ongpu_first + ongpu_u * ongpu_step;\n");
+        let _ = writeln!(
+            s,
+            "      const unsigned long long ongpu_site = {};",
+            site_of("(ongpu_begin + ongpu_first + ongpu_u * ongpu_step)")
+        );
         s.push_str(&indent(site_code, "      "));
         s.push_str("    }\n  }\n");
     }
     s.push_str("  for (; ongpu_first < ongpu_n; ongpu_first += ongpu_step) {\n");
-    s.push_str("    const unsigned long long ongpu_site = ongpu_begin + ongpu_first;\n");
+    let _ = writeln!(
+        s,
+        "    const unsigned long long ongpu_site = {};",
+        site_of("(ongpu_begin + ongpu_first)")
+    );
     s.push_str(&indent(site_code, "    "));
     s.push_str("  }\n");
     s
