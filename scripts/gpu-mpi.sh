@@ -10,11 +10,7 @@ cd "$(dirname "$0")/.."
 results=${1:?results folder}
 shift
 mkdir -p "$results"
-bundle=.gpu-bundle
-if [ ! -d "$bundle" ] && [ -f "$bundle.tar.xz" ]; then
-  mkdir -p "$bundle" && xz -dc "$bundle.tar.xz" | tar -C "$bundle" -xf -
-fi
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+source scripts/bundle-env.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 status=0

@@ -11,11 +11,7 @@ cd "$(dirname "$0")/.."
 results=${1:?results folder}
 shift
 mkdir -p "$results"
-bundle=.gpu-bundle
-if [ ! -d "$bundle" ] && [ -f "$bundle.tar.xz" ]; then
-  mkdir -p "$bundle" && xz -dc "$bundle.tar.xz" | tar -C "$bundle" -xf -
-fi
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+source scripts/bundle-env.sh
 ls /usr/local/cuda/lib64/libnvrtc.so.13* 2>/dev/null | head -1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 status=0

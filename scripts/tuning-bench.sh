@@ -7,11 +7,7 @@ cd "$(dirname "$0")/.."
 results=${1:?results folder}
 shift
 mkdir -p "$results"
-bundle=.gpu-bundle
-if [ ! -d "$bundle" ] && [ -f "$bundle.tar.xz" ]; then
-  mkdir -p "$bundle" && xz -dc "$bundle.tar.xz" | tar -C "$bundle" -xf -
-fi
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+source scripts/bundle-env.sh
 export ONGPU_CACHE_DIR
 ONGPU_CACHE_DIR=$(mktemp -d)
 for spec in "$@"; do

@@ -332,14 +332,8 @@ fn site_loop_with(
     s.push_str("  [[maybe_unused]] unsigned long long ongpu_first = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
     if boxed_loop {
         s.push_str("  if (ongpu_box.half) {\n");
-        s.push_str("    for (; ongpu_first < ongpu_n; ongpu_first += ongpu_step) {\n");
-        let _ = writeln!(
-            s,
-            "      const unsigned long long ongpu_site = {};",
-            site_of("(ongpu_begin + ongpu_first)")
-        );
-        s.push_str(&indent(site_code, "      "));
-        s.push_str("    }\n  } else {\n");
+        s.push_str(&indent(&plain_loops(site_code, 1, &site_of), "  "));
+        s.push_str("  } else {\n");
         s.push_str(&main("    "));
         s.push_str("  }\n");
     } else {
