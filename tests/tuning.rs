@@ -9,10 +9,11 @@ use ongpu::prelude::*;
 use ongpu::tune::{choices, mode, with_tuning, TuneMode};
 use ongpu::{with_backend, Backend};
 
-/// Two calls, each made 40 times on 2^20 sites: a read-modify-write body with its threads
-/// per block free, and vector add with 256 named. Returns both results.
+/// Two calls, each made 40 times on 2^16 sites (the smallest calls that are tuned): a
+/// read-modify-write body with its threads per block free, and vector add with 256 named.
+/// Returns both results.
 fn tuned_calls() -> (Vec<f32>, Vec<f32>) {
-    let n = 1 << 20;
+    let n = 1 << 16;
     let a: Field<f32> = Field::from_fn(n, |i| ((i * 7919) % 1000) as f32 * 1e-3);
     let b: Field<f32> = Field::from_fn(n, |i| (i % 17) as f32);
     let mut x: Field<f32> = Field::from_fn(n, |i| (i % 5) as f32);
@@ -104,7 +105,7 @@ fn tuning_decides_remembers_and_changes_no_bit() {
     let tuned = choices_of(&first);
     assert_eq!(tuned.len(), 2, "two calls tuned: {first}");
     for &(class, tpb, _, ms) in &tuned {
-        assert_eq!(class, 20);
+        assert_eq!(class, 16);
         assert!(ms > 0.0, "timed: {first}");
         assert!([128, 256, 512].contains(&tpb));
     }
