@@ -73,15 +73,6 @@ pub(crate) fn run<C: Captures>(
     } else {
         crate::tune::mode()?
     };
-    let what = || format!("on_gpu! at {}", site.location());
-    let request = crate::tune::trials::Request {
-        what: &what,
-        sites: sites.len(),
-        default,
-        fixed,
-        mode,
-    };
-    let (choice, trial) = crate::tune::trials::shape(kernel.id, &kernel.tuned, dev, request)?;
     let max_threads = kernel.max_threads_per_block()?;
     if tpb > max_threads {
         return Err(crate::Error::InvalidLaunch {
@@ -93,13 +84,16 @@ pub(crate) fn run<C: Captures>(
             ),
         });
     }
-    // A tuning trial of a block this kernel cannot have: the default instead, untimed.
-    let (choice, trial) = if choice.threads_per_block > max_threads {
-        (default, None)
-    } else {
-        (choice, trial)
+    let what = || format!("on_gpu! at {}", site.location());
+    let request = crate::tune::trials::Request {
+        what: &what,
+        sites: sites.len(),
+        default,
+        fixed,
+        max_threads,
+        mode,
     };
-    let mut trial = trial;
+    let (choice, mut trial) = crate::tune::trials::shape(kernel.id, &kernel.tuned, dev, request)?;
     let tpb = choice.threads_per_block;
     // A block too large to stage its AoS fields reads them directly (the kernel takes that
     // path when it is given no shared memory).

@@ -79,19 +79,20 @@ impl LoadedKernel {
         if bytes > 0 {
             use cudarc::driver::sys::CUfunction_attribute_enum as A;
             // H100 and H200 give 227 KiB, Ampere's workstation parts 99 KiB; a device that
-            // allows neither keeps 48 KiB, and a launch over it is refused by the check in
-            // the launch path.
+            // allows neither keeps 48 KiB, and a launch beyond its limit gets no shared
+            // memory (`stage_shared`), so that the kernel reads its fields directly.
             for limit in [232_448, 101_376] {
+                let limit = limit.min(1024 * bytes as i32);
                 // SAFETY: a loaded function; a plain attribute.
                 let set = unsafe {
                     cudarc::driver::result::function::set_function_attribute(
                         self.function.raw,
                         A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        limit.min(1024 * bytes as i32),
+                        limit,
                     )
                 };
                 if set.is_ok() {
-                    self.stage_limit = limit.min(1024 * bytes as i32) as usize;
+                    self.stage_limit = limit as usize;
                     break;
                 }
             }

@@ -64,60 +64,43 @@ pub fn quad_loop(site: &SiteInfo, kinds: &[CaptureKind]) -> Option<String> {
             Some(false) => writeln!(s, "    {vector} ongpu_v_{name};"),
         };
     }
+    // Each site takes its fields' values from the vectors (`ongpu_in_<name>`) and leaves the
+    // written ones (`ongpu_out_<name>`); the rest of a site is the plain loop's.
+    let names: Vec<&str> = fields.iter().map(|f| f.0).collect();
+    let parts = super::source::site_parts_supplied(site, kinds, &names);
     s.push_str("#pragma unroll\n    for (int ongpu_u = 0; ongpu_u < 4; ongpu_u++) {\n");
     s.push_str("      [[maybe_unused]] const unsigned long long ongpu_site = ongpu_q + ongpu_u;\n");
-    if let Some(i) = site.site_index {
-        let _ = writeln!(
-            s,
-            "      [[maybe_unused]] const unsigned long long {i} = ongpu_site;"
-        );
+    for (name, scalar, _, write) in &fields {
+        if *write != Some(false) {
+            let _ = writeln!(
+                s,
+                "      const {scalar} ongpu_in_{name} = reinterpret_cast<const {scalar}*>(&ongpu_v_{name})[ongpu_u];"
+            );
+        }
+        if write.is_some() {
+            let _ = writeln!(s, "      {scalar} ongpu_out_{name}{{}};");
+        }
     }
-    for (kind, name) in kinds.iter().zip(site.cuda_names) {
-        let _ = match kind {
-            CaptureKind::Field {
-                scalar,
-                layout,
-                write,
-                ..
-            } => {
-                let _ = writeln!(
-                    s,
-                    "      typedef {layout} ongpu_L_{name}; typedef {scalar} ongpu_T_{name};\n      \
-                     #define ONGPU_SE_{name}(ongpu_e) ({name}[ongpu_e])"
-                );
-                match write {
-                    Some(false) => writeln!(s, "      {scalar} {name}{{}};"),
-                    _ => writeln!(
-                        s,
-                        "      {scalar} {name} = reinterpret_cast<const {scalar}*>(&ongpu_v_{name})[ongpu_u];"
-                    ),
-                }
-            }
-            CaptureKind::Value { .. } => writeln!(
-                s,
-                "      #define ONGPU_SE_{name}(ongpu_e) ({name}[ongpu_e])"
-            ),
-            CaptureKind::Scalar { cuda_type } => writeln!(
-                s,
-                "      const {cuda_type} {name} = *ongpu_d_{name};\n      \
-                 #define ONGPU_SE_{name}(ongpu_e) ({name}[ongpu_e])"
-            ),
-        };
+    for line in parts.loads.lines() {
+        let _ = writeln!(s, "      {line}");
     }
     s.push_str("      {\n");
     for line in site.body.lines() {
         let _ = writeln!(s, "        {line}");
     }
     s.push_str("      }\n");
+    for line in parts.stores.lines() {
+        let _ = writeln!(s, "      {line}");
+    }
     for (name, scalar, _, write) in &fields {
         if write.is_some() {
             let _ = writeln!(
                 s,
-                "      reinterpret_cast<{scalar}*>(&ongpu_v_{name})[ongpu_u] = {name};"
+                "      reinterpret_cast<{scalar}*>(&ongpu_v_{name})[ongpu_u] = ongpu_out_{name};"
             );
         }
     }
-    s.push_str("      ONGPU_LEAVE_SITE(ongpu_site);\n    }\n");
+    s.push_str("    }\n");
     for (name, _, vector, write) in &fields {
         if write.is_some() {
             let _ = writeln!(

@@ -166,13 +166,14 @@ pub struct SiteParts {
 
 /// The parameters, loads and stores of `site`'s captures.
 pub fn site_parts(site: &SiteInfo, kinds: &[CaptureKind]) -> SiteParts {
-    site_parts_staged(site, kinds, &[])
+    site_parts_supplied(site, kinds, &[])
 }
 
-/// [`site_parts`], where the fields named in `staged` come from shared memory: the site
-/// takes the element `ongpu_staged_<name>` and leaves a written one in `ongpu_out_<name>`
-/// (see `launch/staged.rs`).
-pub fn site_parts_staged(site: &SiteInfo, kinds: &[CaptureKind], staged: &[&str]) -> SiteParts {
+/// [`site_parts`], where the fields named in `supplied` are not loaded from and stored to
+/// their memory by the site: the code around it supplies the element in `ongpu_in_<name>`
+/// and takes a written one from `ongpu_out_<name>` (the staged loop from shared memory,
+/// `launch/staged.rs`; the quad loop from 16-byte vectors, `launch/quads.rs`).
+pub fn site_parts_supplied(site: &SiteInfo, kinds: &[CaptureKind], supplied: &[&str]) -> SiteParts {
     let mut p = SiteParts::default();
     if let Some(i) = site.site_index {
         let _ = writeln!(
@@ -207,11 +208,11 @@ pub fn site_parts_staged(site: &SiteInfo, kinds: &[CaptureKind], staged: &[&str]
                     format!("({name}[ongpu_e])")
                 };
                 let _ = writeln!(p.loads, "#define ONGPU_SE_{name}(ongpu_e) {entry}");
-                if staged.contains(name) {
+                if supplied.contains(name) {
                     if *write == Some(false) {
                         let _ = writeln!(p.loads, "{element} {name}{{}};");
                     } else {
-                        let _ = writeln!(p.loads, "{element} {name} = ongpu_staged_{name};");
+                        let _ = writeln!(p.loads, "{element} {name} = ongpu_in_{name};");
                     }
                     if write.is_some() {
                         let _ = writeln!(p.stores, "ongpu_out_{name} = {name};");
@@ -278,8 +279,7 @@ pub fn site_loop(
     site_loop_with(params, site_code, k, prologue, epilogue, Main::Plain(""))
 }
 
-/// How a kernel over sites runs plain site indices (the sites of a rank's box have a loop
-/// of their own).
+/// How a kernel over sites runs plain site indices (not those of a rank's box).
 enum Main<'a> {
     /// The plain loops, after code that runs some sites its own way and leaves
     /// `ongpu_first` at the first site it did not run.
@@ -394,7 +394,7 @@ pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind], checked: bool) -> Str
     let staged = super::staged::staged_loop(site, kinds);
     let quads = super::quads::quad_loop(site, kinds).unwrap_or_default();
     let main = match &staged {
-        Some(st) => Main::Staged(&st.code),
+        Some(code) => Main::Staged(code),
         None => Main::Plain(&quads),
     };
     s.push_str(&site_loop_with(
@@ -412,7 +412,7 @@ pub fn elementwise(site: &SiteInfo, kinds: &[CaptureKind], checked: bool) -> Str
 /// AoS fields through (0: none, see `launch/staged.rs`).
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub fn staged_bytes_per_thread(site: &SiteInfo, kinds: &[CaptureKind]) -> usize {
-    super::staged::staged_loop(site, kinds).map_or(0, |st| st.bytes_per_thread)
+    super::staged::bytes_per_thread(site, kinds)
 }
 
 #[cfg(test)]

@@ -15,21 +15,11 @@ use std::fmt::Write;
 /// The bytes of the smallest element worth staging (a `Complex<f64>` or a `ColorVector`).
 const MIN_STAGED_BYTES: usize = 16;
 
-/// A staged loop.
-pub struct Staged {
-    /// The loop, which runs every site.
-    pub code: String,
-    /// Shared memory per thread of the block.
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-    pub bytes_per_thread: usize,
-}
+/// A staged field: its C++ name, scalar, element type, components and access.
+type StagedField<'a> = (&'a str, &'a str, &'a str, usize, Option<bool>);
 
-/// The AoS fields of `kinds` worth staging, by C++ name, with their scalar, element type,
-/// components and access.
-fn staged_fields<'a>(
-    site: &'a SiteInfo,
-    kinds: &'a [CaptureKind],
-) -> Vec<(&'a str, &'a str, &'a str, usize, Option<bool>)> {
+/// The AoS fields of `kinds` worth staging.
+fn staged_fields<'a>(site: &'a SiteInfo, kinds: &'a [CaptureKind]) -> Vec<StagedField<'a>> {
     kinds
         .iter()
         .zip(site.cuda_names)
@@ -67,25 +57,26 @@ fn staged_fields<'a>(
 /// (432 bytes) at 67% with one part (162 registers) and 87% with three (124).
 const OWN_PARTS_ABOVE: usize = 256;
 
-/// The staged loop of `site` over `kinds`, or `None` if no field is worth staging. Read
-/// fields are copied in before the body and written ones out after it; with parts of their
-/// own the copies are in flight together (three barriers per run of sites), with one shared
-/// part one field at a time.
-pub fn staged_loop(site: &SiteInfo, kinds: &[CaptureKind]) -> Option<Staged> {
-    let fields = staged_fields(site, kinds);
-    if fields.is_empty() {
-        return None;
-    }
-    let names: Vec<&str> = fields.iter().map(|f| f.0).collect();
-    let parts = super::source::site_parts_staged(site, kinds, &names);
+/// How the staged fields share the block's buffer.
+struct Buffer {
+    /// Each staged field's offset, in bytes per thread (multiples of 16: every part starts
+    /// 16-byte aligned for any block size).
+    offsets: Vec<usize>,
+    /// True if each field has a part of its own (else all share offset 0).
+    own_parts: bool,
+    /// The buffer's bytes per thread.
+    bytes_per_thread: usize,
+}
+
+/// The buffer of `fields` (not empty).
+fn buffer(fields: &[StagedField<'_>]) -> Buffer {
     let sizes: Vec<usize> = fields
         .iter()
         .map(|(_, scalar, _, c, _)| (c * if *scalar == "double" { 8 } else { 4 }).div_ceil(16) * 16)
         .collect();
-    let own_parts = sizes.iter().sum::<usize>() > OWN_PARTS_ABOVE;
-    // Each field's offset in the buffer, in bytes per thread (multiples of 16: every part
-    // starts 16-byte aligned for any block size).
-    let offsets: Vec<usize> = if own_parts {
+    let total: usize = sizes.iter().sum();
+    let own_parts = total > OWN_PARTS_ABOVE;
+    let offsets = if own_parts {
         sizes
             .iter()
             .scan(0, |at, b| {
@@ -98,10 +89,42 @@ pub fn staged_loop(site: &SiteInfo, kinds: &[CaptureKind]) -> Option<Staged> {
         vec![0; sizes.len()]
     };
     let bytes_per_thread = if own_parts {
-        sizes.iter().sum()
+        total
     } else {
         *sizes.iter().max().expect("not empty")
     };
+    Buffer {
+        offsets,
+        own_parts,
+        bytes_per_thread,
+    }
+}
+
+/// Shared memory per thread that the staged loop of `site` over `kinds` needs (0: no field
+/// is worth staging, and the kernel has no staged loop).
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub fn bytes_per_thread(site: &SiteInfo, kinds: &[CaptureKind]) -> usize {
+    let fields = staged_fields(site, kinds);
+    if fields.is_empty() {
+        return 0;
+    }
+    buffer(&fields).bytes_per_thread
+}
+
+/// The staged loop of `site` over `kinds` (which runs every site), or `None` if no field is
+/// worth staging. Read fields are copied in before the body and written ones out after it;
+/// with parts of their own the copies are in flight together (three barriers per run of
+/// sites), with one shared part one field at a time.
+pub fn staged_loop(site: &SiteInfo, kinds: &[CaptureKind]) -> Option<String> {
+    let fields = staged_fields(site, kinds);
+    if fields.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = fields.iter().map(|f| f.0).collect();
+    let parts = super::source::site_parts_supplied(site, kinds, &names);
+    let Buffer {
+        offsets, own_parts, ..
+    } = buffer(&fields);
     let part = |k: usize, scalar: &str| {
         format!(
             "reinterpret_cast<{scalar}*>(reinterpret_cast<char*>(ongpu_stage) + {} * (unsigned long long)blockDim.x)",
@@ -135,7 +158,7 @@ pub fn staged_loop(site: &SiteInfo, kinds: &[CaptureKind]) -> Option<Staged> {
         let (name, scalar, element, ..) = fields[k];
         let _ = writeln!(
             s,
-            "  const {element} ongpu_staged_{name} = ongpu::load<ongpu::AoS, {element} >({}, threadIdx.x, 0);",
+            "  const {element} ongpu_in_{name} = ongpu::load<ongpu::AoS, {element} >({}, threadIdx.x, 0);",
             part(k, scalar)
         );
     };
@@ -205,8 +228,5 @@ pub fn staged_loop(site: &SiteInfo, kinds: &[CaptureKind]) -> Option<Staged> {
         }
     }
     s.push_str("}\n");
-    Some(Staged {
-        code: s,
-        bytes_per_thread,
-    })
+    Some(s)
 }

@@ -123,16 +123,21 @@ pub(crate) fn class_of(n: usize) -> u32 {
     n.max(1).ilog2()
 }
 
-/// The shapes tried: `fixed` threads per block (the call's), or 128, 256 and 512; each
-/// with grids of 1, 2 and 4 waves and of one thread per site; `default` first.
-pub(crate) fn candidates(default: LaunchChoice, fixed_tpb: bool) -> Vec<LaunchChoice> {
+/// The shapes tried: `fixed` threads per block (the call's), or those of 128, 256 and 512
+/// that the kernel allows (`max_threads`: its registers limit its blocks); each with grids
+/// of 1, 2 and 4 waves and of one thread per site; `default` first.
+pub(crate) fn candidates(
+    default: LaunchChoice,
+    fixed_tpb: bool,
+    max_threads: u32,
+) -> Vec<LaunchChoice> {
     let tpbs: &[u32] = if fixed_tpb {
         &[default.threads_per_block]
     } else {
         &[128, 256, 512]
     };
     let mut out = vec![default];
-    for &threads_per_block in tpbs {
+    for &threads_per_block in tpbs.iter().filter(|&&t| t <= max_threads) {
         for waves in [1, 2, 4, 0] {
             let c = LaunchChoice {
                 threads_per_block,
@@ -224,11 +229,14 @@ mod tests {
 
     #[test]
     fn candidates_start_with_the_default_and_keep_a_fixed_block() {
-        let free = candidates(shape(256, 1), false);
+        let free = candidates(shape(256, 1), false, 1024);
         assert_eq!(free[0], shape(256, 1));
         assert_eq!(free.len(), 12);
         assert!(free.contains(&shape(512, 0)));
-        let fixed = candidates(shape(64, 0), true);
+        let heavy = candidates(shape(256, 0), false, 384);
+        assert_eq!(heavy.len(), 8);
+        assert!(heavy.iter().all(|c| c.threads_per_block <= 256));
+        let fixed = candidates(shape(64, 0), true, 1024);
         assert_eq!(
             fixed,
             vec![shape(64, 0), shape(64, 1), shape(64, 2), shape(64, 4)]

@@ -51,6 +51,11 @@ pub(crate) struct Trial {
 }
 
 impl Trial {
+    /// Records the start of the timed launch on `stream` (before it).
+    pub(crate) fn begin(&self, stream: CUstream) -> Result<()> {
+        self.start.record_on(stream)
+    }
+
     /// Records the end of the timed launch on `stream`.
     pub(crate) fn end(self, stream: CUstream) -> Result<()> {
         let stop = Event::new()?;
@@ -130,6 +135,8 @@ pub(crate) struct Request<'a> {
     pub default: LaunchChoice,
     /// True if the call named its threads per block.
     pub fixed: bool,
+    /// The most threads per block the kernel allows.
+    pub max_threads: u32,
     /// The tuning mode.
     pub mode: TuneMode,
 }
@@ -147,6 +154,7 @@ pub(crate) fn shape(
         sites: n,
         default,
         fixed,
+        max_threads,
         mode,
     } = call;
     let class = class_of(n);
@@ -166,12 +174,15 @@ pub(crate) fn shape(
         fixed: fixed_tpb,
     };
     if mode == TuneMode::On {
+        // (A file written with another NVRTC may name a block this build's kernel, with
+        // more registers, cannot have: then it is tuned again.)
         let known = file()
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .1
             .get(&file_key)
-            .copied();
+            .copied()
+            .filter(|c| c.threads_per_block <= max_threads);
         if let Some(c) = known {
             decided.set(class, fixed_tpb, c);
             note(TuneChoice {
@@ -197,7 +208,7 @@ pub(crate) fn shape(
     };
     let mut all = states().lock().unwrap_or_else(|e| e.into_inner());
     let t = all.entry(state.clone()).or_insert_with(|| {
-        let shapes = candidates(default, fixed);
+        let shapes = candidates(default, fixed, max_threads);
         Tuning {
             best: vec![None; shapes.len()],
             taken: vec![0; shapes.len()],
@@ -258,11 +269,4 @@ pub(crate) fn shape(
             start,
         }),
     ))
-}
-
-impl Trial {
-    /// Records the start of the timed launch on `stream` (before it).
-    pub(crate) fn begin(&self, stream: CUstream) -> Result<()> {
-        self.start.record_on(stream)
-    }
 }

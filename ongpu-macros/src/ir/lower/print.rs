@@ -120,8 +120,9 @@ fn pieces(format: &str) -> Result<Vec<Piece>, String> {
     Ok(out)
 }
 
-/// The rewritten format and, for each of its positions, which argument it is: `Ok(k)` the
-/// `k`-th of the call, `Err(name)` a local or capture named inline (`{x}`).
+/// The rewritten format; for each of its positions, which argument it is (`Ok(k)` the
+/// `k`-th of the call, `Err(name)` a local or capture named inline, `{x}`); and the first
+/// argument of the call that the format does not use, if any.
 type Layout = (String, Vec<Result<usize, Ident>>, Option<usize>);
 
 /// Lays out `format`'s placeholders over `args`; `span` locates inline names.
