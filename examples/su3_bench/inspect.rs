@@ -124,6 +124,11 @@ where
     for l in ptxas_lines(&ref_log, &hand) {
         println!("  hand-written  {l}");
     }
+    if L::name() == "AoS" {
+        for l in ptxas_lines(&ref_log, &format!("{hand}_staged")) {
+            println!("  hand, staged  {l}");
+        }
+    }
     println!(
         "  {:<24} {:>8} {:>13}",
         "PTX instruction", "on_gpu!", "hand-written"

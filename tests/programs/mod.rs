@@ -811,10 +811,11 @@ pub fn layouts_agree() -> Vec<Output> {
     ]
 }
 
-/// AoS fields of large elements, which the GPU stages through shared memory a block's sites
+/// AoS fields of large elements, which the GPU stages through shared memory a warp's sites
 /// at a time: f32 and f64 matrices read, read-written and written whole, counts that leave
-/// a block partly full, a colour vector beside them, and the odd sites of a lattice (a run
-/// that starts past site 0), against the same bodies on AoSoA fields.
+/// a warp partly full, a colour vector beside them, blocks of 100 threads (a last warp of 4
+/// lanes), and the odd sites of a lattice (a run that starts past site 0), against the same
+/// bodies on AoSoA fields.
 pub fn aos_staged() -> Vec<Output> {
     fn run<L: ongpu::Layout>(n: usize) -> Vec<f64> {
         let mut r = rng(11 + n as u64);
@@ -831,6 +832,10 @@ pub fn aos_staged() -> Vec<Output> {
             x += y * y.adj();
             w = z * w + z.adj() * (i as f64);
             u = y * v;
+        })
+        .unwrap();
+        on_gpu!(n, 100, |i| {
+            w += z.adj() * (i as f64 + 0.5);
         })
         .unwrap();
         let lat = Lattice::new([4, 2, 2, 6]).unwrap();

@@ -27,6 +27,24 @@ unsafe impl Send for Function {}
 // SAFETY: as above; launching does not mutate the handle.
 unsafe impl Sync for Function {}
 
+impl Function {
+    /// Lets a launch of this function use up to `bytes` of dynamic shared memory (a kernel
+    /// gets 48 KiB unasked; an H100 or H200 gives a block up to 227 KiB when asked). An
+    /// error if the device allows less.
+    pub fn allow_dynamic_shared(&self, bytes: u32) -> Result<()> {
+        use cudarc::driver::sys::CUfunction_attribute_enum as A;
+        // SAFETY: a loaded function; a plain attribute.
+        unsafe {
+            result::function::set_function_attribute(
+                self.raw,
+                A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+        }
+        .during("allowing a kernel more dynamic shared memory")
+    }
+}
+
 /// Loads `compiled` into the device's context and returns its function `name`.
 pub fn load_function(device: &Device, compiled: &Compiled, name: &str) -> Result<Function> {
     device.bind()?;

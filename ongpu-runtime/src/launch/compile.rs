@@ -77,21 +77,12 @@ impl LoadedKernel {
     pub(crate) fn with_stage_bytes(mut self, bytes: usize) -> Self {
         self.stage_bytes = bytes;
         if bytes > 0 {
-            use cudarc::driver::sys::CUfunction_attribute_enum as A;
             // H100 and H200 give 227 KiB, Ampere's workstation parts 99 KiB; a device that
             // allows neither keeps 48 KiB, and a launch beyond its limit gets no shared
             // memory (`stage_shared`), so that the kernel reads its fields directly.
             for limit in [232_448, 101_376] {
-                let limit = limit.min(1024 * bytes as i32);
-                // SAFETY: a loaded function; a plain attribute.
-                let set = unsafe {
-                    cudarc::driver::result::function::set_function_attribute(
-                        self.function.raw,
-                        A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        limit,
-                    )
-                };
-                if set.is_ok() {
+                let limit = limit.min(1024 * bytes as u32);
+                if self.function.allow_dynamic_shared(limit).is_ok() {
                     self.stage_limit = limit as usize;
                     break;
                 }
@@ -103,8 +94,14 @@ impl LoadedKernel {
     /// The dynamic shared memory of a launch of `tpb` threads per block, or `None` if the
     /// device cannot give it.
     pub(crate) fn stage_shared(&self, tpb: u32) -> Option<u32> {
-        let bytes = self.stage_bytes * tpb as usize;
+        let bytes = self.stage_block_bytes(tpb);
         (bytes <= self.stage_limit.max(48 * 1024)).then_some(bytes as u32)
+    }
+
+    /// The staged bytes of a block of `tpb` threads: whole warps' shares (a partial last
+    /// warp lays its parts out as a full one does).
+    fn stage_block_bytes(&self, tpb: u32) -> usize {
+        self.stage_bytes * (tpb as usize).next_multiple_of(32)
     }
 
     /// The kernel compiled from `source` (its hash names its tuning decisions).
@@ -169,7 +166,7 @@ impl LoadedKernel {
                 cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(
                     self.function.raw,
                     tpb as i32,
-                    self.stage_bytes * tpb as usize,
+                    self.stage_block_bytes(tpb),
                 )
             }
             .map_err(|e| crate::cuda::driver_error("querying the kernel's occupancy", e))?
