@@ -253,18 +253,28 @@ impl Lattice {
             mu < DIMS,
             "direction {mu} of a shift is not one of 0..{DIMS}"
         );
+        self.checked_shift(i, mu, k).unwrap_or_else(|| {
+            panic!(
+                "a shift of {k} along direction {mu} reaches beyond the halo of this part of a \
+                 split lattice (halos are one site deep)"
+            )
+        })
+    }
+
+    /// [`shift`](Self::shift), or `None` where it would leave the halo of a split
+    /// lattice's part. `mu` must be a direction.
+    #[inline]
+    pub(crate) fn checked_shift(&self, i: usize, mu: usize, k: i64) -> Option<usize> {
         let (p, lex, c) = self.decompose(i);
         let l = self.dims[mu] as i64;
         let x = c[mu] as i64;
         let y = (x + k).rem_euclid(l);
-        assert!(
-            self.halo >> mu & 1 == 0 || y == x + k,
-            "a shift of {k} along direction {mu} reaches beyond the halo of this part of a \
-             split lattice (halos are one site deep)"
-        );
+        if self.halo >> mu & 1 != 0 && y != x + k {
+            return None;
+        }
         let lex = (lex as i64 + (y - x) * self.strides[mu] as i64) as u64;
         let p = (p + (k.rem_euclid(2)) as u64) & 1;
-        (p * self.half + lex / 2) as usize
+        Some((p * self.half + lex / 2) as usize)
     }
 
     /// (parity, lexicographic index, local coordinates per direction) of site `i`.

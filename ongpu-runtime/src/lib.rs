@@ -101,7 +101,7 @@ pub mod __private {
     };
     pub use crate::kernel::{launch_phased, launch_straight};
     pub use crate::lattice::shift::{
-        index, read_shifted, shift_site, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
+        index, read_shifted, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
     };
     pub use crate::lattice::space::{shift_lattice, IndexSpace, LatticeSpace};
     pub use crate::launch::site::{

@@ -284,12 +284,11 @@ fn shift<E: EmitRust + ?Sized>(em: &mut E, s: &Shift) -> TokenStream {
 fn shifted_site<E: EmitRust + ?Sized>(em: &mut E, s: &Shift) -> TokenStream {
     let site_var = syn::Ident::new("__ongpu_site", Span::mixed_site());
     let mut site = quote!(#site_var);
-    // The view's lattice: the call's, or on a split lattice the part's.
+    // The view steps on the call's lattice, or on a split lattice on the part's.
     let view = shift_view(&s.field);
     for h in &s.hops {
         let (mu, k) = (em.expr(&h.mu), em.expr(&h.k));
-        site = quote_spanned!(h.name.span()=>
-            ::ongpu::__private::shift_site(#view.lattice(), #site, #mu, #k));
+        site = quote_spanned!(h.name.span()=> #view.hop(#site, #mu, #k));
     }
     site
 }

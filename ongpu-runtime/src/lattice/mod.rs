@@ -13,6 +13,7 @@
 //! It sits above the runtime core (fields, captures, launches, backends) and below the call
 //! kinds (`elementwise`, `reduce`), which resolve their sites through `space`.
 
+pub(crate) mod neighbours;
 pub(crate) mod ranks;
 pub(crate) mod shift;
 pub(crate) mod space;

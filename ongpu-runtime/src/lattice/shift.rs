@@ -14,14 +14,18 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::field::{site_io, Field};
 use crate::geometry::Lattice;
+use crate::lattice::neighbours::{self, Hops, NeighbourTable};
 use crate::layout::Layout;
 use std::marker::PhantomData;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// A field read at neighbouring sites.
 pub struct FieldShifted<'a, T: Element, L: Layout> {
     read: FieldRead<'a, T, L>,
     lattice: Lattice,
+    /// The lattice's neighbour table while the CPU backend's views use it.
+    table: Option<Arc<NeighbourTable>>,
 }
 
 /// Key type of a [`FieldShifted`].
@@ -32,6 +36,7 @@ pub struct ShiftView<T: Element, L: Layout> {
     ptr: HostPtr<T::Scalar>,
     len: usize,
     lattice: Lattice,
+    hops: Hops,
     _layout: PhantomData<L>,
 }
 
@@ -47,6 +52,24 @@ impl<T: Element, L: Layout> ShiftView<T, L> {
     #[inline(always)]
     pub fn lattice(&self) -> &Lattice {
         &self.lattice
+    }
+
+    /// The site `k` steps from `site` along `mu` (the macro calls this for `f.shift(mu, k)`
+    /// on the CPU backend): a nearest neighbour from the lattice's table, other distances
+    /// computed.
+    ///
+    /// # Panics
+    /// If `mu` is not a direction, or the shift leaves the halo of a split lattice's part:
+    /// the call then fails with `Error::BodyPanicked`.
+    #[inline(always)]
+    pub fn hop(&self, site: usize, mu: impl ShiftArg, k: impl ShiftArg) -> usize {
+        let (m, d) = (mu.to_i64(), k.to_i64());
+        if d == 1 || d == -1 {
+            if let Some(j) = self.hops.get(site, m as usize, d < 0) {
+                return j;
+            }
+        }
+        shift_site(&self.lattice, site, m, d)
     }
 
     /// The element of site `j`.
@@ -106,13 +129,12 @@ macro_rules! shift_arg {
 }
 shift_arg!(usize, u64, u32, u16, u8, isize, i64, i32, i16, i8);
 
-/// The site `k` steps from `site` along `mu` (the macro calls this for `f.shift(mu, k)` on
-/// the CPU backend).
+/// The site `k` steps from `site` along `mu`, computed from coordinates.
 ///
 /// # Panics
 /// If `mu` is not a direction: the call then fails with `Error::BodyPanicked`.
 #[inline(always)]
-pub fn shift_site(lat: &Lattice, site: usize, mu: impl ShiftArg, k: impl ShiftArg) -> usize {
+fn shift_site(lat: &Lattice, site: usize, mu: impl ShiftArg, k: impl ShiftArg) -> usize {
     let mu = mu.to_i64();
     assert!(
         (0..4).contains(&mu),
@@ -154,6 +176,7 @@ impl<T: Element, L: Layout> ShiftCapture for Field<T, L> {
         FieldShifted {
             read: self.read_arg(),
             lattice: lat,
+            table: None,
         }
     }
 }
@@ -193,10 +216,12 @@ impl<'a, T: Element, L: Layout> CaptureArg for FieldShifted<'a, T, L> {
 
     fn host_view(&mut self, sites: &Range<usize>) -> Result<ShiftView<T, L>> {
         let len = self.read.field_len().unwrap_or(0);
+        self.table = neighbours::table(&self.lattice);
         Ok(ShiftView {
             ptr: self.read.host_view(sites)?,
             len,
             lattice: self.lattice,
+            hops: self.table.as_ref().map_or(Hops::NONE, |t| t.hops()),
             _layout: PhantomData,
         })
     }
