@@ -16,12 +16,50 @@ use std::fmt::Write;
 /// The bytes of the smallest element worth staging (a `Complex<f64>` or a `ColorVector`).
 const MIN_STAGED_BYTES: usize = 16;
 
-/// A staged field: its C++ name, scalar, element type, components and access.
-type StagedField<'a> = (&'a str, &'a str, &'a str, usize, Option<bool>);
+/// An AoS field worth staging.
+struct StagedField<'a> {
+    /// Its C++ name.
+    name: &'a str,
+    scalar: &'a str,
+    element: &'a str,
+    components: usize,
+    /// `None` read, `Some(true)` read and written, `Some(false)` written only.
+    write: Option<bool>,
+    /// Its offset in a thread's share of the buffer (bytes).
+    offset: usize,
+}
 
-/// The AoS fields of `kinds` worth staging.
-fn staged_fields<'a>(site: &'a SiteInfo, kinds: &'a [CaptureKind]) -> Vec<StagedField<'a>> {
-    kinds
+impl StagedField<'_> {
+    fn read(&self) -> bool {
+        self.write != Some(false)
+    }
+
+    fn written(&self) -> bool {
+        self.write.is_some()
+    }
+
+    /// Its part of the warp's buffer, which starts at 32 × its offset: a multiple of 128
+    /// bytes, so every part starts 16-byte aligned.
+    fn part(&self) -> String {
+        format!(
+            "reinterpret_cast<{}*>(ongpu_warp_stage + {})",
+            self.scalar,
+            32 * self.offset
+        )
+    }
+}
+
+/// The AoS fields of `kinds` worth staging, and the bytes of a thread's share of the
+/// buffer. A warp's buffer is 32 shares; every field has a part of its own, so that its
+/// copies are in flight together: on an H200 a part per field beat one part reused for each
+/// field in turn (f64 AoS `x += y * z`: 3916 against 3762 GB/s with 128 threads a block,
+/// 3838 against 2985 with 256).
+fn staged_fields<'a>(
+    site: &'a SiteInfo,
+    kinds: &'a [CaptureKind],
+) -> (Vec<StagedField<'a>>, usize) {
+    let mut share = 0;
+    let fields = kinds
         .iter()
         .zip(site.cuda_names)
         .filter_map(|(kind, name)| match kind {
@@ -33,68 +71,49 @@ fn staged_fields<'a>(site: &'a SiteInfo, kinds: &'a [CaptureKind]) -> Vec<Staged
                 write,
                 ..
             } if layout == "ongpu::AoS" => {
-                let bytes = match *scalar {
-                    "float" => 4,
-                    "double" => 8,
-                    _ => return None,
-                };
-                (components * bytes >= MIN_STAGED_BYTES).then_some((
-                    *name,
-                    *scalar,
-                    element.as_str(),
-                    *components,
-                    *write,
-                ))
+                let bytes = components
+                    * match *scalar {
+                        "float" => 4,
+                        "double" => 8,
+                        _ => return None,
+                    };
+                if bytes < MIN_STAGED_BYTES {
+                    return None;
+                }
+                let offset = share;
+                share += bytes;
+                Some(StagedField {
+                    name,
+                    scalar,
+                    element: element.as_str(),
+                    components: *components,
+                    write: *write,
+                    offset,
+                })
             }
             _ => None,
         })
-        .collect()
-}
-
-/// Each staged field's offset in a thread's share of the buffer (bytes), and the share's
-/// bytes. A warp's buffer is 32 shares, field k's part at 32 × its offset: a multiple of
-/// 128 bytes, so every part starts 16-byte aligned. Every field has a part of its own: its
-/// copies are in flight together, and on an H200 a part per field beat one part reused for
-/// each field in turn (f64 AoS `x += y * z`: 3916 against 3762 GB/s with 128 threads a
-/// block, 3838 against 2985 with 256).
-fn buffer(fields: &[StagedField<'_>]) -> (Vec<usize>, usize) {
-    let mut offsets = Vec::with_capacity(fields.len());
-    let mut total = 0;
-    for (_, scalar, _, c, _) in fields {
-        offsets.push(total);
-        total += c * if *scalar == "double" { 8 } else { 4 };
-    }
-    (offsets, total)
+        .collect();
+    (fields, share)
 }
 
 /// Shared memory per thread that the staged loop of `site` over `kinds` needs (0: no field
 /// is worth staging, and the kernel has no staged loop).
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub fn bytes_per_thread(site: &SiteInfo, kinds: &[CaptureKind]) -> usize {
-    let fields = staged_fields(site, kinds);
-    if fields.is_empty() {
-        return 0;
-    }
-    buffer(&fields).1
+    staged_fields(site, kinds).1
 }
 
 /// The staged loop of `site` over `kinds` (which runs every site), or `None` if no field is
 /// worth staging. Each warp runs over its own runs of sites: read fields are copied into the
 /// warp's parts before the body and written ones out after it, with `__syncwarp` between.
 pub fn staged_loop(site: &SiteInfo, kinds: &[CaptureKind]) -> Option<String> {
-    let fields = staged_fields(site, kinds);
+    let (fields, share) = staged_fields(site, kinds);
     if fields.is_empty() {
         return None;
     }
-    let names: Vec<&str> = fields.iter().map(|f| f.0).collect();
+    let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
     let parts = super::source::site_parts_supplied(site, kinds, &names);
-    let (offsets, share) = buffer(&fields);
-    let part = |k: usize, scalar: &str| {
-        format!(
-            "reinterpret_cast<{scalar}*>(ongpu_warp_stage + {})",
-            32 * offsets[k]
-        )
-    };
     let mut s = String::new();
     let _ = write!(
         s,
@@ -112,30 +131,29 @@ pub fn staged_loop(site: &SiteInfo, kinds: &[CaptureKind]) -> Option<String> {
          const unsigned long long ongpu_run = ongpu_begin + ongpu_base;\n  \
          [[maybe_unused]] const unsigned long long ongpu_site = ongpu_run + (ongpu_live ? ongpu_lane : 0);\n",
     );
-    for (k, (name, scalar, _, c, write)) in fields.iter().enumerate() {
-        if *write != Some(false) {
-            let _ = writeln!(
-                s,
-                "  ongpu::stage_in<{scalar}, {}>({}, ongpu_p_{name} + ongpu_run * {c}, ongpu_count * {c}, ongpu_lane, ongpu_lanes);",
-                write.is_none(),
-                part(k, scalar)
-            );
-        }
+    let read: Vec<&StagedField> = fields.iter().filter(|f| f.read()).collect();
+    let written: Vec<&StagedField> = fields.iter().filter(|f| f.written()).collect();
+    for f in &read {
+        let (name, scalar, c) = (f.name, f.scalar, f.components);
+        let _ = writeln!(
+            s,
+            "  ongpu::stage_in<{scalar}, {}>({}, ongpu_p_{name} + ongpu_run * {c}, ongpu_count * {c}, ongpu_lane, ongpu_lanes);",
+            f.write.is_none(),
+            f.part()
+        );
     }
     s.push_str("  __syncwarp(ongpu_mask);\n");
-    for (k, (name, scalar, element, _, write)) in fields.iter().enumerate() {
-        if *write != Some(false) {
-            let _ = writeln!(
-                s,
-                "  const {element} ongpu_in_{name} = ongpu::load<ongpu::AoS, {element} >({}, ongpu_lane, 0);",
-                part(k, scalar)
-            );
-        }
+    for f in &read {
+        let _ = writeln!(
+            s,
+            "  const {element} ongpu_in_{name} = ongpu::load<ongpu::AoS, {element} >({}, ongpu_lane, 0);",
+            f.part(),
+            element = f.element,
+            name = f.name,
+        );
     }
-    for (name, _, element, _, write) in &fields {
-        if write.is_some() {
-            let _ = writeln!(s, "  {element} ongpu_out_{name}{{}};");
-        }
+    for f in &written {
+        let _ = writeln!(s, "  {} ongpu_out_{}{{}};", f.element, f.name);
     }
     s.push_str("  if (ongpu_live) {\n");
     for line in parts.loads.lines() {
@@ -150,26 +168,24 @@ pub fn staged_loop(site: &SiteInfo, kinds: &[CaptureKind]) -> Option<String> {
         let _ = writeln!(s, "    {line}");
     }
     s.push_str("  }\n");
-    let written: Vec<usize> = (0..fields.len())
-        .filter(|&k| fields[k].4.is_some())
-        .collect();
-    for &k in &written {
-        let (name, scalar, element, ..) = fields[k];
+    for f in &written {
         let _ = writeln!(
             s,
             "  if (ongpu_live) ongpu::store<ongpu::AoS, {element} >({}, ongpu_lane, 0, ongpu_out_{name});",
-            part(k, scalar)
+            f.part(),
+            element = f.element,
+            name = f.name,
         );
     }
     if !written.is_empty() {
         s.push_str("  __syncwarp(ongpu_mask);\n");
     }
-    for &k in &written {
-        let (name, scalar, _, c, _) = fields[k];
+    for f in &written {
+        let (name, scalar, c) = (f.name, f.scalar, f.components);
         let _ = writeln!(
             s,
             "  ongpu::stage_out<{scalar}>(ongpu_p_{name} + ongpu_run * {c}, {}, ongpu_count * {c}, ongpu_lane, ongpu_lanes);",
-            part(k, scalar)
+            f.part()
         );
     }
     // The next run's copies must not overwrite what this one still reads.
