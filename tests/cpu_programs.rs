@@ -59,3 +59,35 @@ fn groups_of_sites_cover_every_site_once() {
         run::<AoS, AoS>(n);
     }
 }
+
+/// The CPU backend's loops are compiled for several vector widths (`ongpu::CpuVectors`), the
+/// widest the host has chosen at run time: every program gives the same bits under each
+/// width the host has, and a width it lacks is refused.
+#[test]
+fn every_vector_width_gives_the_same_bits() {
+    use ongpu::CpuVectors;
+    let all = [CpuVectors::Baseline, CpuVectors::Avx2, CpuVectors::Avx512];
+    let best = CpuVectors::host_best();
+    for (name, program) in programs::all() {
+        let mut first: Option<Vec<Vec<u64>>> = None;
+        for &v in all.iter().filter(|&&v| v <= best) {
+            ongpu::set_cpu_vectors(v).unwrap();
+            let bits: Vec<Vec<u64>> = with_backend(Backend::Cpu, program)
+                .iter()
+                .map(|o| o.got.iter().map(|x| x.to_bits()).collect())
+                .collect();
+            match &first {
+                None => first = Some(bits),
+                Some(want) => assert!(*want == bits, "{name}: {v:?} differs from the baseline"),
+            }
+        }
+    }
+    for &v in all.iter().filter(|&&v| v > best) {
+        assert!(ongpu::set_cpu_vectors(v).is_err(), "{v:?} accepted");
+    }
+    ongpu::set_cpu_vectors(best).unwrap();
+    assert_eq!(ongpu::cpu_vectors(), best);
+    if best == CpuVectors::Baseline {
+        eprintln!("note: this host has only the baseline vectors; no other width was compared");
+    }
+}

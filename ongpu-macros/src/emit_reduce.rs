@@ -68,6 +68,9 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
             __ongpu_count,
             __ongpu_tpb,
             #args,
+            // Inlined into the CPU backend's loop, which is compiled for the host's widest
+            // vectors (a call out of it would run the body at the baseline's width).
+            #[inline(always)]
             // Lattice code indexes element arrays by direction: `for mu in 0..4 { u[mu] }`.
             #[allow(clippy::needless_range_loop)]
             |#site_var: usize, #pats| {

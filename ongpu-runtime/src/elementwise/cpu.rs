@@ -3,6 +3,7 @@
 //! buffers, so that the compiler can vectorise the body across the sites of a group.
 
 use crate::capture::{lcm, Captures};
+use crate::cpu_vectors::{cpu_vectors, run_with};
 use crate::error::{catch_body, panic_message, Error, Result};
 use crate::field::site_io::LANES;
 use crate::launch::site::CallSite;
@@ -41,6 +42,62 @@ where
         .map_or(s0, |l| s0 + l)
 }
 
+/// Runs `body` for the sites `start..end`: lone sites one by one, whole groups of
+/// [`LANES`] sites gathered, run lane by lane and scattered. `at` is where a panic happened:
+/// the site, or the first site of the group of lanes (`Place::Group`), which is found again
+/// after the panic (see `panicking_lane`), so that the lane loop keeps no per-site
+/// bookkeeping and stays vectorisable.
+///
+/// # Safety
+/// `start..end` are sites the views were made for, which no other thread touches.
+#[inline(always)]
+unsafe fn run_sites<C, F>(views: &C::HostViews, body: &F, start: usize, end: usize, at: &mut Place)
+where
+    C: Captures,
+    F: Fn(usize, C::Sites) -> C::Sites + Sync,
+{
+    let run_one = |s: usize, at: &mut Place| {
+        *at = Place::Site(s);
+        // SAFETY: `s` is one of this task's sites (see the function's contract).
+        unsafe {
+            let out = body(s, C::load(views, s));
+            C::store(views, s, out);
+        }
+    };
+    // Sites before the first whole group (a subset may start inside one) one by one.
+    let head = if C::GROUPS_PAY {
+        start.next_multiple_of(LANES).min(end)
+    } else {
+        end
+    };
+    for s in start..head {
+        run_one(s, at);
+    }
+    // Whole groups of LANES sites: gather, run the body lane by lane, scatter. Counted in
+    // groups, so that the compiler sees each group start on a multiple of LANES (whole
+    // layout blocks: the gathers and scatters become fixed-size copies).
+    let mut group = head / LANES;
+    while C::GROUPS_PAY && (group + 1) * LANES <= end {
+        let s0 = group * LANES;
+        *at = Place::Group(s0);
+        // SAFETY: `s0 + LANES <= end` and these are this task's sites; every lane is set
+        // before the store.
+        unsafe {
+            let mut lanes = C::load_lanes(views, s0);
+            for l in 0..LANES {
+                let out = body(s0 + l, C::lane(&lanes, l));
+                C::set_lane(&mut lanes, l, out);
+            }
+            C::store_lanes(views, s0, &lanes);
+        }
+        group += 1;
+    }
+    // The remaining sites one by one.
+    for s in (group * LANES).max(head)..end {
+        run_one(s, at);
+    }
+}
+
 /// Runs `body` for the sites of `sites`.
 pub(crate) fn run<C, F>(site: &CallSite, sites: &Range<usize>, caps: &mut C, body: &F) -> Result<()>
 where
@@ -59,51 +116,20 @@ where
     // message; once one is found, chunks not yet started are skipped.
     let panicked: Mutex<Option<(usize, String)>> = Mutex::new(None);
     let stop = AtomicBool::new(false);
-    // `at` is where a panic happened: the site, or the first site of the group of lanes
-    // (`Place::Group`), which is found again after the panic (see `panicking_lane`), so that
-    // the lane loop keeps no per-site bookkeeping and stays vectorisable.
-    let run_one = |s: usize, at: &mut Place| {
-        *at = Place::Site(s);
-        // SAFETY: `s` is one of the sites the views were made for, and only this task's.
-        unsafe {
-            let out = body(s, C::load(&views, s));
-            C::store(&views, s, out);
-        }
-    };
+    // The loops are compiled for the host's widest vectors (see `cpu_vectors`); the closure
+    // and everything it calls down to the body are inlined into the copy of `run_with`
+    // built for them.
+    let vectors = cpu_vectors();
     let run_range = |start: usize, end: usize, at: &mut Place| {
-        // Sites before the first whole group (a subset may start inside one) one by one.
-        let head = if C::GROUPS_PAY {
-            start.next_multiple_of(LANES).min(end)
-        } else {
-            end
-        };
-        for s in start..head {
-            run_one(s, at);
-        }
-        // Whole groups of LANES sites: gather, run the body lane by lane, scatter. Counted
-        // in groups, so that the compiler sees each group start on a multiple of LANES
-        // (whole layout blocks: the gathers and scatters become fixed-size copies).
-        let mut group = head / LANES;
-        while C::GROUPS_PAY && (group + 1) * LANES <= end {
-            let s0 = group * LANES;
-            *at = Place::Group(s0);
-            // SAFETY: `s0 + LANES <= end` and the views were made for these sites; every lane is
-            // set before the store. Tasks own disjoint site ranges, so no two threads touch
-            // the same site (see `HostPtr`).
-            unsafe {
-                let mut lanes = C::load_lanes(&views, s0);
-                for l in 0..LANES {
-                    let out = body(s0 + l, C::lane(&lanes, l));
-                    C::set_lane(&mut lanes, l, out);
-                }
-                C::store_lanes(&views, s0, &lanes);
-            }
-            group += 1;
-        }
-        // The remaining sites one by one.
-        for s in (group * LANES).max(head)..end {
-            run_one(s, at);
-        }
+        run_with(
+            vectors,
+            #[inline(always)]
+            || {
+                // SAFETY: `start..end` is a chunk of `sites`, for which the views were made,
+                // and only this task's.
+                unsafe { run_sites::<C, F>(&views, body, start, end, at) }
+            },
+        )
     };
     // Runs one chunk, catching a panic of the body (which is not printed: it is the error).
     let run_chunk = |start: usize, end: usize| {

@@ -5,6 +5,7 @@
 
 use super::Reduction;
 use crate::capture::Captures;
+use crate::cpu_vectors::{cpu_vectors, run_with};
 use crate::error::{catch_body, panic_message, Error, Result};
 use crate::launch::site::CallSite;
 use std::ops::Range;
@@ -52,6 +53,7 @@ where
     // message; once one is found, chunks not yet started are skipped.
     let panicked: Mutex<Option<(usize, String)>> = Mutex::new(None);
     let stop = AtomicBool::new(false);
+    let vectors = cpu_vectors();
     let chunk_value = |c: usize| {
         if stop.load(Ordering::Relaxed) {
             return Op::identity();
@@ -60,19 +62,28 @@ where
         let (begin, end) = (start + first, start + first + (n - first).min(chunk));
         let mut at = begin;
         // A panic of the body is caught (and not printed: it is the error).
+        // Compiled for the host's widest vectors, as element-wise calls are (the sum's order
+        // stays the sites' order, so the bits are those of every width).
         let outcome = catch_body(|| {
-            let mut acc = Op::identity();
-            for s in begin..end {
-                at = s;
-                // SAFETY: `s` is one of `sites`, for which the views were made. Chunks own disjoint
-                // site ranges, so no two threads touch the same site (see `HostPtr`).
-                unsafe {
-                    let (out, v) = body(s, C::load(&views, s));
-                    C::store(&views, s, out);
-                    acc = Op::add(acc, v);
-                }
-            }
-            acc
+            run_with(
+                vectors,
+                #[inline(always)]
+                || {
+                    let mut acc = Op::identity();
+                    for s in begin..end {
+                        at = s;
+                        // SAFETY: `s` is one of `sites`, for which the views were made. Chunks
+                        // own disjoint site ranges, so no two threads touch the same site (see
+                        // `HostPtr`).
+                        unsafe {
+                            let (out, v) = body(s, C::load(&views, s));
+                            C::store(&views, s, out);
+                            acc = Op::add(acc, v);
+                        }
+                    }
+                    acc
+                },
+            )
         });
         outcome.unwrap_or_else(|panic| {
             stop.store(true, Ordering::Relaxed);

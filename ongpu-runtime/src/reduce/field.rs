@@ -35,6 +35,7 @@ pub trait InnerProduct: Element {
     fn dot_wide(&self, other: &Self) -> Self::Dot;
 }
 
+#[inline(always)]
 fn norm2_of<S: Copy + Into<f64>>(c: &[S]) -> f64 {
     c.iter().fold(0.0, |acc, &x| {
         let x: f64 = x.into();
@@ -44,6 +45,7 @@ fn norm2_of<S: Copy + Into<f64>>(c: &[S]) -> f64 {
 
 /// `Σ conj(a_k) b_k` over components stored as (re, im) pairs, in the order of the CUDA
 /// twin `ongpu::dot_wide`.
+#[inline(always)]
 fn dot_of<S: Copy + Into<f64>>(a: &[S], b: &[S]) -> Complex<f64> {
     let (mut re, mut im) = (0.0, 0.0);
     for (x, y) in a.chunks_exact(2).zip(b.chunks_exact(2)) {
@@ -135,6 +137,7 @@ impl<T: Element, L: Layout> Field<T, L> {
             SiteCount::FromFields,
             None,
             (read(self),),
+            #[inline(always)]
             |_, (x,)| ((x,), x.norm2_wide()),
         )
     }
@@ -163,6 +166,7 @@ impl<T: Element, L: Layout> Field<T, L> {
             SiteCount::FromFields,
             None,
             (read(self), read(other)),
+            #[inline(always)]
             |_, (x, y)| ((x, y), x.dot_wide(&y)),
         )
     }
@@ -192,6 +196,7 @@ impl<T: Element, L: Layout> Field<T, L> {
             SiteCount::FromFields,
             None,
             (read(self),),
+            #[inline(always)]
             |_, (x,)| ((x,), x.norm2_wide()),
             dest,
         )
@@ -227,6 +232,7 @@ impl<T: Element, L: Layout> Field<T, L> {
             SiteCount::FromFields,
             None,
             (read(self), read(other)),
+            #[inline(always)]
             |_, (x, y)| ((x, y), x.dot_wide(&y)),
             dest,
         )
@@ -252,6 +258,7 @@ impl<T: Element, L: Layout> Field<T, L> {
             SiteCount::FromFields,
             None,
             (read(self),),
+            #[inline(always)]
             |_, (x,)| ((x,), x),
         )
     }
