@@ -134,7 +134,59 @@ fn a_panicking_body_is_an_error() {
     cpu(|| {
         let k: Field<i32> = Field::from_fn(20_000, |i| i as i32 - 10_000);
         let e = on_gpu!(sum: { 100 / k }).unwrap_err();
-        assert!(matches!(e, Error::BodyPanicked { .. }), "{e}");
+        // The site is found inside its group of 32 (which runs lane by lane).
+        assert!(
+            matches!(
+                e,
+                Error::BodyPanicked {
+                    index: Some(10_000),
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    });
+}
+
+/// The CPU backend adds each chunk's values in site order (whole groups of 32 sites run
+/// together and their values are added after the group, in the same order), and combines the
+/// chunks of 4096 sites in halves: with values whose order of addition shows, the sum is that
+/// order's bit for bit, on a count that is not a multiple of a group and on a subset.
+#[test]
+fn a_sum_adds_in_site_order_within_chunks() {
+    fn tree(parts: &[f64]) -> f64 {
+        match parts.len() {
+            0 => 0.0,
+            1 => parts[0],
+            k => tree(&parts[..k / 2]) + tree(&parts[k / 2..]),
+        }
+    }
+    fn in_order(xs: &[f64]) -> f64 {
+        let chunks: Vec<f64> = xs
+            .chunks(4096)
+            .map(|c| c.iter().fold(0.0, |a, &x| a + x))
+            .collect();
+        tree(&chunks)
+    }
+    cpu(|| {
+        let value =
+            |i: usize| [1e16, 1.0, -1e16, 0.5, 3.25, -7.0, 1e-3][i % 7] * (1.0 + i as f64 * 1e-9);
+        let n = 10_007;
+        let x: Field<f64> = Field::from_fn(n, value);
+        let got = on_gpu!(sum: { x }).unwrap();
+        let xs: Vec<f64> = (0..n).map(value).collect();
+        assert_eq!(
+            got.to_bits(),
+            in_order(&xs).to_bits(),
+            "{got} {}",
+            in_order(&xs)
+        );
+        // The odd sites of a lattice: a range that starts inside a group.
+        let lat = Lattice::new([6, 6, 6, 6]).unwrap();
+        let y: Field<f64> = Field::from_fn(lat.volume(), value);
+        let got = on_gpu!(sum: lat.odd(), { y }).unwrap();
+        let odd: Vec<f64> = (lat.volume() / 2..lat.volume()).map(value).collect();
+        assert_eq!(got.to_bits(), in_order(&odd).to_bits());
     });
 }
 

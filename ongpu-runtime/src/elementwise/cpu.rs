@@ -17,7 +17,7 @@ const CHUNK_SITES: usize = 4096;
 
 /// Where a chunk was when its body panicked.
 #[derive(Clone, Copy)]
-enum Place {
+pub(crate) enum Place {
     /// At this site (run alone).
     Site(usize),
     /// In the group of lanes starting at this site.
@@ -31,10 +31,13 @@ enum Place {
 /// # Safety
 /// As for `Captures::load_lanes`: `s0 .. s0 + LANES` are sites of the views that no other
 /// thread touches.
-unsafe fn panicking_lane<C, F>(views: &C::HostViews, s0: usize, body: &F) -> usize
+pub(crate) unsafe fn panicking_lane<C, R>(
+    views: &C::HostViews,
+    s0: usize,
+    body: impl Fn(usize, C::Sites) -> R,
+) -> usize
 where
     C: Captures,
-    F: Fn(usize, C::Sites) -> C::Sites + Sync,
 {
     let lanes = C::load_lanes(views, s0);
     (0..LANES)
@@ -143,7 +146,7 @@ where
             let at = match place {
                 Place::Site(s) => s,
                 // SAFETY: the group's sites are this task's, and the panic left them unstored.
-                Place::Group(s0) => unsafe { panicking_lane::<C, F>(&views, s0, body) },
+                Place::Group(s0) => unsafe { panicking_lane::<C, _>(&views, s0, body) },
             };
             let mut first = panicked.lock().unwrap_or_else(PoisonError::into_inner);
             if first.as_ref().map_or(true, |(s, _)| at < *s) {

@@ -1,7 +1,7 @@
 //! The entry point of an element-wise `on_gpu!`: checks the site count against the captured
 //! fields, then hands the call to the chosen backend.
 
-mod cpu;
+pub(crate) mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
 

@@ -6,8 +6,11 @@
 use super::Reduction;
 use crate::capture::Captures;
 use crate::cpu_vectors::{cpu_vectors, run_with};
+use crate::elementwise::cpu::{panicking_lane, Place};
 use crate::error::{catch_body, panic_message, Error, Result};
+use crate::field::site_io::LANES;
 use crate::launch::site::CallSite;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -26,6 +29,71 @@ fn tree<Op: Reduction<V>, V>(parts: &[Op::Acc]) -> Op::Acc {
             Op::combine(tree::<Op, V>(a), tree::<Op, V>(b))
         }
     }
+}
+
+/// The values of `body` over `begin..end` added in site order, storing the fields it writes:
+/// lone sites one by one, whole groups of [`LANES`] sites gathered and run lane by lane (so
+/// that the body vectorises across them, as in element-wise calls) with their values kept
+/// and added after the group, in the same order. `at` is where a panic happened.
+///
+/// # Safety
+/// `begin..end` are sites the views were made for, which no other thread touches.
+#[inline(always)]
+unsafe fn reduce_sites<Op, C, V, F>(
+    views: &C::HostViews,
+    body: &F,
+    begin: usize,
+    end: usize,
+    at: &mut Place,
+) -> Op::Acc
+where
+    Op: Reduction<V>,
+    C: Captures,
+    F: Fn(usize, C::Sites) -> (C::Sites, V),
+{
+    let mut acc = Op::identity();
+    let one = |s: usize, acc: &mut Op::Acc, at: &mut Place| {
+        *at = Place::Site(s);
+        // SAFETY: `s` is one of this task's sites (see the function's contract).
+        unsafe {
+            let (out, v) = body(s, C::load(views, s));
+            C::store(views, s, out);
+            *acc = Op::add(*acc, v);
+        }
+    };
+    let head = if C::GROUPS_PAY {
+        begin.next_multiple_of(LANES).min(end)
+    } else {
+        end
+    };
+    for s in begin..head {
+        one(s, &mut acc, at);
+    }
+    let mut group = head / LANES;
+    while C::GROUPS_PAY && (group + 1) * LANES <= end {
+        let s0 = group * LANES;
+        *at = Place::Group(s0);
+        let mut values = [const { MaybeUninit::<V>::uninit() }; LANES];
+        // SAFETY: `s0 + LANES <= end`: this task's sites; every lane is set before the store.
+        unsafe {
+            let mut lanes = C::load_lanes(views, s0);
+            for (l, value) in values.iter_mut().enumerate() {
+                let (out, v) = body(s0 + l, C::lane(&lanes, l));
+                C::set_lane(&mut lanes, l, out);
+                value.write(v);
+            }
+            C::store_lanes(views, s0, &lanes);
+        }
+        for v in values {
+            // SAFETY: every lane's value was written above.
+            acc = Op::add(acc, unsafe { v.assume_init() });
+        }
+        group += 1;
+    }
+    for s in (group * LANES).max(head)..end {
+        one(s, &mut acc, at);
+    }
+    acc
 }
 
 /// Reduces `body`'s values over `sites` (storing the fields it writes).
@@ -60,34 +128,30 @@ where
         }
         let first = c * chunk;
         let (begin, end) = (start + first, start + first + (n - first).min(chunk));
-        let mut at = begin;
-        // A panic of the body is caught (and not printed: it is the error).
-        // Compiled for the host's widest vectors, as element-wise calls are (the sum's order
-        // stays the sites' order, so the bits are those of every width).
+        let mut place = Place::Site(begin);
+        // A panic of the body is caught (and not printed: it is the error). Compiled for the
+        // host's widest vectors, as element-wise calls are (the sum's order stays the sites'
+        // order, so the bits are those of every width).
         let outcome = catch_body(|| {
             run_with(
                 vectors,
                 #[inline(always)]
                 || {
-                    let mut acc = Op::identity();
-                    for s in begin..end {
-                        at = s;
-                        // SAFETY: `s` is one of `sites`, for which the views were made. Chunks
-                        // own disjoint site ranges, so no two threads touch the same site (see
-                        // `HostPtr`).
-                        unsafe {
-                            let (out, v) = body(s, C::load(&views, s));
-                            C::store(&views, s, out);
-                            acc = Op::add(acc, v);
-                        }
-                    }
-                    acc
+                    // SAFETY: `begin..end` are sites of `sites`, for which the views were
+                    // made. Chunks own disjoint site ranges, so no two threads touch the same
+                    // site (see `HostPtr`).
+                    unsafe { reduce_sites::<Op, C, V, F>(&views, body, begin, end, &mut place) }
                 },
             )
         });
         outcome.unwrap_or_else(|panic| {
             stop.store(true, Ordering::Relaxed);
             let message = panic_message(&*panic);
+            let at = match place {
+                Place::Site(s) => s,
+                // SAFETY: the group's sites are this task's, and the panic left them unstored.
+                Place::Group(s0) => unsafe { panicking_lane::<C, _>(&views, s0, body) },
+            };
             let mut found = panicked.lock().unwrap_or_else(PoisonError::into_inner);
             if found.as_ref().map_or(true, |(s, _)| at < *s) {
                 *found = Some((at, message));
