@@ -321,12 +321,12 @@ impl<'a, T: Element, L: Layout> CaptureArg for FieldRead<'a, T, L> {
     #[inline(always)]
     unsafe fn store(_: &Self::HostView, _: usize, _: T) {}
 
-    type Lanes = site_io::Lanes<T>;
+    type Lanes = site_io::ReadLanes<T, L>;
     const GROUPS_PAY: bool = L::SITES_CONTIGUOUS || T::COMPONENTS == 1;
 
     #[inline(always)]
     unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {
-        site_io::gather::<T, L>(view.ptr, s0, view.stride)
+        site_io::ReadLanes::new(view.ptr, s0, view.stride)
     }
 
     #[inline(always)]

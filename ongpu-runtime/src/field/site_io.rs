@@ -109,6 +109,74 @@ impl<T: Element> Lanes<T> {
     }
 }
 
+/// True when the layout stores each group of [`LANES`] sites (from a multiple of `LANES`)
+/// exactly as a [`Lanes`] buffer holds them: `AoSoA<32>`, and any layout for elements of one
+/// component. A read-only field's group is then read where it lies, without a copy. (Checked
+/// on the layout's own index, which the compiler folds to a constant.)
+#[inline(always)]
+fn groups_in_place<T: Element, L: Layout>() -> bool {
+    let comps = T::COMPONENTS;
+    let stride = 2 * LANES;
+    [0, 1, LANES - 1].iter().all(|&l| {
+        [0, comps - 1].iter().all(|&c| {
+            (0..2).all(|b| {
+                L::index(b * LANES + l, c, comps, stride) == b * LANES * comps + c * LANES + l
+            })
+        })
+    })
+}
+
+/// The elements of a group of [`LANES`] sites of a field the call only reads: the storage's
+/// own block where the layout keeps it as a buffer would ([`groups_in_place`]), a gathered
+/// copy otherwise.
+pub struct ReadLanes<T: Element, L: Layout> {
+    copy: Lanes<T>,
+    /// The group's first scalar in the storage (in place), or null (the copy).
+    at: *const T::Scalar,
+    _layout: std::marker::PhantomData<L>,
+}
+
+impl<T: Element, L: Layout> ReadLanes<T, L> {
+    /// Sites `s0 .. s0 + LANES` of `storage`.
+    ///
+    /// # Safety
+    /// As for [`gather`], `s0` a multiple of `LANES`, and the storage unwritten while the
+    /// group is read.
+    #[inline(always)]
+    pub(crate) unsafe fn new(storage: *const T::Scalar, s0: usize, stride: usize) -> Self {
+        if groups_in_place::<T, L>() {
+            ReadLanes {
+                copy: Lanes::uninit(),
+                at: storage.add(L::index(s0, 0, T::COMPONENTS, stride)),
+                _layout: std::marker::PhantomData,
+            }
+        } else {
+            ReadLanes {
+                copy: gather::<T, L>(storage, s0, stride),
+                at: std::ptr::null(),
+                _layout: std::marker::PhantomData,
+            }
+        }
+    }
+
+    /// The element of lane `l`.
+    ///
+    /// # Safety
+    /// `l < LANES`.
+    #[inline(always)]
+    pub(crate) unsafe fn get(&self, l: usize) -> T {
+        if !groups_in_place::<T, L>() {
+            return self.copy.get(l);
+        }
+        let mut v = T::zeroed();
+        for (c, slot) in components_mut(&mut v).iter_mut().enumerate() {
+            // SAFETY: the group's block holds `COMPONENTS * LANES` scalars from `at`.
+            *slot = *self.at.add(c * LANES + l);
+        }
+        v
+    }
+}
+
 /// Gathers sites `s0 .. s0 + LANES` of `storage` into a buffer.
 ///
 /// # Safety
@@ -143,4 +211,52 @@ pub(crate) unsafe fn scatter<T: Element, L: Layout>(
     lanes: &Lanes<T>,
 ) {
     L::scatter(storage, s0, T::COMPONENTS, stride, lanes.scalars(), LANES);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{AoS, AoSoA, SoA};
+    use crate::types::{ColorMatrix, ColorVector};
+
+    #[test]
+    fn groups_are_read_in_place_exactly_where_a_block_is_a_lane_buffer() {
+        assert!(groups_in_place::<ColorMatrix<f32>, AoSoA<32>>());
+        assert!(groups_in_place::<ColorVector<f64>, AoSoA<32>>());
+        assert!(!groups_in_place::<ColorVector<f64>, AoSoA<16>>());
+        assert!(!groups_in_place::<ColorVector<f64>, AoSoA<64>>());
+        assert!(!groups_in_place::<ColorVector<f64>, SoA>());
+        assert!(!groups_in_place::<ColorVector<f64>, AoS>());
+        for one in [
+            groups_in_place::<f32, AoS>(),
+            groups_in_place::<f32, SoA>(),
+            groups_in_place::<f64, AoSoA<8>>(),
+        ] {
+            assert!(one);
+        }
+    }
+
+    #[test]
+    fn a_group_read_in_place_gives_the_gathered_elements() {
+        type T = ColorVector<f32>;
+        let sites = 96;
+        let stride = AoSoA::<32>::padded_len(sites);
+        let storage: Vec<f32> = (0..stride * T::COMPONENTS).map(|i| i as f32).collect();
+        for s0 in [0, 32, 64] {
+            // SAFETY: 96 sites of storage, groups from multiples of 32.
+            let (in_place, copied) = unsafe {
+                (
+                    ReadLanes::<T, AoSoA<32>>::new(storage.as_ptr(), s0, stride),
+                    gather::<T, AoSoA<32>>(storage.as_ptr(), s0, stride),
+                )
+            };
+            for l in 0..LANES {
+                // SAFETY: l < LANES; every lane of the copy was gathered.
+                let (a, b) = unsafe { (in_place.get(l), copied.get(l)) };
+                let want: T = get::<T, AoSoA<32>>(&storage, s0 + l, stride);
+                assert_eq!(a, want);
+                assert_eq!(b, want);
+            }
+        }
+    }
 }
