@@ -8,7 +8,7 @@ use crate::data::{self, Input, Prec};
 use crate::report::{Kernel, Measurement, Side};
 use crate::{median, ours, BenchResult, Options};
 use ongpu::prelude::*;
-use ongpu::{with_backend, Backend, Element, Layout};
+use ongpu::{with_backend, AoSoA, Backend, Element, Layout};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -45,6 +45,12 @@ where
         ))
     })?;
     drop((x, y, z));
+    // The hand-vectorised reference, in its own AoSoA<32> storage: beside ours in that layout.
+    let hand = if L::name() == AoSoA::<32>::name() {
+        Some(hand::<T>(opts, n)?)
+    } else {
+        None
+    };
 
     // The earlier ceiling reads and writes 2 elements a site (as counted); the ceiling
     // copies 4/3 of one, moving 4 with write-allocate.
@@ -62,11 +68,46 @@ where
         seconds,
         rel_err,
     };
-    Ok(vec![
+    let mut ms = vec![
         m(Kernel::Ours, t_ours, Some(err)),
         m(Kernel::Copy, t_copy, None),
         m(Kernel::Ceiling, t_ceiling, None),
-    ])
+    ];
+    if let Some((t, err)) = hand {
+        ms.push(m(Kernel::Hand, t, Some(err)));
+    }
+    Ok(ms)
+}
+
+/// Checks and times the hand-vectorised reference (`cpu_hand`) at `n` sites: (seconds, error).
+fn hand<T: Prec>(opts: &Options, n: usize) -> BenchResult<(f64, f64)>
+where
+    ColorMatrix<T>: Element,
+{
+    let seed = opts.seed;
+    let make = |input| -> Vec<T> {
+        let elements: Vec<ColorMatrix<T>> = (0..n)
+            .into_par_iter()
+            .map(|s| data::site_matrix::<T>(seed, input, s))
+            .collect();
+        crate::cpu_hand::to_blocks(&elements)
+    };
+    let (y, z, mut x) = (make(Input::Y), make(Input::Z), make(Input::X));
+    crate::cpu_hand::run(&mut x, &y, &z);
+    let err = data::relative_error(seed, &crate::cpu_hand::from_blocks(&x, n));
+    crate::check(
+        "hand-vectorised (CPU)",
+        T::NAME,
+        "AoSoA<32>",
+        n,
+        err,
+        T::TOLERANCE,
+    )?;
+    let t = time(opts.reps, &mut || {
+        crate::cpu_hand::run(&mut x, &y, &z);
+        Ok(())
+    })?;
+    Ok((t, err))
 }
 
 /// Median seconds of a parallel copy of `reals` values of `T` between two host vectors.

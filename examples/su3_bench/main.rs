@@ -17,6 +17,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod cpu;
+mod cpu_hand;
 mod data;
 #[cfg(feature = "cuda")]
 mod gpu;
