@@ -208,12 +208,12 @@ pub use ongpu_macros::kernel;
 
 pub use ongpu_runtime::{
     backend, bounds_checks, codegen, cpu_vectors, cuda_available, in_stream_scope, math,
-    set_cpu_vectors, synchronize, with_backend, with_bounds_checks, AoS, AoSoA, Backend,
-    ColorMatrix, ColorVector, Complex, CpuVectors, DeviceScalar, Devices, Dim3, Element, Error,
-    Event, Field, Graph, GraphLoop, HostMut, Lattice, LaunchShape, Layout, Location, LoopTest,
-    LoopValue, Norm2, Philox, ProcessGrid, Real, RealKind, Residency, Result, Scalar, ScalarRead,
-    SoA, Space, SpaceField, SpaceSubset, SplitField, SplitLattice, SplitRead, SplitShifted,
-    SplitSubset, SplitWrite, Storage, Stream, Subset, TimesI, Transfers,
+    set_cpu_vectors, synchronize, with_backend, with_bounds_checks, with_cpu_vectors, AoS, AoSoA,
+    Backend, ColorMatrix, ColorVector, Complex, CpuVectors, DeviceScalar, Devices, Dim3, Element,
+    Error, Event, Field, Graph, GraphLoop, HostMut, Lattice, LaunchShape, Layout, Location,
+    LoopTest, LoopValue, Norm2, Philox, ProcessGrid, Real, RealKind, Residency, Result, Scalar,
+    ScalarRead, SoA, Space, SpaceField, SpaceSubset, SplitField, SplitLattice, SplitRead,
+    SplitShifted, SplitSubset, SplitWrite, Storage, Stream, Subset, TimesI, Transfers,
 };
 pub use ongpu_runtime::{bf16, f16, CastReal, Precision, StorageReal};
 pub use ongpu_runtime::{ExactSum, InnerProduct, MinMax, Summable};

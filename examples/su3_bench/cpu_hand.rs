@@ -2,11 +2,11 @@
 //! Rust programmer vectorises it by hand: blocks of 32 sites, every operation a loop over
 //! the 32 lanes of one component (contiguous, so each is a few vector instructions), the
 //! product of a row and a column kept in lane arrays, blocks on rayon threads, and the loops
-//! compiled for AVX-512, AVX2+FMA or the baseline, the widest the host has (the same
-//! instructions `on_gpu!` may use: no FMA contraction, which Rust never makes on its own).
+//! compiled for the width `on_gpu!` uses (`ongpu::with_cpu_vectors`: AVX-512, AVX2+FMA or
+//! the baseline, the widest the host has; no FMA contraction, which Rust never makes on its
+//! own).
 
 use ongpu::prelude::*;
-use ongpu::CpuVectors;
 use rayon::prelude::*;
 
 /// Lanes of a block.
@@ -71,48 +71,18 @@ where
     }
 }
 
-/// Runs `f` compiled for `vectors` (which the host must have).
-#[inline(always)]
-fn with_vectors(vectors: CpuVectors, f: impl FnOnce()) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f,avx2,fma")]
-        unsafe fn avx512(f: impl FnOnce()) {
-            f()
-        }
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn avx2(f: impl FnOnce()) {
-            f()
-        }
-        match vectors {
-            // SAFETY: `ongpu::cpu_vectors()` names only instructions the host has.
-            CpuVectors::Avx512 => unsafe { avx512(f) },
-            // SAFETY: as above.
-            CpuVectors::Avx2 => unsafe { avx2(f) },
-            CpuVectors::Baseline => f(),
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = vectors;
-        f()
-    }
-}
-
 /// `x += y * z` over every block, 64 blocks a rayon task, at the width `on_gpu!` uses.
 pub fn run<T>(x: &mut [T], y: &[T], z: &[T])
 where
     T: Copy + Default + Send + Sync + std::ops::Add<Output = T> + std::ops::Sub<Output = T>,
     T: std::ops::Mul<Output = T>,
 {
-    let vectors = ongpu::cpu_vectors();
     let task = 64 * BLOCK;
     x.par_chunks_mut(task)
         .zip(y.par_chunks(task))
         .zip(z.par_chunks(task))
         .for_each(|((x, y), z)| {
-            with_vectors(
-                vectors,
+            ongpu::with_cpu_vectors(
                 #[inline(always)]
                 || {
                     for ((x, y), z) in x

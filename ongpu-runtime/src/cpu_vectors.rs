@@ -122,6 +122,16 @@ pub fn set_cpu_vectors(vectors: CpuVectors) -> Result<()> {
     Ok(())
 }
 
+/// Runs `f` compiled for the vector instructions the CPU backend uses ([`cpu_vectors`]), as
+/// the backend runs bodies: for host code written to vectorise (loops over lanes), so that
+/// it gets the host's width without a `target-cpu` flag. `f`, and what it calls down to the
+/// arithmetic, must be `#[inline(always)]` (a closure: mark it so at the call) for the width
+/// to reach it. Every width computes the same bits.
+#[inline(always)]
+pub fn with_cpu_vectors<R>(f: impl FnOnce() -> R) -> R {
+    run_with(cpu_vectors(), f)
+}
+
 /// Runs `f` compiled for `vectors`: `f` is inlined into a copy of this function built for
 /// those instructions (so `f` and what it inlines must be `#[inline(always)]` down to the
 /// arithmetic for the width to reach it).
