@@ -418,26 +418,17 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for FieldWrite<'a, 
         site_io::store::<T, L>(view.ptr, s, view.stride, value)
     }
 
-    type Lanes = site_io::Lanes<T>;
+    type Lanes = site_io::WriteLanes<T, L, LOAD>;
     const GROUPS_PAY: bool = L::SITES_CONTIGUOUS || T::COMPONENTS == 1;
 
     #[inline(always)]
     unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {
-        if LOAD {
-            site_io::gather::<T, L>(view.ptr, s0, view.stride)
-        } else {
-            // Never read: the body assigns it whole first, and `lane` gives zeros.
-            site_io::Lanes::uninit()
-        }
+        site_io::WriteLanes::new(view.ptr, s0, view.stride)
     }
 
     #[inline(always)]
     unsafe fn lane(lanes: &Self::Lanes, l: usize) -> T {
-        if LOAD {
-            lanes.get(l)
-        } else {
-            T::zeroed()
-        }
+        lanes.get(l)
     }
 
     #[inline(always)]
@@ -447,7 +438,7 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for FieldWrite<'a, 
 
     #[inline(always)]
     unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes) {
-        site_io::scatter::<T, L>(view.ptr, s0, view.stride, lanes)
+        lanes.store(view.ptr, s0, view.stride)
     }
 
     #[cfg(feature = "cuda")]

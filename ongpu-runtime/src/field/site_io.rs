@@ -177,6 +177,87 @@ impl<T: Element, L: Layout> ReadLanes<T, L> {
     }
 }
 
+/// The elements of a group of [`LANES`] sites of a field the call writes (`LOAD`: it also
+/// reads their old values). A field written whole (`!LOAD`) whose layout stores a group as a
+/// lane buffer ([`groups_in_place`]) is written where it lies: no lane reads it, so a body
+/// that panics in the group and is run again to find the site meets the same inputs. Other
+/// fields go through a copy, scattered after the group.
+pub struct WriteLanes<T: Element, L: Layout, const LOAD: bool> {
+    copy: Lanes<T>,
+    /// The group's first scalar in the storage (in place), or null (the copy).
+    at: *mut T::Scalar,
+    _layout: std::marker::PhantomData<L>,
+}
+
+impl<T: Element, L: Layout, const LOAD: bool> WriteLanes<T, L, LOAD> {
+    /// Written in place.
+    #[inline(always)]
+    fn in_place() -> bool {
+        !LOAD && groups_in_place::<T, L>()
+    }
+
+    /// Sites `s0 .. s0 + LANES` of `storage`.
+    ///
+    /// # Safety
+    /// As for [`gather`], `s0` a multiple of `LANES`, and no other thread accesses these
+    /// sites meanwhile.
+    #[inline(always)]
+    pub(crate) unsafe fn new(storage: *mut T::Scalar, s0: usize, stride: usize) -> Self {
+        let (copy, at) = if Self::in_place() {
+            let at = storage.add(L::index(s0, 0, T::COMPONENTS, stride));
+            (Lanes::uninit(), at)
+        } else if LOAD {
+            (gather::<T, L>(storage, s0, stride), std::ptr::null_mut())
+        } else {
+            // Never read: the body assigns the element whole first.
+            (Lanes::uninit(), std::ptr::null_mut())
+        };
+        WriteLanes {
+            copy,
+            at,
+            _layout: std::marker::PhantomData,
+        }
+    }
+
+    /// The old element of lane `l` (`LOAD`), or zeros (never read).
+    ///
+    /// # Safety
+    /// `l < LANES`.
+    #[inline(always)]
+    pub(crate) unsafe fn get(&self, l: usize) -> T {
+        if LOAD {
+            self.copy.get(l)
+        } else {
+            T::zeroed()
+        }
+    }
+
+    /// Sets lane `l < LANES` (panics otherwise: a bounds check the compiler removes).
+    #[inline(always)]
+    pub(crate) fn set(&mut self, l: usize, v: T) {
+        if !Self::in_place() {
+            return self.copy.set(l, v);
+        }
+        assert!(l < LANES);
+        for (c, &x) in components(&v).iter().enumerate() {
+            // SAFETY: the group's block holds `COMPONENTS * LANES` scalars from `at`, and
+            // only this task accesses it.
+            unsafe { *self.at.add(c * LANES + l) = x };
+        }
+    }
+
+    /// Writes the copy back to sites `s0 .. s0 + LANES` (nothing when written in place).
+    ///
+    /// # Safety
+    /// As for [`scatter`].
+    #[inline(always)]
+    pub(crate) unsafe fn store(&self, storage: *mut T::Scalar, s0: usize, stride: usize) {
+        if !Self::in_place() {
+            scatter::<T, L>(storage, s0, stride, &self.copy);
+        }
+    }
+}
+
 /// Gathers sites `s0 .. s0 + LANES` of `storage` into a buffer.
 ///
 /// # Safety
@@ -218,6 +299,7 @@ mod tests {
     use super::*;
     use crate::layout::{AoS, AoSoA, SoA};
     use crate::types::{ColorMatrix, ColorVector};
+    use num_complex::Complex;
 
     #[test]
     fn groups_are_read_in_place_exactly_where_a_block_is_a_lane_buffer() {
@@ -234,6 +316,39 @@ mod tests {
         ] {
             assert!(one);
         }
+    }
+
+    #[test]
+    fn a_group_written_in_place_or_through_its_copy_lands_on_its_sites() {
+        type T = ColorVector<f64>;
+        fn write<L: Layout, const LOAD: bool>() {
+            let sites = 64;
+            let stride = L::padded_len(sites);
+            let mut storage = vec![-1.0f64; stride * T::COMPONENTS];
+            let value =
+                |s: usize| T::new(std::array::from_fn(|c| Complex::new(s as f64, c as f64)));
+            // SAFETY: 64 sites of storage, groups from multiples of 32, one thread.
+            unsafe {
+                let mut lanes = WriteLanes::<T, L, LOAD>::new(storage.as_mut_ptr(), 32, stride);
+                for l in 0..LANES {
+                    lanes.set(l, value(32 + l));
+                }
+                lanes.store(storage.as_mut_ptr(), 32, stride);
+            }
+            for s in 0..sites {
+                let got: T = get::<T, L>(&storage, s, stride);
+                let want = if s < 32 {
+                    T::new([Complex::new(-1.0, -1.0); 3])
+                } else {
+                    value(s)
+                };
+                assert_eq!(got, want, "site {s}");
+            }
+        }
+        write::<AoSoA<32>, false>(); // in place
+        write::<AoSoA<32>, true>();
+        write::<SoA, false>();
+        write::<AoS, false>();
     }
 
     #[test]
