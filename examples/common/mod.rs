@@ -197,3 +197,29 @@ pub fn exit_code(result: Result<(), Box<dyn std::error::Error>>) -> std::process
         }
     }
 }
+
+/// Seconds of a parallel host copy that reads and writes `bytes` in all (`bytes / 2` each
+/// way) on the rayon threads: the CPU backend's ceiling for a call that moves `bytes`
+/// (median of `reps` copies after one warm-up).
+pub fn host_copy_seconds(bytes: usize, reps: usize) -> f64 {
+    use rayon::prelude::*;
+    let half = (bytes / 2).max(1);
+    let src = vec![1u8; half];
+    let mut dst = vec![0u8; half];
+    let mut copy = || {
+        dst.par_chunks_mut(1 << 20)
+            .zip(src.par_chunks(1 << 20))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        std::hint::black_box(&dst);
+    };
+    copy();
+    median(
+        (0..reps.max(1))
+            .map(|_| {
+                let t = Instant::now();
+                copy();
+                t.elapsed().as_secs_f64()
+            })
+            .collect(),
+    )
+}

@@ -331,5 +331,14 @@ fn timing<S: Space>(
         "staples: {:.0} GB/s in the no-reuse model (18 links read, 1 matrix written per link)",
         bytes / staples / 1e9
     );
+    if ongpu::backend()? == ongpu::Backend::Cpu {
+        // The CPU backend's ceiling: the host copying the model's bytes.
+        let copy = common::host_copy_seconds(bytes as usize, reps);
+        println!(
+            "host copy of the same bytes: {:.0} GB/s; staples at {:.1}% of it",
+            bytes / copy / 1e9,
+            100.0 * copy / staples
+        );
+    }
     Ok(())
 }
