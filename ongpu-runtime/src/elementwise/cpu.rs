@@ -45,6 +45,28 @@ where
         .map_or(s0, |l| s0 + l)
 }
 
+/// How the CPU loops run `start..end`: the sites before the first whole group of [`LANES`]
+/// (a subset may start inside one) one by one, then whole groups (by group index, so that
+/// the compiler sees each start on a multiple of `LANES`: whole layout blocks, whose gathers
+/// and scatters become fixed-size copies) when `grouped`, then the remaining sites one by one.
+#[inline(always)]
+pub(crate) fn lane_groups(
+    start: usize,
+    end: usize,
+    grouped: bool,
+) -> (Range<usize>, Range<usize>, Range<usize>) {
+    if !grouped {
+        return (start..end, 0..0, end..end);
+    }
+    let head = start.next_multiple_of(LANES).min(end);
+    let groups = head / LANES..(end / LANES).max(head / LANES);
+    (
+        (start..head),
+        groups.clone(),
+        (groups.end * LANES).max(head)..end,
+    )
+}
+
 /// Runs `body` for the sites `start..end`: lone sites one by one, whole groups of
 /// [`LANES`] sites gathered, run lane by lane and scattered. `at` is where a panic happened:
 /// the site, or the first site of the group of lanes (`Place::Group`), which is found again
@@ -67,20 +89,12 @@ where
             C::store(views, s, out);
         }
     };
-    // Sites before the first whole group (a subset may start inside one) one by one.
-    let head = if C::GROUPS_PAY {
-        start.next_multiple_of(LANES).min(end)
-    } else {
-        end
-    };
-    for s in start..head {
+    let (head, groups, tail) = lane_groups(start, end, C::GROUPS_PAY);
+    for s in head {
         run_one(s, at);
     }
-    // Whole groups of LANES sites: gather, run the body lane by lane, scatter. Counted in
-    // groups, so that the compiler sees each group start on a multiple of LANES (whole
-    // layout blocks: the gathers and scatters become fixed-size copies).
-    let mut group = head / LANES;
-    while C::GROUPS_PAY && (group + 1) * LANES <= end {
+    // Whole groups of LANES sites: gather, run the body lane by lane, scatter.
+    for group in groups {
         let s0 = group * LANES;
         *at = Place::Group(s0);
         // SAFETY: `s0 + LANES <= end` and these are this task's sites; every lane is set
@@ -93,10 +107,8 @@ where
             }
             C::store_lanes(views, s0, &lanes);
         }
-        group += 1;
     }
-    // The remaining sites one by one.
-    for s in (group * LANES).max(head)..end {
+    for s in tail {
         run_one(s, at);
     }
 }
@@ -181,5 +193,35 @@ where
             index: Some(index),
             message,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lane_groups_cover_every_site_once_in_order() {
+        for (start, end) in [
+            (0, 0),
+            (0, 100),
+            (5, 10),
+            (5, 40),
+            (32, 64),
+            (33, 200),
+            (64, 70),
+        ] {
+            for grouped in [false, true] {
+                let (head, groups, tail) = lane_groups(start, end, grouped);
+                let sites: Vec<usize> = head
+                    .clone()
+                    .chain(groups.clone().flat_map(|g| g * LANES..(g + 1) * LANES))
+                    .chain(tail)
+                    .collect();
+                assert_eq!(sites, (start..end).collect::<Vec<_>>(), "{start}..{end}");
+                assert!(grouped || groups.is_empty());
+                assert!(head.len() < LANES || !grouped);
+            }
+        }
     }
 }

@@ -6,7 +6,7 @@
 use super::Reduction;
 use crate::capture::Captures;
 use crate::cpu_vectors::{cpu_vectors, run_with};
-use crate::elementwise::cpu::{panicking_lane, Place};
+use crate::elementwise::cpu::{lane_groups, panicking_lane, Place};
 use crate::error::{catch_body, panic_message, Error, Result};
 use crate::field::site_io::LANES;
 use crate::launch::site::CallSite;
@@ -61,16 +61,11 @@ where
             *acc = Op::add(*acc, v);
         }
     };
-    let head = if C::GROUPS_PAY {
-        begin.next_multiple_of(LANES).min(end)
-    } else {
-        end
-    };
-    for s in begin..head {
+    let (head, groups, tail) = lane_groups(begin, end, C::GROUPS_PAY);
+    for s in head {
         one(s, &mut acc, at);
     }
-    let mut group = head / LANES;
-    while C::GROUPS_PAY && (group + 1) * LANES <= end {
+    for group in groups {
         let s0 = group * LANES;
         *at = Place::Group(s0);
         let mut values = [const { MaybeUninit::<V>::uninit() }; LANES];
@@ -88,9 +83,8 @@ where
             // SAFETY: every lane's value was written above.
             acc = Op::add(acc, unsafe { v.assume_init() });
         }
-        group += 1;
     }
-    for s in (group * LANES).max(head)..end {
+    for s in tail {
         one(s, &mut acc, at);
     }
     acc
