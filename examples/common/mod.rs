@@ -202,14 +202,11 @@ pub fn exit_code(result: Result<(), Box<dyn std::error::Error>>) -> std::process
 /// way) on the rayon threads: the CPU backend's ceiling for a call that moves `bytes`
 /// (median of `reps` copies after one warm-up).
 pub fn host_copy_seconds(bytes: usize, reps: usize) -> f64 {
-    use rayon::prelude::*;
     let half = (bytes / 2).max(1);
     let src = vec![1u8; half];
     let mut dst = vec![0u8; half];
     let mut copy = || {
-        dst.par_chunks_mut(1 << 20)
-            .zip(src.par_chunks(1 << 20))
-            .for_each(|(d, s)| d.copy_from_slice(s));
+        parallel_copy(&src, &mut dst);
         std::hint::black_box(&dst);
     };
     copy();
@@ -222,4 +219,12 @@ pub fn host_copy_seconds(bytes: usize, reps: usize) -> f64 {
             })
             .collect(),
     )
+}
+
+/// A parallel copy of `src` into `dst` on the rayon threads (the CPU ceiling).
+pub fn parallel_copy(src: &[u8], dst: &mut [u8]) {
+    use rayon::prelude::*;
+    dst.par_chunks_mut(1 << 20)
+        .zip(src.par_chunks(1 << 20))
+        .for_each(|(d, s)| d.copy_from_slice(s));
 }

@@ -163,7 +163,7 @@ where
     let src = vec![0u8; bytes];
     let mut dst = vec![1u8; bytes];
     let t_copy = common::time(Backend::Cpu, opts.reps, || {
-        report::parallel_copy(&src, &mut dst);
+        common::parallel_copy(&src, &mut dst);
         Ok(())
     })?;
     Ok(vec![

@@ -56,14 +56,6 @@ impl Row {
     }
 }
 
-/// A parallel copy of `src` into `dst` on the rayon threads (the CPU ceiling).
-pub fn parallel_copy(src: &[u8], dst: &mut [u8]) {
-    use rayon::prelude::*;
-    dst.par_chunks_mut(1 << 20)
-        .zip(src.par_chunks(1 << 20))
-        .for_each(|(d, s)| d.copy_from_slice(s));
-}
-
 fn seconds_of(rows: &[Row], r: &Row, kernel: &str) -> Option<f64> {
     rows.iter()
         .find(|o| o.kernel == kernel && o.same_case(r))
