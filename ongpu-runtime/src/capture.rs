@@ -97,14 +97,28 @@ pub trait CaptureArg {
     /// `view` comes from [`host_view`](CaptureArg::host_view) for sites that hold `s0 .. s0 + LANES`.
     unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes;
 
-    /// The value of lane `l` of a buffer.
+    /// Where a group's lanes are read and written: pointers into the storage or into the
+    /// buffer, taken once a group. (Read from the buffer at every lane, they would be
+    /// reloaded after each lane's stores, which LLVM cannot prove leave them unchanged, and
+    /// the lane loop would not be vectorised.)
+    type LaneAccess: Copy;
+
+    /// The access to a buffer's lanes, valid while the buffer is neither moved nor used
+    /// otherwise.
+    fn lane_access(lanes: &mut Self::Lanes) -> Self::LaneAccess;
+
+    /// The value of lane `l`.
     ///
     /// # Safety
-    /// `l < LANES`; the buffer comes from [`load_lanes`](CaptureArg::load_lanes).
-    unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Site;
+    /// `l < LANES`; the access comes from [`lane_access`](CaptureArg::lane_access) of a live
+    /// buffer from [`load_lanes`](CaptureArg::load_lanes).
+    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::Site;
 
-    /// Sets lane `l` of a buffer (nothing for read-only arguments).
-    fn set_lane(lanes: &mut Self::Lanes, l: usize, value: Self::Site);
+    /// Sets lane `l` (nothing for read-only arguments).
+    ///
+    /// # Safety
+    /// As for [`lane`](CaptureArg::lane).
+    unsafe fn set_lane(access: &Self::LaneAccess, l: usize, value: Self::Site);
 
     /// Writes a buffer back to sites `s0 .. s0 + LANES` (nothing for read-only arguments).
     ///
@@ -329,13 +343,20 @@ impl<'a, T: Element, L: Layout> CaptureArg for FieldRead<'a, T, L> {
         site_io::ReadLanes::new(view.ptr, s0, view.stride)
     }
 
+    type LaneAccess = *const T::Scalar;
+
     #[inline(always)]
-    unsafe fn lane(lanes: &Self::Lanes, l: usize) -> T {
-        lanes.get(l)
+    fn lane_access(lanes: &mut Self::Lanes) -> Self::LaneAccess {
+        lanes.access()
     }
 
     #[inline(always)]
-    fn set_lane(_: &mut Self::Lanes, _: usize, _: T) {}
+    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> T {
+        site_io::lane_at(*access, l)
+    }
+
+    #[inline(always)]
+    unsafe fn set_lane(_: &Self::LaneAccess, _: usize, _: T) {}
 
     #[inline(always)]
     unsafe fn store_lanes(_: &Self::HostView, _: usize, _: &Self::Lanes) {}
@@ -426,14 +447,21 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for FieldWrite<'a, 
         site_io::WriteLanes::new(view.ptr, s0, view.stride)
     }
 
+    type LaneAccess = site_io::WriteAccess<T, LOAD>;
+
     #[inline(always)]
-    unsafe fn lane(lanes: &Self::Lanes, l: usize) -> T {
-        lanes.get(l)
+    fn lane_access(lanes: &mut Self::Lanes) -> Self::LaneAccess {
+        lanes.access()
     }
 
     #[inline(always)]
-    fn set_lane(lanes: &mut Self::Lanes, l: usize, value: T) {
-        lanes.set(l, value)
+    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> T {
+        access.get(l)
+    }
+
+    #[inline(always)]
+    unsafe fn set_lane(access: &Self::LaneAccess, l: usize, value: T) {
+        access.set(l, value)
     }
 
     #[inline(always)]
@@ -584,13 +612,20 @@ impl<'a, V: Uniform> CaptureArg for Value<'a, V> {
         *view
     }
 
+    type LaneAccess = V;
+
     #[inline(always)]
-    unsafe fn lane(lanes: &V, _l: usize) -> V {
+    fn lane_access(lanes: &mut V) -> V {
         *lanes
     }
 
     #[inline(always)]
-    fn set_lane(_: &mut V, _: usize, _: V) {}
+    unsafe fn lane(access: &V, _l: usize) -> V {
+        *access
+    }
+
+    #[inline(always)]
+    unsafe fn set_lane(_: &V, _: usize, _: V) {}
 
     #[inline(always)]
     unsafe fn store_lanes(_: &V, _: usize, _: &V) {}
@@ -796,14 +831,21 @@ macro_rules! forward_capture_arg {
             <$inner>::load_lanes(view, s0)
         }
 
+        type LaneAccess = <$inner as CaptureArg>::LaneAccess;
+
         #[inline(always)]
-        unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Site {
-            <$inner>::lane(lanes, l)
+        fn lane_access(lanes: &mut Self::Lanes) -> Self::LaneAccess {
+            <$inner>::lane_access(lanes)
         }
 
         #[inline(always)]
-        fn set_lane(lanes: &mut Self::Lanes, l: usize, value: Self::Site) {
-            <$inner>::set_lane(lanes, l, value)
+        unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::Site {
+            <$inner>::lane(access, l)
+        }
+
+        #[inline(always)]
+        unsafe fn set_lane(access: &Self::LaneAccess, l: usize, value: Self::Site) {
+            <$inner>::set_lane(access, l, value)
         }
 
         #[inline(always)]
@@ -879,13 +921,20 @@ pub trait Captures {
     /// # Safety
     /// As [`CaptureArg::load_lanes`].
     unsafe fn load_lanes(views: &Self::HostViews, s0: usize) -> Self::Lanes;
+    /// Where the lanes of a group are read and written.
+    type LaneAccess: Copy;
+    /// As [`CaptureArg::lane_access`].
+    fn lane_access(lanes: &mut Self::Lanes) -> Self::LaneAccess;
     /// The values of lane `l`.
     ///
     /// # Safety
     /// As [`CaptureArg::lane`].
-    unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Sites;
+    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::Sites;
     /// Sets lane `l`.
-    fn set_lane(lanes: &mut Self::Lanes, l: usize, sites: Self::Sites);
+    ///
+    /// # Safety
+    /// As [`CaptureArg::set_lane`].
+    unsafe fn set_lane(access: &Self::LaneAccess, l: usize, sites: Self::Sites);
     /// Stores a group of sites from `s0`.
     ///
     /// # Safety
@@ -1006,16 +1055,24 @@ macro_rules! captures_tuple {
                 ($($a::load_lanes(&views.$i, s0),)*)
             }
 
+            type LaneAccess = ($($a::LaneAccess,)*);
+
             #[inline(always)]
             #[allow(unused_variables, clippy::unused_unit)]
-            unsafe fn lane(lanes: &Self::Lanes, l: usize) -> Self::Sites {
-                ($($a::lane(&lanes.$i, l),)*)
+            fn lane_access(lanes: &mut Self::Lanes) -> Self::LaneAccess {
+                ($($a::lane_access(&mut lanes.$i),)*)
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, clippy::unused_unit)]
+            unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::Sites {
+                ($($a::lane(&access.$i, l),)*)
             }
 
             #[inline(always)]
             #[allow(unused_variables)]
-            fn set_lane(lanes: &mut Self::Lanes, l: usize, sites: Self::Sites) {
-                $($a::set_lane(&mut lanes.$i, l, sites.$i);)*
+            unsafe fn set_lane(access: &Self::LaneAccess, l: usize, sites: Self::Sites) {
+                $($a::set_lane(&access.$i, l, sites.$i);)*
             }
 
             #[inline(always)]

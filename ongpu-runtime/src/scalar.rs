@@ -163,13 +163,20 @@ impl<T: Element + Uniform> CaptureArg for ScalarRead<'_, T> {
         *view
     }
 
+    type LaneAccess = T;
+
     #[inline(always)]
-    unsafe fn lane(lanes: &T, _l: usize) -> T {
+    fn lane_access(lanes: &mut T) -> T {
         *lanes
     }
 
     #[inline(always)]
-    fn set_lane(_: &mut T, _: usize, _: T) {}
+    unsafe fn lane(access: &T, _l: usize) -> T {
+        *access
+    }
+
+    #[inline(always)]
+    unsafe fn set_lane(_: &T, _: usize, _: T) {}
 
     #[inline(always)]
     unsafe fn store_lanes(_: &T, _: usize, _: &T) {}

@@ -39,9 +39,10 @@ pub(crate) unsafe fn panicking_lane<C, R>(
 where
     C: Captures,
 {
-    let lanes = C::load_lanes(views, s0);
+    let mut lanes = C::load_lanes(views, s0);
+    let access = C::lane_access(&mut lanes);
     (0..LANES)
-        .find(|&l| catch_body(|| body(s0 + l, C::lane(&lanes, l))).is_err())
+        .find(|&l| catch_body(|| body(s0 + l, C::lane(&access, l))).is_err())
         .map_or(s0, |l| s0 + l)
 }
 
@@ -101,9 +102,10 @@ where
         // before the store.
         unsafe {
             let mut lanes = C::load_lanes(views, s0);
+            let access = C::lane_access(&mut lanes);
             for l in 0..LANES {
-                let out = body(s0 + l, C::lane(&lanes, l));
-                C::set_lane(&mut lanes, l, out);
+                let out = body(s0 + l, C::lane(&access, l));
+                C::set_lane(&access, l, out);
             }
             C::store_lanes(views, s0, &lanes);
         }

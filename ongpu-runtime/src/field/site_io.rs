@@ -73,39 +73,41 @@ impl<T: Element> Lanes<T> {
         Lanes(MaybeUninit::uninit())
     }
 
+    /// The buffer's first scalar, for reading lanes ([`lane_at`]).
     #[inline(always)]
-    fn scalars(&self) -> *const T::Scalar {
+    pub(crate) fn scalars(&self) -> *const T::Scalar {
         self.0.as_ptr().cast()
     }
 
+    /// The buffer's first scalar, for writing lanes ([`set_lane_at`]).
     #[inline(always)]
-    fn scalars_mut(&mut self) -> *mut T::Scalar {
+    pub(crate) fn scalars_mut(&mut self) -> *mut T::Scalar {
         self.0.as_mut_ptr().cast()
     }
+}
 
-    /// The element of lane `l`.
-    ///
-    /// # Safety
-    /// Lane `l < LANES` was filled (by [`gather`] or [`Lanes::set`]).
-    #[inline(always)]
-    pub(crate) unsafe fn get(&self, l: usize) -> T {
-        let mut v = T::zeroed();
-        let p = self.scalars();
-        for (c, slot) in components_mut(&mut v).iter_mut().enumerate() {
-            *slot = *p.add(c * LANES + l);
-        }
-        v
+/// The element of lane `l` of the group of [`LANES`] sites stored component-major from `at`
+/// (component `c` at `at + c * LANES + l`).
+///
+/// # Safety
+/// `at` holds `T::COMPONENTS * LANES` scalars, lane `l < LANES` of which are set.
+#[inline(always)]
+pub(crate) unsafe fn lane_at<T: Element>(at: *const T::Scalar, l: usize) -> T {
+    let mut v = T::zeroed();
+    for (c, slot) in components_mut(&mut v).iter_mut().enumerate() {
+        *slot = *at.add(c * LANES + l);
     }
+    v
+}
 
-    /// Sets lane `l < LANES` (panics otherwise: a bounds check the compiler removes).
-    #[inline(always)]
-    pub(crate) fn set(&mut self, l: usize, v: T) {
-        assert!(l < LANES);
-        let p = self.scalars_mut();
-        for (c, &x) in components(&v).iter().enumerate() {
-            // SAFETY: c < COMPONENTS and l < LANES: inside the buffer.
-            unsafe { *p.add(c * LANES + l) = x };
-        }
+/// Sets lane `l` of the group stored component-major from `at`.
+///
+/// # Safety
+/// As for [`lane_at`], `at` writable, and no other thread accesses the group meanwhile.
+#[inline(always)]
+pub(crate) unsafe fn set_lane_at<T: Element>(at: *mut T::Scalar, l: usize, v: T) {
+    for (c, &x) in components(&v).iter().enumerate() {
+        *at.add(c * LANES + l) = x;
     }
 }
 
@@ -159,21 +161,14 @@ impl<T: Element, L: Layout> ReadLanes<T, L> {
         }
     }
 
-    /// The element of lane `l`.
-    ///
-    /// # Safety
-    /// `l < LANES`.
+    /// Where the group's lanes are read ([`lane_at`]): the block in the storage, or the copy.
     #[inline(always)]
-    pub(crate) unsafe fn get(&self, l: usize) -> T {
-        if !groups_in_place::<T, L>() {
-            return self.copy.get(l);
+    pub(crate) fn access(&self) -> *const T::Scalar {
+        if groups_in_place::<T, L>() {
+            self.at
+        } else {
+            self.copy.scalars()
         }
-        let mut v = T::zeroed();
-        for (c, slot) in components_mut(&mut v).iter_mut().enumerate() {
-            // SAFETY: the group's block holds `COMPONENTS * LANES` scalars from `at`.
-            *slot = *self.at.add(c * LANES + l);
-        }
-        v
     }
 }
 
@@ -219,31 +214,16 @@ impl<T: Element, L: Layout, const LOAD: bool> WriteLanes<T, L, LOAD> {
         }
     }
 
-    /// The old element of lane `l` (`LOAD`), or zeros (never read).
-    ///
-    /// # Safety
-    /// `l < LANES`.
+    /// Where the group's lanes are read and written ([`WriteAccess`]): the block in the
+    /// storage, or the copy.
     #[inline(always)]
-    pub(crate) unsafe fn get(&self, l: usize) -> T {
-        if LOAD {
-            self.copy.get(l)
+    pub(crate) fn access(&mut self) -> WriteAccess<T, LOAD> {
+        let write = if Self::in_place() {
+            self.at
         } else {
-            T::zeroed()
-        }
-    }
-
-    /// Sets lane `l < LANES` (panics otherwise: a bounds check the compiler removes).
-    #[inline(always)]
-    pub(crate) fn set(&mut self, l: usize, v: T) {
-        if !Self::in_place() {
-            return self.copy.set(l, v);
-        }
-        assert!(l < LANES);
-        for (c, &x) in components(&v).iter().enumerate() {
-            // SAFETY: the group's block holds `COMPONENTS * LANES` scalars from `at`, and
-            // only this task accesses it.
-            unsafe { *self.at.add(c * LANES + l) = x };
-        }
+            self.copy.scalars_mut()
+        };
+        WriteAccess { write }
     }
 
     /// Writes the copy back to sites `s0 .. s0 + LANES` (nothing when written in place).
@@ -255,6 +235,45 @@ impl<T: Element, L: Layout, const LOAD: bool> WriteLanes<T, L, LOAD> {
         if !Self::in_place() {
             scatter::<T, L>(storage, s0, stride, &self.copy);
         }
+    }
+}
+
+/// Where the lanes of a written field's group are read (`LOAD`: its old values) and
+/// written: a pointer taken once a group, so that the lane loop holds it in a register.
+pub struct WriteAccess<T: Element, const LOAD: bool> {
+    write: *mut T::Scalar,
+}
+
+impl<T: Element, const LOAD: bool> Clone for WriteAccess<T, LOAD> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Element, const LOAD: bool> Copy for WriteAccess<T, LOAD> {}
+
+impl<T: Element, const LOAD: bool> WriteAccess<T, LOAD> {
+    /// The old element of lane `l` (`LOAD`), or zeros (never read: the body assigns the
+    /// element whole first).
+    ///
+    /// # Safety
+    /// `l < LANES`; the access comes from a live [`WriteLanes`].
+    #[inline(always)]
+    pub(crate) unsafe fn get(&self, l: usize) -> T {
+        if LOAD {
+            lane_at(self.write, l)
+        } else {
+            T::zeroed()
+        }
+    }
+
+    /// Sets lane `l`.
+    ///
+    /// # Safety
+    /// As for [`get`](WriteAccess::get).
+    #[inline(always)]
+    pub(crate) unsafe fn set(&self, l: usize, v: T) {
+        set_lane_at(self.write, l, v)
     }
 }
 
@@ -330,8 +349,9 @@ mod tests {
             // SAFETY: 64 sites of storage, groups from multiples of 32, one thread.
             unsafe {
                 let mut lanes = WriteLanes::<T, L, LOAD>::new(storage.as_mut_ptr(), 32, stride);
+                let access = lanes.access();
                 for l in 0..LANES {
-                    lanes.set(l, value(32 + l));
+                    access.set(l, value(32 + l));
                 }
                 lanes.store(storage.as_mut_ptr(), 32, stride);
             }
@@ -367,7 +387,8 @@ mod tests {
             };
             for l in 0..LANES {
                 // SAFETY: l < LANES; every lane of the copy was gathered.
-                let (a, b) = unsafe { (in_place.get(l), copied.get(l)) };
+                let (a, b): (T, T) =
+                    unsafe { (lane_at(in_place.access(), l), lane_at(copied.scalars(), l)) };
                 let want: T = get::<T, AoSoA<32>>(&storage, s0 + l, stride);
                 assert_eq!(a, want);
                 assert_eq!(b, want);

@@ -242,13 +242,20 @@ impl<'a, T: Element, L: Layout> CaptureArg for FieldShifted<'a, T, L> {
         *view
     }
 
+    type LaneAccess = ShiftView<T, L>;
+
     #[inline(always)]
-    unsafe fn lane(lanes: &ShiftView<T, L>, _l: usize) -> ShiftView<T, L> {
+    fn lane_access(lanes: &mut ShiftView<T, L>) -> ShiftView<T, L> {
         *lanes
     }
 
     #[inline(always)]
-    fn set_lane(_: &mut ShiftView<T, L>, _: usize, _: ShiftView<T, L>) {}
+    unsafe fn lane(access: &ShiftView<T, L>, _l: usize) -> ShiftView<T, L> {
+        *access
+    }
+
+    #[inline(always)]
+    unsafe fn set_lane(_: &ShiftView<T, L>, _: usize, _: ShiftView<T, L>) {}
 
     #[inline(always)]
     unsafe fn store_lanes(_: &ShiftView<T, L>, _: usize, _: &ShiftView<T, L>) {}

@@ -72,9 +72,10 @@ where
         // SAFETY: `s0 + LANES <= end`: this task's sites; every lane is set before the store.
         unsafe {
             let mut lanes = C::load_lanes(views, s0);
+            let access = C::lane_access(&mut lanes);
             for (l, value) in values.iter_mut().enumerate() {
-                let (out, v) = body(s0 + l, C::lane(&lanes, l));
-                C::set_lane(&mut lanes, l, out);
+                let (out, v) = body(s0 + l, C::lane(&access, l));
+                C::set_lane(&access, l, out);
                 value.write(v);
             }
             C::store_lanes(views, s0, &lanes);
