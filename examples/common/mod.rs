@@ -6,6 +6,7 @@
 
 #[cfg(feature = "cuda")]
 pub mod ceiling;
+pub mod history;
 
 use ongpu::Backend;
 use std::time::Instant;

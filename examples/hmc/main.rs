@@ -17,8 +17,6 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-#[path = "../quenched/output.rs"]
-mod output;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
@@ -201,7 +199,7 @@ fn main() -> AnyResult<()> {
             solves.iterations += t.solves.iterations;
             solves.seconds += t.solves.seconds;
         }
-        history.push(output::Point {
+        history.push(common::history::Point {
             sweep: k + 1,
             thermalising,
             plaquette: t.plaquette,
@@ -276,10 +274,10 @@ fn main() -> AnyResult<()> {
     }
     let title = format!("HMC, {theory}, {lat}, β = {}", o.beta);
     if let Some(path) = &o.csv {
-        output::csv(&history, "trajectory", path)?;
+        common::history::csv(&history, "trajectory", path)?;
     }
     if let Some(path) = &o.svg {
-        output::svg(&history, "trajectory", &title, s.mean, s.error, path)?;
+        common::history::svg(&history, "trajectory", &title, s.mean, s.error, path)?;
     }
     if let Some(path) = &o.save {
         let ensemble = ongpu::qcd::nersc::Ensemble {

@@ -21,7 +21,6 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-mod output;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
@@ -226,7 +225,7 @@ fn simulate<S: Space>(start: Start<S>, o: &Options) -> AnyResult<()> {
     for sweep in 1..=total {
         update.sweep(&mut u, o.beta, o.or_steps)?;
         let p = u.plaquette()?;
-        history.push(output::Point {
+        history.push(common::history::Point {
             sweep,
             thermalising: sweep <= o.therm,
             plaquette: p,
@@ -275,12 +274,12 @@ fn simulate<S: Space>(start: Start<S>, o: &Options) -> AnyResult<()> {
         return Ok(());
     }
     if let Some(path) = &o.csv {
-        output::csv(&history, "sweep", path)?;
+        common::history::csv(&history, "sweep", path)?;
         println!("history: {path}");
     }
     if let Some(path) = &o.svg {
         let title = format!("plaquette, {lat}, β = {}", o.beta);
-        output::svg(&history, "sweep", &title, s.mean, s.error, path)?;
+        common::history::svg(&history, "sweep", &title, s.mean, s.error, path)?;
         println!("plot: {path}");
     }
     Ok(())
