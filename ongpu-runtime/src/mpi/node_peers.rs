@@ -3,7 +3,8 @@
 //! an interprocess event after the packs and sends each neighbour a small descriptor (which
 //! buffer, which event) by MPI; the neighbour's default stream waits for that event and its
 //! unpack kernels read the face straight from the sender's GPU (the same GPU, or a peer over
-//! NVLink or PCIe). No face crosses host memory and the host waits for no kernel.
+//! NVLink or PCIe). No face crosses host memory; the host waits only for the descriptors and,
+//! before reusing a set of buffers, for unpacks queued exchanges earlier ([`Round`]).
 //!
 //! Each rank lattice's round (cut direction) cycles through a few sets of send buffers and
 //! events ([`Round`] says why that is safe).
