@@ -22,11 +22,13 @@ mod spinors;
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::{su3::random_su3, GaugeField};
 use ongpu::qcd::solver::LinearSolver;
-use ongpu::qcd::wilson::gamma::{gamma, spin_product, spin_times, SpinMatrix};
+use ongpu::qcd::wilson::gamma::{gamma, one_plus, spin_product, spin_times, SpinMatrix};
 use ongpu::qcd::wilson::reference::HostWilson;
+use ongpu::qcd::wilson::spin::{gamma_times, project, reconstruct};
 use ongpu::qcd::wilson::{
     random_spinors, BiCgStab, Cgnr, HostSpinor, SpinorField, Wilson, WilsonEvenOdd,
 };
+use ongpu::{AoS, AoSoA, Layout, Real, SoA};
 use rand::SeedableRng;
 use spinors::{c, dense_solution, dot, even_source, flat, max_diff, poisoned};
 
@@ -270,8 +272,124 @@ fn bicgstab_matches_a_dense_solve() {
     );
 }
 
+/// `γ_mu ψ`, `(1 ± γ_mu) ψ` rebuilt from its projection, and the link on the half spinor, by
+/// the device functions of `wilson::spin` in an `on_gpu!` body, for every direction and sign,
+/// in precision `T` and layout `L`: against the host's γ matrices, exactly (each row is a
+/// copy, a sign, a swap or one correctly rounded addition, the same in f64 and rounded to
+/// `T`), and the link product to rounding.
+fn spin_functions_in<T: Real, L: Layout>()
+where
+    [ColorVector<T>; 4]: ongpu::Element,
+    ColorMatrix<T>: ongpu::Element,
+{
+    let lat = Lattice::new([4, 4, 2, 2]).unwrap();
+    let n = lat.volume();
+    let host: Vec<HostSpinor> = random_spinors(&lat, 71);
+    let narrow = |x: f64| T::from_literal(x, x as f32);
+    let to_t = |s: &HostSpinor| -> [ColorVector<T>; 4] {
+        s.map(|v| ColorVector::new(v.v.map(|z| Complex::new(narrow(z.re), narrow(z.im)))))
+    };
+    let widen = |x: T| x.to_f64().unwrap();
+    let psi: Field<[ColorVector<T>; 4], L> = Field::from_fn(n, |s| to_t(&host[s]));
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(72);
+    let links: Vec<ColorMatrix<f64>> = (0..n).map(|_| random_su3(&mut rng)).collect();
+    let u: Field<ColorMatrix<T>, L> = Field::from_fn(n, |s| {
+        ColorMatrix::new(
+            links[s]
+                .m
+                .map(|row| row.map(|z| Complex::new(narrow(z.re), narrow(z.im)))),
+        )
+    });
+    // The host's value of `T` inputs, in f64.
+    let input = |s: usize| -> HostSpinor {
+        to_t(&host[s])
+            .map(|v| ColorVector::new(v.v.map(|z| Complex::new(widen(z.re), widen(z.im)))))
+    };
+    let same = |got: &[ColorVector<T>; 4], want: &HostSpinor, what: &str| {
+        for k in 0..4 {
+            for c in 0..3 {
+                let (g, w) = (got[k].v[c], want[k].v[c]);
+                assert!(
+                    widen(g.re) == narrow(w.re).to_f64().unwrap()
+                        && widen(g.im) == narrow(w.im).to_f64().unwrap(),
+                    "{what}: spin {k} colour {c}: {g:?}, want {w:?}"
+                );
+            }
+        }
+    };
+    for mu in 0..5usize {
+        let mut g: Field<[ColorVector<T>; 4], L> = Field::filled(n, [ColorVector::zero(); 4]);
+        on_gpu!(n, {
+            let p = psi;
+            g = gamma_times(mu, p);
+        })
+        .unwrap();
+        let g = g.to_vec().unwrap();
+        for s in 0..n {
+            same(
+                &g[s],
+                &spin_times(&gamma(mu), &input(s)),
+                &format!("γ_{mu} ψ at {s}"),
+            );
+        }
+    }
+    for mu in 0..4usize {
+        for sign in [-1i32, 1] {
+            let mut r: Field<[ColorVector<T>; 4], L> = Field::zeros(n);
+            let mut uh: Field<[ColorVector<T>; 4], L> = Field::zeros(n);
+            on_gpu!(n, {
+                let p = psi;
+                let h = project(mu, sign, p);
+                r = reconstruct(mu, sign, h);
+                let w = u * h;
+                uh[0] = w[0];
+                uh[1] = w[1];
+            })
+            .unwrap();
+            let (r, uh) = (r.to_vec().unwrap(), uh.to_vec().unwrap());
+            let m = one_plus(sign as f64, mu);
+            for s in 0..n {
+                let want = spin_times(&m, &input(s));
+                same(&r[s], &want, &format!("(1 + {sign} γ_{mu}) ψ at {s}"));
+                // The link on the two projected rows, against the host's product of the
+                // rounded rows.
+                let tol = if std::mem::size_of::<T>() == 4 {
+                    1e-6
+                } else {
+                    1e-14
+                };
+                for k in 0..2 {
+                    let rows = r[s][k].v.map(|z| Complex::new(widen(z.re), widen(z.im)));
+                    let ut = u.to_vec().unwrap()[s];
+                    let uw = ColorMatrix::new(
+                        ut.m.map(|row| row.map(|z| Complex::new(widen(z.re), widen(z.im)))),
+                    );
+                    let want = uw * ColorVector::new(rows);
+                    for c in 0..3 {
+                        let got = uh[s][k].v[c];
+                        let d = (Complex::new(widen(got.re), widen(got.im)) - want.v[c]).norm();
+                        assert!(
+                            d <= tol * 8.0,
+                            "u h, mu {mu} sign {sign} site {s}: off by {d:e}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn spin_functions() {
+    spin_functions_in::<f64, AoSoA<32>>();
+    spin_functions_in::<f64, SoA>();
+    spin_functions_in::<f64, AoS>();
+    spin_functions_in::<f32, AoSoA<32>>();
+    spin_functions_in::<f32, AoS>();
+}
+
 on_both_backends!(
     gamma_algebra,
+    spin_functions,
     operator_matches_host,
     parity_hops_match_host,
     gamma5_hermiticity,
@@ -281,7 +399,7 @@ on_both_backends!(
     bicgstab_matches_a_dense_solve,
 );
 
-/// The Wilson and BiCGStab kernels compile with NVRTC for Hopper with no warnings, spills or
+/// The Wilson, BiCGStab and spin-function kernels compile with NVRTC for Hopper with no warnings, spills or
 /// stack frame
 /// (no GPU needed: the kernels' sources come from a CPU run).
 #[cfg(feature = "cuda")]
@@ -302,6 +420,8 @@ fn wilson_kernels_compile_for_sm90_without_spills() {
         let mut x = poisoned(&lat);
         BiCgStab::new(1e-6, 50).solve(&eo, &psi, &mut x).unwrap();
         Cgnr::new(1e-6, 50).solve(&eo, &psi, &mut x).unwrap();
+        spin_functions_in::<f64, AoSoA<32>>();
+        spin_functions_in::<f32, AoS>();
     });
     assert!(
         kernels.len() >= 2,

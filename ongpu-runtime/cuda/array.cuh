@@ -16,6 +16,14 @@ template <class T, int N> struct element<array<T, N> > {
   enum { C = N * element<T>::C };
 };
 
+// A colour matrix on each colour vector of an array (a Wilson half spinor's two spins).
+template <class T, int N> ONGPU_FN array<ColorVector<T>, N> operator*(const ColorMatrix<T>& u, const array<ColorVector<T>, N>& h) {
+  array<ColorVector<T>, N> r;
+#pragma unroll
+  for (int k = 0; k < N; k++) r.v[k] = u * h.v[k];
+  return r;
+}
+
 // `[v; N]`.
 template <int N, class T> ONGPU_FN array<T, N> fill(const T& v) {
   array<T, N> a;

@@ -57,8 +57,12 @@ pub fn array_ref_type(a: &syn::TypeArray, params: &TypeParams) -> syn::Result<St
     Ok(format!("ongpu::array<{element}, {len}>"))
 }
 
-/// The C++ type of the result.
+/// The C++ type of the result (a local array `[T; N]` too, returned by value like any
+/// other: `ongpu::array` is a plain struct).
 pub fn return_type(t: &Type, params: &TypeParams) -> syn::Result<String> {
+    if let Type::Array(a) = t {
+        return array_ref_type(a, params);
+    }
     cuda_type_in(t, "ongpu_real", params)
         .map_err(|()| syn::Error::new(t.span(), "unsupported return type"))
 }

@@ -7,7 +7,6 @@ use super::cuda_types::{array_ref_type, param_type, return_type, slice_element};
 use super::generics::{self, TypeParam};
 use crate::types::TypeParams;
 use proc_macro2::Span;
-use quote::quote;
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, Pat, ReturnType, Type};
 
@@ -99,16 +98,9 @@ fn param(p: &syn::PatIdent, ty: &Type, tp: &TypeParams) -> syn::Result<Param> {
             }
             _ => (ParamKind::Value, ty.clone(), param_type(ty, tp)?),
         },
-        Type::Array(a) => {
-            let t = quote!(#a).to_string().replace(" ;", ";");
-            return Err(error(
-                a.span(),
-                &format!(
-                    "a device function takes a local array by reference, not by value: \
-                     declare `{ident}: &{t}` (or `&mut {t}`) and pass `&a` (or `&mut a`)"
-                ),
-            ));
-        }
+        // By value: a copy on both sides (a Wilson spinor `[ColorVector<T>; 4]` read from a
+        // field, which a body passes as a value).
+        Type::Array(a) => (ParamKind::Value, ty.clone(), array_ref_type(a, tp)?),
         _ => (ParamKind::Value, ty.clone(), param_type(ty, tp)?),
     };
     Ok(Param {

@@ -26,6 +26,7 @@ pub mod gamma;
 mod operator;
 mod pion;
 pub mod reference;
+pub mod spin;
 
 pub use bicgstab::BiCgStab;
 pub use cgnr::Cgnr;

@@ -206,6 +206,16 @@ impl<T: Real> Mul<ColorVector<T>> for ColorMatrix<T> {
     }
 }
 
+/// The matrix on each colour vector of an array (`u * h` for a Wilson half spinor
+/// `[ColorVector<T>; 2]`: the link on both spin components of a projection).
+impl<T: Real, const N: usize> Mul<[ColorVector<T>; N]> for ColorMatrix<T> {
+    type Output = [ColorVector<T>; N];
+    #[inline(always)]
+    fn mul(self, v: [ColorVector<T>; N]) -> [ColorVector<T>; N] {
+        v.map(|x| self * x)
+    }
+}
+
 impl<T: Real> Mul<T> for ColorMatrix<T> {
     type Output = Self;
     #[inline(always)]
