@@ -22,9 +22,12 @@ mod spinors;
 
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::{su3::random_su3, FieldStrengthOf, GaugeField, HostLinks};
+use ongpu::qcd::solver::SolverError;
 use ongpu::qcd::wilson::gamma::{gamma, spin_times};
 use ongpu::qcd::wilson::reference::{clover_matrices, field_strength, unpack_clover, HostWilson};
-use ongpu::qcd::wilson::{random_spinors, BiCgStab, Cgnr, Clover, HostSpinor, SpinorField, Wilson};
+use ongpu::qcd::wilson::{
+    random_spinors, BiCgStab, Cgnr, Clover, HostSpinor, MixedBiCgStab, SpinorField, Wilson,
+};
 use rand::SeedableRng;
 use spinors::{c, dense_solution, dot, flat, max_diff, poisoned};
 
@@ -306,8 +309,71 @@ fn pion_correlator_is_time_symmetric() {
     assert!(m.iter().all(|m| m.is_finite() && *m > 0.0), "{m:?}");
 }
 
+/// The mixed-precision BiCGStab (f32 iterations, f64 reliable updates) reaches the f64
+/// solver's true residual on random links, for Wilson at a heavy and a light κ and for
+/// clover: `|D x − b| / |b|` by the independent host operator, the same solution as the f64
+/// BiCGStab, and at least one reliable update; a δ outside (0, 1) is an error.
+fn mixed_bicgstab_meets_the_f64_residual() {
+    let lat = Lattice::new([4, 4, 4, 6]).unwrap();
+    let u = GaugeField::random(lat, 60).unwrap();
+    let b_host = random_spinors(&lat, 61);
+    let b = SpinorField::from_vec(b_host.clone());
+    let b2 = dot(&b_host, &b_host).re;
+    for (kappa, c_sw) in [(0.1, 0.0), (0.2, 0.0), (0.11, C_SW)] {
+        let clover = Clover::new(&u, kappa, c_sw).unwrap();
+        let op = Wilson::new(&u, kappa);
+        let (op, host) = if c_sw == 0.0 {
+            (op, HostWilson::from_gauge(&u, kappa).unwrap())
+        } else {
+            (
+                op.with_clover(&clover).unwrap(),
+                HostWilson::with_clover(&u, kappa, c_sw).unwrap(),
+            )
+        };
+        let mut x = poisoned(&lat);
+        let mixed = op
+            .solve(&mut MixedBiCgStab::new(1e-10, 2000), &b, &mut x)
+            .unwrap();
+        let mut y = poisoned(&lat);
+        let full = op
+            .solve(&mut BiCgStab::new(1e-10, 2000), &b, &mut y)
+            .unwrap();
+        assert!(
+            mixed.relative_residual <= 1e-10 && mixed.reliable_updates >= 1,
+            "κ {kappa}, c_sw {c_sw}: {mixed:?} (f64: {full:?})"
+        );
+        let x = x.to_vec().unwrap();
+        let dx = host.apply(&x);
+        let r: Vec<HostSpinor> = (0..lat.volume())
+            .map(|i| std::array::from_fn(|s| dx[i][s] - b_host[i][s]))
+            .collect();
+        let rel = (dot(&r, &r).re / b2).sqrt();
+        assert!(
+            rel <= 1e-9,
+            "κ {kappa}: |D x − b| / |b| = {rel:e} by the host operator"
+        );
+        let (diff, scale) = max_diff(&x, &y.to_vec().unwrap());
+        assert!(
+            diff <= 1e-8 * scale,
+            "κ {kappa}: mixed and f64 differ by {diff:e}"
+        );
+    }
+    let op = Wilson::new(&u, 0.1);
+    let mut x = poisoned(&lat);
+    let bad = op.solve(
+        &mut MixedBiCgStab::new(1e-10, 100).with_delta(1.5),
+        &b,
+        &mut x,
+    );
+    assert!(
+        matches!(bad, Err(SolverError::Ongpu(ongpu::Error::InvalidArgument(ref m))) if m.contains("(0, 1)")),
+        "{bad:?}"
+    );
+}
+
 on_both_backends!(
     field_strength_matches_host,
+    mixed_bicgstab_meets_the_f64_residual,
     clover_vanishes_for_the_unit_field,
     clover_blocks_match_host_and_invert,
     clover_operator_matches_host,
@@ -337,6 +403,8 @@ fn clover_kernels_compile_for_sm90_without_spills() {
         op.hop_inverse_clover(lat.even(), &psi, &mut out).unwrap();
         let mut x = poisoned(&lat);
         op.solve(&mut BiCgStab::new(1e-6, 50), &psi, &mut x)
+            .unwrap();
+        op.solve(&mut MixedBiCgStab::new(1e-6, 50), &psi, &mut x)
             .unwrap();
     });
     assert!(

@@ -11,11 +11,13 @@
 //!
 //! ```text
 //! cargo run --release --example wilson_bench -- [--sizes 32,40] [--real f32,f64] [--reps 10]
-//!     [--solver L] [--solver-sweeps N] [--solver-kappa K] [--no-dslash]
+//!     [--solver L] [--solver-sweeps N] [--solver-kappa K] [--solver-delta D] [--no-dslash]
 //! ```
 //! `--solver L` (default 32, 0 for none) also times the even-odd clover BiCGStab at L^4 in
 //! f64 against its operator `M̂` alone, on a quenched β = 6.0 configuration after
-//! `--solver-sweeps` (default 40) heatbath sweeps, at `--solver-kappa` (default 0.1330).
+//! `--solver-sweeps` (default 40) heatbath sweeps, at `--solver-kappa` (default 0.1330),
+//! and the mixed-precision BiCGStab's time to the same residual (reliable updates at
+//! `--solver-delta`, default 0.1).
 
 mod check;
 #[path = "../common/mod.rs"]
@@ -92,7 +94,8 @@ fn run() -> BenchResult<()> {
     if solver_l > 0 {
         let sweeps = common::arg("--solver-sweeps", 40);
         let kappa = common::value("--solver-kappa").map_or(Ok(0.1330), |k| k.parse())?;
-        solver::run(solver_l, reps, sweeps, kappa)?;
+        let delta = common::value("--solver-delta").map_or(Ok(0.1), |d| d.parse())?;
+        solver::run(solver_l, reps, sweeps, kappa, delta)?;
     }
     Ok(())
 }

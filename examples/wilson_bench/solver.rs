@@ -1,13 +1,15 @@
 //! The even-odd clover BiCGStab against its operator alone: `M̂ = 1 − κ² A_ee⁻¹ H_eo A_oo⁻¹
-//! H_oe` timed by itself, then whole solves, both in GFLOP/s of the standard counts.
+//! H_oe` timed by itself, then whole solves, both in GFLOP/s of the standard counts; then
+//! the mixed-precision BiCGStab's time to the same true residual.
 
 use crate::{common, BenchResult};
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::quenched::QuenchedUpdate;
-use ongpu::qcd::solver::LinearSolver;
+use ongpu::qcd::solver::{LinearSolver, Solution};
 use ongpu::qcd::wilson::{
-    random_spinors, BiCgStab, Clover, SpinorField, Wilson, WilsonEvenOdd, CLOVER_FLOPS, HOP_FLOPS,
+    random_spinors, BiCgStab, Clover, MixedBiCgStab, SpinorField, Wilson, WilsonEvenOdd,
+    CLOVER_FLOPS, HOP_FLOPS,
 };
 
 /// Flops of `M̂` per even site: two hops with the clover inverse, and `ψ − κ² ·` (48).
@@ -21,7 +23,7 @@ pub const VECTOR_FLOPS: f64 = 96.0 + 192.0 + 96.0 + 96.0 + 48.0 + 96.0 + 192.0 +
 /// Times `M̂` and the solve at L^4 in f64 on a quenched configuration (β = 6.0, `sweeps`
 /// heatbath sweeps from a hot start) with `kappa` and the non-perturbative c_sw = 1.769 of
 /// β = 6.0 (Lüscher et al., Nucl. Phys. B491 (1997) 323), and prints both.
-pub fn run(l: usize, reps: usize, sweeps: usize, kappa: f64) -> BenchResult<()> {
+pub fn run(l: usize, reps: usize, sweeps: usize, kappa: f64, delta: f64) -> BenchResult<()> {
     let backend = ongpu::backend()?;
     let c_sw = 1.769;
     let lat = Lattice::new([l; 4])?;
@@ -40,13 +42,14 @@ pub fn run(l: usize, reps: usize, sweeps: usize, kappa: f64) -> BenchResult<()> 
     let sites = (lat.volume() / 2) as f64;
     let op_gflops = OPERATOR_FLOPS * sites / t_op / 1e9;
     let mut x: SpinorField = lat.zeros()?;
-    let mut solver = BiCgStab::new(1e-10, 5000);
-    let mut runs = Vec::new();
-    for _ in 0..3 {
-        runs.push(solver.solve(&eo, &b, &mut x)?);
-    }
-    let seconds = common::median(runs.iter().map(|s| s.seconds).collect());
-    let last = runs.last().expect("three solves");
+    let (seconds, last) = three(&mut BiCgStab::new(1e-10, 5000), &eo, &b, &mut x)?;
+    let (mixed_seconds, mixed) = three(
+        &mut MixedBiCgStab::new(1e-10, 5000).with_delta(delta),
+        &eo,
+        &b,
+        &mut x,
+    )?;
+    let last = &last;
     let flops = last.iterations as f64 * (2.0 * OPERATOR_FLOPS + VECTOR_FLOPS) * sites;
     let solve_gflops = flops / seconds / 1e9;
     println!(
@@ -68,5 +71,30 @@ pub fn run(l: usize, reps: usize, sweeps: usize, kappa: f64) -> BenchResult<()> 
         2.0 * OPERATOR_FLOPS + VECTOR_FLOPS,
         100.0 * solve_gflops / op_gflops
     );
+    println!(
+        "mixed-precision BiCGStab (f32 iterations, f64 reliable updates at δ = {delta}) to \
+         |r|/|b| = {:.1e}: \
+         {} iterations, {} reliable updates, {:.1} ms (median of 3): {:.2}x the f64 solve",
+        mixed.relative_residual,
+        mixed.iterations,
+        mixed.reliable_updates,
+        mixed_seconds * 1e3,
+        seconds / mixed_seconds
+    );
     Ok(())
+}
+
+/// Three solves of `eo x = b`: the median seconds and the last solve's report.
+fn three<'w, 'u, V: LinearSolver<WilsonEvenOdd<'w, 'u, Lattice>>>(
+    solver: &mut V,
+    eo: &WilsonEvenOdd<'w, 'u, Lattice>,
+    b: &SpinorField,
+    x: &mut SpinorField,
+) -> BenchResult<(f64, Solution)> {
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        runs.push(solver.solve(eo, b, x)?);
+    }
+    let seconds = common::median(runs.iter().map(|s| s.seconds).collect());
+    Ok((seconds, *runs.last().expect("three solves")))
 }

@@ -23,6 +23,7 @@ pub mod clover_algebra;
 mod even_odd;
 mod full_solve;
 pub mod gamma;
+mod mixed;
 mod operator;
 mod pion;
 pub mod reference;
@@ -32,6 +33,7 @@ pub use bicgstab::BiCgStab;
 pub use cgnr::Cgnr;
 pub use clover::{clover_times, Clover, CloverFieldOf, CloverSite};
 pub use even_odd::{dot_even, norm2_even, WilsonEvenOdd};
+pub use mixed::{MixedBiCgStab, DEFAULT_WILSON_DELTA};
 pub use operator::{hop, hop_clover, Wilson, CLOVER_BYTES, CLOVER_FLOPS, HOP_BYTES, HOP_FLOPS};
 pub use pion::PionCorrelator;
 

@@ -1,0 +1,280 @@
+//! Mixed-precision BiCGStab for the even-odd Wilson(-clover) system `M̂ x_e = b_e`, with
+//! reliable updates (Clark, Babich, Barros, Brower, Rebbi, Comput. Phys. Commun. 181 (2010)
+//! 1517, after Sleijpen and van der Vorst): the solution `x` and the true residual in f64,
+//! the iterations in f32 on a single-precision copy of the operator (links and clover
+//! inverses rounded to f32 once per solver call).
+//!
+//! The f32 iterations solve for a correction `e` with `M̂ e = r / |r|` (the residual scaled
+//! to unit length, so that its entries stay far from f32's range limits however small the
+//! true residual has become). When their iterated residual has fallen by the factor `δ`
+//! (or below what the tolerance asks), a **reliable update** adds `|r| e` to `x` in f64 and
+//! recomputes `r = b − M̂ x` in f64, and the iterations start again from it. BiCGStab's
+//! short recurrences do not survive a change of residual, so each update restarts them
+//! (as QUDA's mixed-precision BiCGStab does); the f64 residual keeps the answer exact.
+//!
+//! The solve ends when the true residual of an update meets the tolerance: the same
+//! `|b − M̂ x| ≤ tol |b|` as the f64 [`BiCgStab`](super::BiCgStab).
+
+use super::bicgstab::{iterate_single, EvenOddSystem, Work};
+use super::clover::CloverFieldOf;
+use super::even_odd::{start_solve, WilsonEvenOdd};
+use super::operator::{hop, hop_clover};
+use super::{SpinorFieldOf, Wilson};
+use crate::gauge::LinksOf;
+use crate::solver::{LinearSolver, Solution, SolverError};
+use ongpu::prelude::*;
+use std::time::Instant;
+
+/// The default `δ`: the true residual is recomputed whenever the f32 iterations have
+/// reduced theirs by this factor.
+pub const DEFAULT_WILSON_DELTA: f64 = 0.1;
+
+/// Reliable updates in a row that do not halve the true residual before a solve is
+/// declared stagnated.
+const STALLED_UPDATES: usize = 3;
+
+/// Mixed-precision BiCGStab on [`WilsonEvenOdd`]: f64 solution and true residual, f32
+/// iterations with reliable updates (see the module documentation). Solves to
+/// `|b − M̂ x| ≤ tolerance · |b|` within `max_iterations` f32 iterations in all.
+pub struct MixedBiCgStab {
+    tolerance: f64,
+    max_iterations: usize,
+    delta: f64,
+}
+
+impl MixedBiCgStab {
+    /// A solver to relative residual `tolerance` in at most `max_iterations` iterations,
+    /// with `δ` = [`DEFAULT_WILSON_DELTA`].
+    pub fn new(tolerance: f64, max_iterations: usize) -> Self {
+        MixedBiCgStab {
+            tolerance,
+            max_iterations,
+            delta: DEFAULT_WILSON_DELTA,
+        }
+    }
+
+    /// The same solver with reliable updates whenever the f32 residual has fallen by
+    /// `delta` (in `(0, 1)`: smaller means fewer updates and longer f32 runs).
+    pub fn with_delta(self, delta: f64) -> Self {
+        MixedBiCgStab { delta, ..self }
+    }
+}
+
+impl<S: Space> LinearSolver<WilsonEvenOdd<'_, '_, S>> for MixedBiCgStab {
+    fn solve(
+        &mut self,
+        op: &WilsonEvenOdd<'_, '_, S>,
+        b: &SpinorFieldOf<S>,
+        x: &mut SpinorFieldOf<S>,
+    ) -> Result<Solution, SolverError> {
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return Err(SolverError::Ongpu(ongpu::Error::InvalidArgument(format!(
+                "δ = {} for the reliable updates: it must lie in (0, 1)",
+                self.delta
+            ))));
+        }
+        mixed_bicgstab(op, b, x, self)
+    }
+
+    fn name(&self) -> &'static str {
+        "mixed BiCGStab"
+    }
+}
+
+/// `M̂` of a Wilson(-clover) operator with links and clover inverses in f32.
+struct SingleEvenOdd<S: Space> {
+    lat: S,
+    links: LinksOf<S, f32>,
+    inverses: Option<CloverFieldOf<S, f32>>,
+    kappa2: f32,
+}
+
+impl<S: Space> SingleEvenOdd<S> {
+    /// The f32 copy of `op`, rounded on the device.
+    fn new(op: &Wilson<'_, S>) -> ongpu::Result<Self> {
+        let lat = op.lattice();
+        let links64 = op.links();
+        let mut links: LinksOf<S, f32> = lat.zeros()?;
+        on_gpu!(lat, {
+            for mu in 0..4 {
+                links[mu] = links64[mu].to_f32();
+            }
+        })?;
+        let inverses = match op.clover() {
+            None => None,
+            Some(c) => {
+                let inv64 = c.inverses();
+                let mut inv: CloverFieldOf<S, f32> = lat.zeros()?;
+                on_gpu!(lat, {
+                    for k in 0..12 {
+                        inv[k] = inv64[k].to_f32();
+                    }
+                })?;
+                Some(inv)
+            }
+        };
+        Ok(SingleEvenOdd {
+            lat,
+            links,
+            inverses,
+            kappa2: (op.kappa() * op.kappa()) as f32,
+        })
+    }
+}
+
+impl<S: Space> EvenOddSystem<S, f32> for SingleEvenOdd<S> {
+    fn lattice(&self) -> S {
+        self.lat
+    }
+
+    fn apply_and_dot(
+        &self,
+        psi: &SpinorFieldOf<S, f32>,
+        tmp: &mut SpinorFieldOf<S, f32>,
+        out: &mut SpinorFieldOf<S, f32>,
+        with: &SpinorFieldOf<S, f32>,
+    ) -> ongpu::Result<Complex<f64>> {
+        let lat = self.lat;
+        match &self.inverses {
+            None => {
+                hop(lat.odd(), &self.links, psi, tmp)?;
+                hop(lat.even(), &self.links, tmp, out)?;
+            }
+            Some(inv) => {
+                hop_clover(lat.odd(), &self.links, inv, psi, tmp)?;
+                hop_clover(lat.even(), &self.links, inv, tmp, out)?;
+            }
+        }
+        let k2 = self.kappa2;
+        on_gpu!(sum: lat.even(), {
+            out[0] = psi[0] - out[0] * k2;
+            out[1] = psi[1] - out[1] * k2;
+            out[2] = psi[2] - out[2] * k2;
+            out[3] = psi[3] - out[3] * k2;
+            (with[0].dot(out[0]) + with[1].dot(out[1]) + with[2].dot(out[2]) + with[3].dot(out[3]))
+                .to_f64()
+        })
+    }
+}
+
+/// `r = b − M̂ x` on the even sites in f64 (`tmp`, `ax` scratch); returns `|r|²`.
+fn true_residual2<S: Space>(
+    op: &WilsonEvenOdd<'_, '_, S>,
+    b: &SpinorFieldOf<S>,
+    x: &SpinorFieldOf<S>,
+    r: &mut SpinorFieldOf<S>,
+    tmp: &mut SpinorFieldOf<S>,
+    ax: &mut SpinorFieldOf<S>,
+) -> ongpu::Result<f64> {
+    op.apply(x, tmp, ax)?;
+    on_gpu!(sum: op.wilson().lattice().even(), {
+        r[0] = b[0] - ax[0];
+        r[1] = b[1] - ax[1];
+        r[2] = b[2] - ax[2];
+        r[3] = b[3] - ax[3];
+        r[0].norm2() + r[1].norm2() + r[2].norm2() + r[3].norm2()
+    })
+}
+
+fn mixed_bicgstab<S: Space>(
+    op: &WilsonEvenOdd<'_, '_, S>,
+    b: &SpinorFieldOf<S>,
+    x: &mut SpinorFieldOf<S>,
+    solver: &MixedBiCgStab,
+) -> Result<Solution, SolverError> {
+    let start = Instant::now();
+    let lat = op.wilson().lattice();
+    let single = SingleEvenOdd::new(op.wilson())?;
+    let (mut r, mut tmp, mut ax): (SpinorFieldOf<S>, SpinorFieldOf<S>, SpinorFieldOf<S>) =
+        (lat.zeros()?, lat.zeros()?, lat.zeros()?);
+    let mut rs: SpinorFieldOf<S, f32> = lat.zeros()?;
+    let mut es: SpinorFieldOf<S, f32> = lat.zeros()?;
+    let mut work = Work::<S, f32>::new(lat)?;
+    // x = 0, r = b.
+    let b2 = start_solve(lat, b, x, &mut r)?;
+    let target2 = solver.tolerance * solver.tolerance * b2;
+    let (mut r2, mut iterations, mut updates, mut stalled) = (b2, 0, 0, 0);
+    while r2 > target2 {
+        // The f32 iterations on e with M̂ e = r / |r|, from e = 0.
+        let norm = r2.sqrt();
+        let inv_norm = 1.0 / norm;
+        on_gpu!(lat.even(), {
+            rs[0] = (r[0] * inv_norm).to_f32();
+            rs[1] = (r[1] * inv_norm).to_f32();
+            rs[2] = (r[2] * inv_norm).to_f32();
+            rs[3] = (r[3] * inv_norm).to_f32();
+        })?;
+        // (A pass of its own: a body's `ColorVector::zero()` is in the precision of the
+        // body's f64 values where it has some.)
+        on_gpu!(lat.even(), {
+            es[0] = ColorVector::zero();
+            es[1] = ColorVector::zero();
+            es[2] = ColorVector::zero();
+            es[3] = ColorVector::zero();
+        })?;
+        // Stop at δ, or where the f64 residual would meet the tolerance (with a margin for
+        // the drift of the f32 recursion).
+        let stop2 = (solver.delta * solver.delta).max(0.25 * target2 / r2);
+        let inner = iterate_single(
+            &single,
+            &mut es,
+            &mut rs,
+            &mut work,
+            1.0,
+            b2 / r2,
+            |s2| s2 <= stop2,
+            solver.max_iterations - iterations,
+        );
+        let made = match inner {
+            Ok((made, _)) => made,
+            Err(SolverError::NotConverged { iterations: i, .. }) => {
+                iterations += i;
+                add_correction(lat, &es, norm, x)?;
+                let r2 = true_residual2(op, b, x, &mut r, &mut tmp, &mut ax)?;
+                return Err(SolverError::NotConverged {
+                    iterations,
+                    relative_residual: (r2 / b2).sqrt(),
+                });
+            }
+            // An f32 breakdown (the scaled residual reached f32's resolution): the update
+            // below takes what the iterations reached, and the stagnation check decides.
+            Err(SolverError::Breakdown { iterations: i, .. }) => i,
+            Err(e) => return Err(e),
+        };
+        iterations += made;
+        // The reliable update: x += |r| e and r = b − M̂ x, in f64.
+        add_correction(lat, &es, norm, x)?;
+        let r2_new = true_residual2(op, b, x, &mut r, &mut tmp, &mut ax)?;
+        updates += 1;
+        stalled = if r2_new > 0.25 * r2 { stalled + 1 } else { 0 };
+        r2 = r2_new;
+        if r2 > target2 && (stalled == STALLED_UPDATES || !r2.is_finite()) {
+            return Err(SolverError::Stagnated {
+                iterations,
+                relative_residual: (r2 / b2).sqrt(),
+            });
+        }
+    }
+    Ok(Solution {
+        iterations,
+        restarts: 0,
+        reliable_updates: updates,
+        relative_residual: if b2 == 0.0 { 0.0 } else { (r2 / b2).sqrt() },
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// `x += scale · e` on the even sites, in f64.
+fn add_correction<S: Space>(
+    lat: S,
+    e: &SpinorFieldOf<S, f32>,
+    scale: f64,
+    x: &mut SpinorFieldOf<S>,
+) -> ongpu::Result<()> {
+    on_gpu!(lat.even(), {
+        x[0] += e[0].to_f64() * scale;
+        x[1] += e[1].to_f64() * scale;
+        x[2] += e[2].to_f64() * scale;
+        x[3] += e[3].to_f64() * scale;
+    })
+}
