@@ -206,9 +206,6 @@ pub use ongpu_macros::device;
 /// ```
 pub use ongpu_macros::kernel;
 
-/// What a body can capture, named by generic code that captures values of its type
-/// parameter (`Complex<T>: ReadCapture` for a scalar `Complex<T>` read by every site).
-pub use ongpu_runtime::ReadCapture;
 pub use ongpu_runtime::{
     backend, bounds_checks, codegen, cpu_vectors, cuda_available, in_stream_scope, math,
     set_cpu_vectors, synchronize, with_backend, with_bounds_checks, with_cpu_vectors, AoS, AoSoA,

@@ -48,7 +48,7 @@ extern crate self as ongpu;
 #[allow(unused_imports)] // the names a user reaches as `ongpu::…`
 use ongpu_macros::{device, kernel, on_gpu};
 #[allow(unused_imports)]
-use ongpu_runtime::{backend, synchronize, Backend, Element, Error, Philox, ReadCapture, Result};
+use ongpu_runtime::{backend, synchronize, Backend, Element, Error, Philox, Result};
 
 /// The facade's prelude, for this crate's own code (`use ongpu::prelude::*`).
 mod prelude {

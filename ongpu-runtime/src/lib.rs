@@ -40,7 +40,6 @@ pub mod tune;
 mod types;
 
 pub use backend::{cuda_available, current as backend, synchronize, with_backend, Backend};
-pub use capture::ReadCapture;
 pub use cpu_vectors::{cpu_vectors, set_cpu_vectors, with_cpu_vectors, CpuVectors};
 pub use element::{Element, RealKind, Scalar};
 pub use error::{number_lines, Error, Location, Result};
