@@ -32,6 +32,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod cpu_hand;
 mod data;
 #[cfg(feature = "cuda")]
 mod gpu;
@@ -44,7 +45,7 @@ mod subsets;
 use data::{Prec, Problem};
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::compressed::su3_from_rows;
-use ongpu::{Backend, Element, Layout};
+use ongpu::{AoS, AoSoA, Backend, Element, Layout};
 use report::Row;
 
 /// The benchmark's errors: ongpu's, wrong results, plotting.
@@ -166,10 +167,29 @@ where
         common::parallel_copy(&src, &mut dst);
         Ok(())
     })?;
-    Ok(vec![
+    let mut rows = vec![
         Row::new::<T, L>("cpu", "on_gpu", p, t, Some(err)),
         Row::new::<T, L>("cpu", "host_copy", p, t_copy, None),
-    ])
+    ];
+    // The hand-vectorised reference, in its own AoSoA<32> storage: beside ours in that layout.
+    if L::name() == AoSoA::<32>::name() && (p.lat.volume() / 2) % 32 == 0 {
+        let links = p.links::<T, AoS>().to_vec()?;
+        let hand = cpu_hand::Hand::new(&p.lat, &links, &p.psi::<T, AoS>().to_vec()?);
+        let mut out = hand.output();
+        hand.run(&mut out);
+        let even = hand.even_sites(&out);
+        let nan = Complex::new(T::of(f64::NAN), T::of(f64::NAN));
+        let chi: Field<ColorVector<T>, L> = Field::from_fn(p.lat.volume(), |s| {
+            even.get(s).copied().unwrap_or(ColorVector::new([nan; 3]))
+        });
+        let err = p.check::<T, L>("hand-vectorised (CPU)", &chi)?;
+        let t_hand = common::time(Backend::Cpu, opts.reps, || {
+            hand.run(&mut out);
+            Ok(())
+        })?;
+        rows.push(Row::new::<T, L>("cpu", "hand_written", p, t_hand, Some(err)));
+    }
+    Ok(rows)
 }
 
 /// The command line.
