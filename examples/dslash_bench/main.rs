@@ -187,7 +187,13 @@ where
             hand.run(&mut out);
             Ok(())
         })?;
-        rows.push(Row::new::<T, L>("cpu", "hand_written", p, t_hand, Some(err)));
+        rows.push(Row::new::<T, L>(
+            "cpu",
+            "hand_written",
+            p,
+            t_hand,
+            Some(err),
+        ));
     }
     Ok(rows)
 }
