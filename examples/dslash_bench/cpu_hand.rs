@@ -6,6 +6,8 @@
 //! lanes of one component (a few vector instructions each); blocks on rayon threads, the
 //! loops compiled for the width `on_gpu!` uses (`ongpu::with_cpu_vectors`).
 
+#![allow(clippy::needless_range_loop)] // lanes and colours read best as indices
+
 use ongpu::prelude::*;
 use rayon::prelude::*;
 
