@@ -267,10 +267,21 @@ mod tests {
     }
 
     #[test]
+    fn arrays_by_value() {
+        let s = check("fn f<T: Real>(a: [ColorVector<T>; 4]) -> [ColorVector<T>; 2] {}").unwrap();
+        assert!(matches!(s.params[0].kind, ParamKind::Value));
+        assert_eq!(
+            s.params[0].cuda,
+            "ongpu::array<ongpu::ColorVector<ongpu_t_T>, 4>"
+        );
+        assert_eq!(s.ret_cuda, "ongpu::array<ongpu::ColorVector<ongpu_t_T>, 2>");
+    }
+
+    #[test]
     fn unsupported_arrays() {
-        assert!(check("fn f(a: [f32; 4]) {}")
+        assert!(check("fn f(a: [f32; N]) {}")
             .unwrap_err()
-            .contains("pass `&a`"));
+            .contains("a number"));
         assert!(check("fn f(a: &[u8]) {}").is_err());
         assert!(check("fn f(a: &[f32; N]) {}")
             .unwrap_err()
