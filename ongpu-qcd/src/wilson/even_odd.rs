@@ -212,13 +212,23 @@ pub(crate) fn true_residual<S: Space>(
     if b2 == 0.0 {
         return Ok(0.0);
     }
-    let lat = op.wilson().lattice();
+    Ok((residual2(op, b, x, [tmp, ax, r])? / b2).sqrt())
+}
+
+/// `r = b − M̂ x` on the even sites in f64, returning `|r|²` from the same pass (`tmp`, `ax`
+/// scratch).
+pub(crate) fn residual2<S: Space>(
+    op: &WilsonEvenOdd<'_, '_, S>,
+    b: &SpinorFieldOf<S>,
+    x: &SpinorFieldOf<S>,
+    [tmp, ax, r]: [&mut SpinorFieldOf<S>; 3],
+) -> ongpu::Result<f64> {
     op.apply(x, tmp, ax)?;
-    on_gpu!(lat.even(), {
+    on_gpu!(sum: op.wilson().lattice().even(), {
         r[0] = b[0] - ax[0];
         r[1] = b[1] - ax[1];
         r[2] = b[2] - ax[2];
         r[3] = b[3] - ax[3];
-    })?;
-    Ok((norm2_even(lat, r)? / b2).sqrt())
+        r[0].norm2() + r[1].norm2() + r[2].norm2() + r[3].norm2()
+    })
 }

@@ -17,7 +17,7 @@
 
 use super::bicgstab::{iterate_single, EvenOddSystem, Work};
 use super::clover::CloverFieldOf;
-use super::even_odd::{start_solve, WilsonEvenOdd};
+use super::even_odd::{residual2, start_solve, WilsonEvenOdd};
 use super::operator::{hop, hop_clover};
 use super::{SpinorFieldOf, Wilson};
 use crate::gauge::LinksOf;
@@ -157,25 +157,6 @@ impl<S: Space> EvenOddSystem<S, f32> for SingleEvenOdd<S> {
     }
 }
 
-/// `r = b − M̂ x` on the even sites in f64 (`tmp`, `ax` scratch); returns `|r|²`.
-fn true_residual2<S: Space>(
-    op: &WilsonEvenOdd<'_, '_, S>,
-    b: &SpinorFieldOf<S>,
-    x: &SpinorFieldOf<S>,
-    r: &mut SpinorFieldOf<S>,
-    tmp: &mut SpinorFieldOf<S>,
-    ax: &mut SpinorFieldOf<S>,
-) -> ongpu::Result<f64> {
-    op.apply(x, tmp, ax)?;
-    on_gpu!(sum: op.wilson().lattice().even(), {
-        r[0] = b[0] - ax[0];
-        r[1] = b[1] - ax[1];
-        r[2] = b[2] - ax[2];
-        r[3] = b[3] - ax[3];
-        r[0].norm2() + r[1].norm2() + r[2].norm2() + r[3].norm2()
-    })
-}
-
 fn mixed_bicgstab<S: Space>(
     op: &WilsonEvenOdd<'_, '_, S>,
     b: &SpinorFieldOf<S>,
@@ -230,7 +211,7 @@ fn mixed_bicgstab<S: Space>(
             Err(SolverError::NotConverged { iterations: i, .. }) => {
                 iterations += i;
                 add_correction(lat, &es, norm, x)?;
-                let r2 = true_residual2(op, b, x, &mut r, &mut tmp, &mut ax)?;
+                let r2 = residual2(op, b, x, [&mut tmp, &mut ax, &mut r])?;
                 return Err(SolverError::NotConverged {
                     iterations,
                     relative_residual: (r2 / b2).sqrt(),
@@ -244,7 +225,7 @@ fn mixed_bicgstab<S: Space>(
         iterations += made;
         // The reliable update: x += |r| e and r = b − M̂ x, in f64.
         add_correction(lat, &es, norm, x)?;
-        let r2_new = true_residual2(op, b, x, &mut r, &mut tmp, &mut ax)?;
+        let r2_new = residual2(op, b, x, [&mut tmp, &mut ax, &mut r])?;
         updates += 1;
         stalled = if r2_new > 0.25 * r2 { stalled + 1 } else { 0 };
         r2 = r2_new;
