@@ -142,6 +142,79 @@ fn slabs_are_even_and_balanced() {
 }
 
 #[test]
+fn weighted_slabs_follow_the_weights() {
+    on_cpu(|| {
+        let lat = Lattice::new([4, 4, 4, 16]).unwrap();
+        let devices = Devices::first(2).unwrap().with_host().unwrap();
+        assert_eq!(devices.len(), 3);
+        assert!(devices.has_host() && devices.on_host(2) && !devices.on_host(1));
+        assert_eq!(devices.ordinal(2), None);
+        let slabs = |w: &[f64]| {
+            let split = lat.split_weighted(&devices, 3, w).unwrap();
+            (0..3).map(|p| split.slab(p).len()).collect::<Vec<_>>()
+        };
+        // Shares of 8 pairs 3.5, 3.5, 1: whole pairs, the one left over to the first.
+        assert_eq!(slabs(&[7.0, 7.0, 2.0]), vec![8, 6, 2]);
+        assert_eq!(slabs(&[1.0, 1.0, 1.0]), vec![6, 6, 4]);
+        // A part far below one pair still gets two sites.
+        assert_eq!(slabs(&[1000.0, 1000.0, 1.0]), vec![8, 6, 2]);
+        assert_eq!(slabs(&[1.0, 3.0, 4.0]), vec![2, 6, 8]);
+        // Different widths are different splits; the same widths the same split.
+        let a = lat.split_weighted(&devices, 3, &[7.0, 7.0, 2.0]).unwrap();
+        let b = lat
+            .split_weighted(&devices, 3, &[70.0, 70.0, 20.0])
+            .unwrap();
+        let c = lat.split_weighted(&devices, 3, &[1.0, 1.0, 1.0]).unwrap();
+        assert!(a == b && a != c);
+        assert!(a.to_string().contains("host"), "{a}");
+        for bad in [&[1.0, 1.0][..], &[1.0, 0.0, 1.0], &[1.0, f64::NAN, 1.0]] {
+            let e = lat
+                .split_weighted(&devices, 3, bad)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("3 finite positive weights"), "{e}");
+        }
+        let e = devices.clone().with_host().unwrap_err().to_string();
+        assert!(e.contains("host part already"), "{e}");
+    });
+}
+
+/// A part on the host's threads beside the devices' parts, with a slab sized by weight:
+/// every program gives the whole lattice's bits (on the CPU backend the host part is one
+/// more emulated part; the GPU test runs it beside real GPU parts).
+#[test]
+fn host_parts_give_the_whole_lattice() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (chi, eta) = staggered_twice!(lat, AoS);
+        let want_far = diagonal_shifts!(lat, 0);
+        let (plaq, _, t) = plaquette_sum!(lat);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for gpus in 1..=2 {
+            let devices = Devices::first(gpus).unwrap().with_host().unwrap();
+            let mut weights = vec![3.0; gpus];
+            weights.push(1.0);
+            let split = lat.split_weighted(&devices, 3, &weights).unwrap();
+            assert_eq!(split.slab(gpus).len(), 2, "{split}");
+            let (c, e) = staggered_twice!(split, AoSoA<32>);
+            assert_eq!(bits_of_vectors(&c), bits_of_vectors(&chi), "{split}");
+            assert_eq!(bits_of_vectors(&e), bits_of_vectors(&eta), "{split}");
+            assert_eq!(
+                bits(&diagonal_shifts!(split, 0)),
+                bits(&want_far),
+                "{split}"
+            );
+            let (p, _, ts) = plaquette_sum!(split);
+            assert!(
+                (p - plaq).abs() <= 1e-12 * plaq.abs(),
+                "{split}: {p} vs {plaq}"
+            );
+            assert_eq!(bits(&ts), bits(&t), "{split}");
+        }
+    });
+}
+
+#[test]
 fn whole_lattice_fields_in_a_split_call_are_errors() {
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
@@ -202,6 +275,78 @@ fn split_fields_round_trip_through_whole_fields() {
         let split = lat.split_over(&Devices::first(2).unwrap()).unwrap();
         assert!(SplitField::<f64>::from_field(&split, &short).is_err());
     });
+}
+
+/// On the GPU with a part on the host's threads: the host part's sites of a call that reads
+/// only unsplit data are the CPU backend's bits, the GPU parts' sites the GPU's; results
+/// that mix both backends' neighbours agree to rounding; order-free reductions are exact.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_and_host_parts_are_the_whole_lattice() {
+    ongpu::with_backend(Backend::Cuda, || {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (chi_gpu, eta_gpu) = staggered_twice!(lat, AoSoA<32>);
+        let (chi_cpu, _) = ongpu::with_backend(Backend::Cpu, || {
+            Ok::<_, Error>(staggered_twice!(lat, AoSoA<32>))
+        })?;
+        let far_gpu = diagonal_shifts!(lat, 0);
+        let (plaq, _, t_gpu) = plaquette_sum!(lat);
+        let t_whole = lat
+            .field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5)
+            .unwrap();
+        let exact = exact_reductions!(lat, &t_whole);
+        let gpus = Devices::all().unwrap().len();
+        let mut lists = vec![(Devices::first(1)?.with_host()?, vec![3.0, 1.0])];
+        lists.push((Devices::emulated(2)?.with_host()?, vec![1.0, 2.0, 1.0]));
+        if gpus >= 2 {
+            lists.push((Devices::first(2)?.with_host()?, vec![2.0, 1.0, 1.0]));
+        }
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * (1.0 + b.abs());
+        for (devices, weights) in &lists {
+            let split = lat.split_weighted(devices, 3, weights)?;
+            let host = split.slab(split.parts() - 1);
+            let (c, e) = staggered_twice!(split, AoSoA<32>);
+            for i in (0..lat.volume()).filter(|&i| chi_gpu[i][0].re.is_finite()) {
+                let want = if host.contains(&lat.coords(i)[3]) {
+                    chi_cpu[i]
+                } else {
+                    chi_gpu[i]
+                };
+                assert_eq!(
+                    bits_of_vectors(&[c[i]]),
+                    bits_of_vectors(&[want]),
+                    "{split}: site {i}"
+                );
+            }
+            for (a, b) in e.iter().zip(&eta_gpu) {
+                for k in 0..3 {
+                    if b[k].re.is_nan() {
+                        assert!(a[k].re.is_nan(), "{split}: odd sites keep their poison");
+                        continue;
+                    }
+                    assert!(
+                        close(a[k].re, b[k].re) && close(a[k].im, b[k].im),
+                        "{split}"
+                    );
+                }
+            }
+            let far = diagonal_shifts!(split, 0);
+            assert!(
+                far.iter().zip(&far_gpu).all(|(&a, &b)| close(a, b)),
+                "{split}"
+            );
+            let (p, _, ts) = plaquette_sum!(split);
+            assert!(
+                (p - plaq).abs() <= 1e-12 * plaq.abs(),
+                "{split}: {p} vs {plaq}"
+            );
+            assert!(ts.iter().zip(&t_gpu).all(|(&a, &b)| close(a, b)), "{split}");
+            let t_split = SplitField::<f64>::from_field(&split, &t_whole)?;
+            assert_eq!(exact_reductions!(split, &t_split), exact, "{split}");
+        }
+        Ok::<(), Error>(())
+    })
+    .unwrap();
 }
 
 /// On the GPU: the same programs over parts emulated on one device and, where the machine

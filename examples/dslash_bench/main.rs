@@ -17,6 +17,10 @@
 //! strong scaling on `--strong` (default 48,48,48,48); `--emulate` splits over parts of
 //! device 0 instead of over GPUs, which shows what splitting costs on one device.
 //!
+//! With `--host-part` it asks whether the host's CPU threads, given a slab beside the GPU,
+//! make the call faster than the GPU alone (`host_part.rs`), on `--strong` (default
+//! 32,32,32,64).
+//!
 //! With `--mpi` (built with `--features mpi`, run under `mpirun -np N`) it runs the call over
 //! a lattice cut over the N ranks (`ranks.rs`): weak scaling at `--local L` per rank, strong
 //! scaling on `--strong` (default 32,32,32,32), with the halo exchange's time and its share,
@@ -27,6 +31,7 @@
 //!     [--layout aosoa32,aos,soa] [--reps 10] [--tpb 128] [--cpu] [--csv FILE] [--svg FILE]
 //! cargo run --release --example dslash_bench -- --devices 2 [--local 32] [--strong 48,48,48,48]
 //!     [--emulate]
+//! cargo run --release --example dslash_bench -- --host-part [--strong 32,32,32,64] [--reps 20]
 //! mpirun -np N target/release/examples/dslash_bench --mpi [--local 32] [--strong 32,32,32,32]
 //! ```
 
@@ -36,6 +41,7 @@ mod cpu_hand;
 mod data;
 #[cfg(feature = "cuda")]
 mod gpu;
+mod host_part;
 #[cfg(feature = "mpi")]
 mod ranks;
 mod report;
@@ -242,6 +248,11 @@ fn main() -> BenchResult<()> {
         .into());
     }
     let backend = ongpu::backend()?;
+    if common::switch("--host-part") {
+        let dims = common::arg_list("--strong", &[32, 32, 32, 64]);
+        let dims: [usize; 4] = dims.try_into().map_err(|_| "--strong takes four extents")?;
+        return host_part::run(dims, common::arg("--reps", 20));
+    }
     if let Some(n) = common::value("--devices") {
         let n: usize = n
             .parse()

@@ -15,7 +15,7 @@ use std::time::Instant;
 type L32 = AoSoA<32>;
 
 /// The stencil over a split lattice: the body of `ours`, unchanged.
-fn dslash(
+pub fn dslash(
     lat: &SplitLattice,
     u: &SplitField<[ColorMatrix<f32>; 4], L32>,
     psi: &SplitField<ColorVector<f32>, L32>,
@@ -67,7 +67,7 @@ struct SplitRun {
 }
 
 /// Median over five batches of `reps` runs of `f`, between synchronisations of every device.
-fn time_batches(
+pub fn time_batches(
     split: &SplitLattice,
     reps: usize,
     mut f: impl FnMut() -> ongpu::Result<()>,

@@ -295,6 +295,36 @@ impl<S: Scalar> Sides<S> {
         buf.download_at(first * std::mem::size_of::<S>(), out)
     }
 
+    /// Copies `out.len()` values from storage index `first` of whichever copy is current
+    /// (the host's where both are), synchronously: a halo read by a part on the host.
+    pub(crate) fn read_current_values(&mut self, first: usize, out: &mut [S]) -> Result<()> {
+        if self.newest == Residency::Device {
+            return self.read_device_values(first, out);
+        }
+        let host = self.host_for_read()?;
+        out.copy_from_slice(&host[first..first + out.len()]);
+        Ok(())
+    }
+
+    /// Writes `values` at storage index `first` of every current copy, synchronously, so
+    /// that the same copies stay current: a halo written from a part on the host.
+    pub(crate) fn write_current_values(&mut self, first: usize, values: &[S]) -> Result<()> {
+        let range = first..first + values.len();
+        match self.newest {
+            Residency::Device => self.write_device_values(first, values),
+            Residency::Both => {
+                self.write_device_values(first, values)?;
+                self.host_pending.before_write(Queue::Host)?;
+                self.host_slice_mut()[range].copy_from_slice(values);
+                Ok(())
+            }
+            Residency::Host | Residency::Zeros => {
+                self.host_for_write(false)?[range].copy_from_slice(values);
+                Ok(())
+            }
+        }
+    }
+
     /// Writes `values` at storage index `first` of the device copy.
     pub(crate) fn write_device_values(&mut self, first: usize, values: &[S]) -> Result<()> {
         crate::graph_pass::forbid_host(&|| "a host write of a device-only field".to_string())?;

@@ -5,13 +5,17 @@ use crate::error::{Error, Result};
 
 /// The devices a [`SplitLattice`](crate::SplitLattice) puts its parts on: CUDA device
 /// ordinals on the CUDA backend; on the CPU backend, parts emulated in host memory (each
-/// with its own fields and explicit halo copies, as a GPU would have).
+/// with its own fields and explicit halo copies, as a GPU would have). With
+/// [`with_host`](Devices::with_host), one more part runs on the host's CPU threads beside
+/// the GPUs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Devices {
-    /// The device of each part (CUDA ordinals; 0 for every emulated part).
+    /// The device of each part (CUDA ordinals; 0 for every emulated part and the host part).
     ordinals: Vec<usize>,
     /// Whether the parts are emulated on one device (or the host) instead of one per GPU.
     emulated: bool,
+    /// Whether the last part runs on the host's CPU threads.
+    host: bool,
 }
 
 impl Devices {
@@ -40,6 +44,7 @@ impl Devices {
                 Ok(Devices {
                     ordinals: (0..n).collect(),
                     emulated: false,
+                    host: false,
                 })
             }
         }
@@ -53,7 +58,25 @@ impl Devices {
         Ok(Devices {
             ordinals: vec![0; n],
             emulated: true,
+            host: false,
         })
+    }
+
+    /// These devices and one more part, last, on the host's CPU threads: its fields stay in
+    /// host memory and calls run its sites on the CPU backend (rayon) while the GPUs run
+    /// theirs; its halos go to and from the neighbouring GPUs through host memory. The CPU
+    /// is much slower than a GPU, so size its slab by measured throughput
+    /// ([`Lattice::split_weighted`](crate::Lattice::split_weighted)). On the CPU backend the
+    /// host part is one more emulated part. An error if the devices have a host part already.
+    pub fn with_host(mut self) -> Result<Devices> {
+        if self.host {
+            return Err(Error::InvalidArgument(
+                "these devices have a host part already".to_string(),
+            ));
+        }
+        self.ordinals.push(0);
+        self.host = true;
+        Ok(self)
     }
 
     /// Number of parts.
@@ -66,9 +89,20 @@ impl Devices {
         self.ordinals.is_empty()
     }
 
-    /// The CUDA ordinal of part `p`, or `None` where the parts share the current device.
+    /// The CUDA ordinal of part `p`, or `None` where the parts share the current device
+    /// and for the host part.
     pub fn ordinal(&self, p: usize) -> Option<usize> {
-        (!self.emulated).then(|| self.ordinals[p])
+        (!self.emulated && !self.on_host(p)).then(|| self.ordinals[p])
+    }
+
+    /// True for the part that runs on the host's CPU threads ([`with_host`](Devices::with_host)).
+    pub fn on_host(&self, p: usize) -> bool {
+        self.host && p + 1 == self.ordinals.len()
+    }
+
+    /// True where one part runs on the host's CPU threads.
+    pub fn has_host(&self) -> bool {
+        self.host
     }
 
     /// True where parts are emulated on one device.

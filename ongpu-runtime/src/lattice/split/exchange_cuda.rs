@@ -37,44 +37,60 @@ fn runs<T: Element, L: Layout>(sites: &Range<usize>, stride: usize) -> Vec<(usiz
     }
 }
 
-/// Queues the copies `copies` between the part fields `parts` of `split`.
+/// Queues the copies `copies` between the part fields `parts` of `split`; those to or from
+/// a part on the host go through host memory at once.
 pub(crate) fn exchange<T: Element, L: Layout>(
     split: &SplitLattice,
     parts: &mut [&mut Field<T, L>],
     halos: &mut Halos,
     copies: &[HaloCopy],
 ) -> Result<()> {
+    let on_host = |p: usize| split.devices().on_host(p);
+    let (through_host, between_gpus): (Vec<HaloCopy>, Vec<HaloCopy>) = copies
+        .iter()
+        .cloned()
+        .partition(|c| on_host(c.src_part) || on_host(c.dst_part));
     let n = split.parts();
-    // Each part's device and the address of its device copy (current after the call; the
-    // copies read its own sites and write its halos).
-    let mut at: Vec<(&'static Device, u64, usize)> = Vec::with_capacity(n);
+    // Each GPU part's device and the address of its device copy (current after the call;
+    // the copies read its own sites and write its halos).
+    let mut at: Vec<Option<(&'static Device, u64, usize)>> = Vec::with_capacity(n);
     for (p, field) in parts.iter_mut().enumerate() {
-        at.push(on_part_device(split, p, || {
+        if on_host(p) {
+            at.push(None);
+            continue;
+        }
+        at.push(Some(on_part_device(split, p, || {
             let dev = crate::cuda::device()?;
             let what = field.what();
             let stride = *field.stride_ref() as usize;
             let ptr = field.sides_mut().device_for_write(dev, false, &what)?;
             Ok((dev, ptr, stride))
-        })?);
+        })?));
     }
+    let gpu = |p: usize| at[p].expect("a GPU part");
     // The copies into a part wait for the kernels that wrote the parts they read, and for
     // the part's own earlier kernels (which may still read the halos they overwrite).
-    for (p, &(dev, _, _)) in at.iter().enumerate() {
+    for (p, &(dev, _, _)) in at
+        .iter()
+        .enumerate()
+        .filter_map(|(p, a)| Some((p, a.as_ref()?)))
+    {
         event(&mut halos.written, p, dev)?.record_on(std::ptr::null_mut())?;
     }
-    let mut streams = Vec::with_capacity(n);
-    for (p, &(dev, _, _)) in at.iter().enumerate() {
+    let mut streams = vec![std::ptr::null_mut(); n];
+    for p in (0..n).filter(|&p| !on_host(p)) {
+        let dev = gpu(p).0;
         let stream = peer::halo_stream(dev)?;
-        for q in std::iter::once(p).chain(neighbours(copies, p)) {
-            peer::enable_peer_access(dev, at[q].0)?;
-            event(&mut halos.written, q, at[q].0)?.wait_on(dev, stream)?;
+        for q in std::iter::once(p).chain(neighbours(&between_gpus, p)) {
+            peer::enable_peer_access(dev, gpu(q).0)?;
+            event(&mut halos.written, q, gpu(q).0)?.wait_on(dev, stream)?;
         }
-        streams.push(stream);
+        streams[p] = stream;
     }
     let size = std::mem::size_of::<T::Scalar>();
-    for c in copies {
-        let (src_dev, src_ptr, src_stride) = at[c.src_part];
-        let (dst_dev, dst_ptr, dst_stride) = at[c.dst_part];
+    for c in &between_gpus {
+        let (src_dev, src_ptr, src_stride) = gpu(c.src_part);
+        let (dst_dev, dst_ptr, dst_stride) = gpu(c.dst_part);
         let dst_sites = c.dst..c.dst + c.src.len();
         let src_runs = runs::<T, L>(&c.src, src_stride);
         let dst_runs = runs::<T, L>(&dst_sites, dst_stride);
@@ -95,8 +111,40 @@ pub(crate) fn exchange<T: Element, L: Layout>(
             }
         }
     }
-    for (p, &(dev, _, _)) in at.iter().enumerate() {
-        event(&mut halos.ready, p, dev)?.record_on(streams[p])?;
+    for p in (0..n).filter(|&p| !on_host(p)) {
+        event(&mut halos.ready, p, gpu(p).0)?.record_on(streams[p])?;
+    }
+    copy_through_host(split, parts, &through_host)
+}
+
+/// The copies to or from a part on the host: the source's runs read from its current copy
+/// and written into the destination's, synchronously on the GPUs' default streams (after
+/// the kernels that wrote the source, before those that read the halo).
+fn copy_through_host<T: Element, L: Layout>(
+    split: &SplitLattice,
+    parts: &mut [&mut Field<T, L>],
+    copies: &[HaloCopy],
+) -> Result<()> {
+    let mut values: Vec<T::Scalar> = Vec::new();
+    for c in copies {
+        let src_stride = *parts[c.src_part].stride_ref() as usize;
+        let dst_stride = *parts[c.dst_part].stride_ref() as usize;
+        let dst_sites = c.dst..c.dst + c.src.len();
+        let src_runs = runs::<T, L>(&c.src, src_stride);
+        let dst_runs = runs::<T, L>(&dst_sites, dst_stride);
+        for (&(s, len), &(d, _)) in src_runs.iter().zip(&dst_runs) {
+            values.resize(len, T::Scalar::default());
+            on_part_device(split, c.src_part, || {
+                parts[c.src_part]
+                    .sides_mut()
+                    .read_current_values(s, &mut values)
+            })?;
+            on_part_device(split, c.dst_part, || {
+                parts[c.dst_part]
+                    .sides_mut()
+                    .write_current_values(d, &values)
+            })?;
+        }
     }
     Ok(())
 }

@@ -30,7 +30,7 @@ pub struct SplitLattice {
     inner: &'static Inner,
 }
 
-/// A split's geometry. Splits are interned (one per lattice, direction and devices, kept for
+/// A split's geometry. Splits are interned (one per lattice, direction, devices and slabs, kept for
 /// the life of the process), so that a `SplitLattice` is `Copy` like a [`Lattice`] and two
 /// equal splits are the same.
 #[derive(Debug)]
@@ -82,27 +82,72 @@ impl Lattice {
     /// equal as that allows.
     pub fn split_along(&self, devices: &Devices, direction: usize) -> Result<SplitLattice> {
         let n = devices.len();
-        let ext = self.extents();
+        let l = self.split_extent(devices, direction)?;
+        let (pairs, extra) = (l / 2 / n, l / 2 % n);
+        let widths: Vec<usize> = (0..n)
+            .map(|p| 2 * (pairs + usize::from(p < extra)))
+            .collect();
+        self.split_into(devices, direction, &widths)
+    }
+
+    /// This lattice split over `devices` along `direction` into slabs whose widths follow
+    /// `weights`, one per part: each device's measured throughput (sites per second, in
+    /// any unit), so that every part takes about as long. Widths are even and at least two
+    /// sites; what rounding leaves goes to the parts furthest below their share. This is how
+    /// a host part ([`Devices::with_host`]) is given the small slab its speed deserves.
+    pub fn split_weighted(
+        &self,
+        devices: &Devices,
+        direction: usize,
+        weights: &[f64],
+    ) -> Result<SplitLattice> {
+        let n = devices.len();
+        let l = self.split_extent(devices, direction)?;
+        if weights.len() != n || weights.iter().any(|w| !(w.is_finite() && *w > 0.0)) {
+            return Err(Error::InvalidArgument(format!(
+                "a split over {n} devices needs {n} finite positive weights, not {weights:?}"
+            )));
+        }
+        let widths = weighted_widths(l / 2, weights)
+            .into_iter()
+            .map(|pairs| 2 * pairs)
+            .collect::<Vec<_>>();
+        self.split_into(devices, direction, &widths)
+    }
+
+    /// The extent along `direction`, checked to give every device two sites.
+    fn split_extent(&self, devices: &Devices, direction: usize) -> Result<usize> {
+        let n = devices.len();
         if direction >= DIMS {
             return Err(Error::InvalidArgument(format!(
                 "direction {direction} is not one of 0..{DIMS}"
             )));
         }
-        let l = ext[direction];
+        let l = self.extents()[direction];
         if l < 2 * n {
             return Err(Error::InvalidArgument(format!(
                 "the {self} cannot be split over {n} devices along direction {direction}: \
                  its extent {l} gives fewer than two sites per device"
             )));
         }
-        let (pairs, extra) = (l / 2 / n, l / 2 % n);
+        Ok(l)
+    }
+
+    /// The split into slabs of `widths` (even, summing to the extent) along `direction`.
+    fn split_into(
+        &self,
+        devices: &Devices,
+        direction: usize,
+        widths: &[usize],
+    ) -> Result<SplitLattice> {
+        let n = devices.len();
         let mut start = 0;
         let mut parts = Vec::with_capacity(n);
-        for p in 0..n {
-            let width = 2 * (pairs + usize::from(p < extra));
+        for &width in widths {
             parts.push(part(self, direction, start..start + width, n > 1)?);
             start += width;
         }
+        debug_assert_eq!(start, self.extents()[direction]);
         Ok(SplitLattice {
             inner: intern(Inner {
                 whole: *self,
@@ -114,12 +159,48 @@ impl Lattice {
     }
 }
 
+/// `pairs` layer pairs shared in proportion to `weights`, at least one each: the floor of
+/// each share (at least one), then single pairs moved to or from the parts furthest from
+/// their share until the sum is right.
+fn weighted_widths(pairs: usize, weights: &[f64]) -> Vec<usize> {
+    let total: f64 = weights.iter().sum();
+    let ideal: Vec<f64> = weights.iter().map(|w| pairs as f64 * w / total).collect();
+    let mut got: Vec<usize> = ideal.iter().map(|x| (x.floor() as usize).max(1)).collect();
+    let gap = |got: &[usize], p: usize| ideal[p] - got[p] as f64;
+    loop {
+        let sum: usize = got.iter().sum();
+        let by_gap = |a: &usize, b: &usize| gap(&got, *a).total_cmp(&gap(&got, *b));
+        if sum < pairs {
+            // (`max_by` keeps the last of equals: reversed, ties go to the first part.)
+            let p = (0..got.len())
+                .rev()
+                .max_by(by_gap)
+                .expect("at least one part");
+            got[p] += 1;
+        } else if sum > pairs {
+            let p = (0..got.len())
+                .filter(|&p| got[p] > 1)
+                .min_by(by_gap)
+                .expect("the extent gives every part one pair");
+            got[p] -= 1;
+        } else {
+            return got;
+        }
+    }
+}
+
 /// The interned copy of `inner`.
 fn intern(inner: Inner) -> &'static Inner {
     static SPLITS: Mutex<Vec<&'static Inner>> = Mutex::new(Vec::new());
     let mut splits = SPLITS.lock().unwrap_or_else(PoisonError::into_inner);
     let same = |s: &&&'static Inner| {
-        s.whole == inner.whole && s.direction == inner.direction && s.devices == inner.devices
+        s.whole == inner.whole
+            && s.direction == inner.direction
+            && s.devices == inner.devices
+            && s.parts
+                .iter()
+                .map(|p| &p.slab)
+                .eq(inner.parts.iter().map(|p| &p.slab))
     };
     if let Some(s) = splits.iter().find(same) {
         return s;
@@ -248,9 +329,14 @@ impl std::fmt::Display for SplitLattice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "the {} split over {} devices along direction {}",
+            "the {} split over {} devices{} along direction {}",
             self.inner.whole,
             self.parts(),
+            if self.inner.devices.has_host() {
+                " (the last the host's CPU threads)"
+            } else {
+                ""
+            },
             self.inner.direction
         )
     }

@@ -70,8 +70,14 @@ pub(crate) fn for_each_part<C: Captures>(
     check_queue(site)?;
     let split = subset.split();
     let halos = split.parts() > 1 && caps.reads_halos();
-    let side = halos && overlap && on_gpu()?;
-    for p in 0..split.parts() {
+    let gpu = on_gpu()?;
+    let side = halos && overlap && gpu;
+    // GPU parts first, so that their kernels run while the host part computes.
+    for p in gpu_parts_first(split) {
+        if gpu && split.devices().on_host(p) {
+            run_host_part(subset, p, caps, &mut run)?;
+            continue;
+        }
         caps.select_part(p);
         let part = split.part(p);
         let (first, after_halos) = match (halos, overlap) {
@@ -130,6 +136,41 @@ pub(crate) fn for_each_part<C: Captures>(
     caps.after_split_call(subset.parity())
 }
 
+/// Runs the host part `p` of a call on the GPUs' backend: its own sites on the CPU
+/// backend's threads, after the GPU parts' kernels are queued. Its halos were copied through
+/// host memory when they were written, synchronously, so nothing is waited for.
+fn run_host_part<C: Captures>(
+    subset: &SplitSubset,
+    p: usize,
+    caps: &mut C,
+    run: &mut impl FnMut(&mut C, &Sites) -> Result<()>,
+) -> Result<()> {
+    caps.select_part(p);
+    let part = subset.split().part(p);
+    crate::backend::with_backend(crate::backend::Backend::Cpu, || {
+        part.owned(subset.parity())
+            .into_iter()
+            .try_for_each(|range| {
+                let sites = Sites {
+                    range,
+                    lattice: Some(part.lattice),
+                    within: None,
+                };
+                run(caps, &sites)
+            })
+    })
+}
+
+/// The parts in the order calls run them: the host part (which runs while the caller
+/// waits) after the GPU parts (whose kernels are queued).
+fn gpu_parts_first(split: &SplitLattice) -> impl Iterator<Item = usize> + '_ {
+    let devices = split.devices();
+    let n = split.parts();
+    (0..n)
+        .filter(|&p| !devices.on_host(p))
+        .chain((0..n).filter(|&p| devices.on_host(p)))
+}
+
 /// Whether calls run on the GPU (where the boundary of a call that shifts goes on the halo
 /// stream).
 fn on_gpu() -> Result<bool> {
@@ -143,7 +184,7 @@ fn on_gpu() -> Result<bool> {
 #[cfg(feature = "cuda")]
 fn join_halo_streams(split: &SplitLattice) -> Result<()> {
     let mut joined: Vec<usize> = Vec::new();
-    for p in 0..split.parts() {
+    for p in (0..split.parts()).filter(|&p| !split.devices().on_host(p)) {
         on_part_device(split, p, || {
             let dev = crate::cuda::device()?;
             if !joined.contains(&dev.info().ordinal) {
