@@ -177,8 +177,12 @@ ONGPU_FN double norm2(double x) { return x * x; }
 
 // ---------------------------------------------------------------- complex
 // Layout and arithmetic of num_complex::Complex<T>: { re, im }, same formulas.
+// The conversions of the three types to the other precision serve bodies that mix f32 and
+// f64: the kernel has one real type (`ongpu_real`) for the constructors it spells out, while
+// Rust inferred each value's precision from where it goes (an f32 field, a typed `let`).
 template <class T> struct complex {
   T re, im;
+  template <class U> ONGPU_FN operator complex<U>() const { return complex<U>{U(re), U(im)}; }
 };
 template <class T> ONGPU_FN complex<T> make_complex(T re, T im) { return complex<T>{re, im}; }
 template <class T, class U> ONGPU_FN complex<T> make_complex(T re, U im) { return complex<T>{re, (T)im}; }
@@ -221,6 +225,12 @@ template <class T> ONGPU_FN complex<T> unscale(complex<T> a, T k) { return {a.re
 // ---------------------------------------------------------------- colour vectors
 template <class T> struct ColorVector {
   complex<T> v[3];
+  template <class U> ONGPU_FN operator ColorVector<U>() const {
+    ColorVector<U> r;
+#pragma unroll
+    for (int i = 0; i < 3; i++) r.v[i] = v[i];
+    return r;
+  }
   ONGPU_FN complex<T>& operator[](u64 i) { return v[ONGPU_INDEX(i, 3)]; }
   ONGPU_FN const complex<T>& operator[](u64 i) const { return v[ONGPU_INDEX(i, 3)]; }
   static ONGPU_FN ColorVector zero() {
@@ -296,6 +306,14 @@ template <class T> ONGPU_FN complex<T> dot(ColorVector<T> a, ColorVector<T> b) {
 // ---------------------------------------------------------------- colour matrices
 template <class T> struct ColorMatrix {
   complex<T> m[3][3];
+  template <class U> ONGPU_FN operator ColorMatrix<U>() const {
+    ColorMatrix<U> r;
+#pragma unroll
+    for (int i = 0; i < 3; i++)
+#pragma unroll
+      for (int j = 0; j < 3; j++) r.m[i][j] = m[i][j];
+    return r;
+  }
 #if ONGPU_CHECK_BOUNDS
   // A row whose entries are checked too.
   template <class C> struct Row {

@@ -11,6 +11,7 @@ mod check;
 mod color_ops;
 mod lattice;
 mod literals;
+mod mixed;
 mod random;
 
 #[allow(unused_imports)] // not every test file uses every helper
@@ -22,6 +23,7 @@ pub use lattice::{
     staggered_dslash, wilson_spinor_arrays,
 };
 pub use literals::{constants, integer_literals};
+pub use mixed::mixed_precision;
 use ongpu::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -899,6 +901,7 @@ macro_rules! with_program_names {
             staggered_dslash,
             hopping_gauge_covariance,
             wilson_spinor_arrays,
+            mixed_precision,
             random_draws
         }
     };
