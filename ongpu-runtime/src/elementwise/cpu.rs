@@ -11,9 +11,28 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-/// Sites per task (rounded up to whole layout blocks); small calls run on the calling
-/// thread alone.
+/// Sites per task (rounded up to whole layout blocks) at most; small calls run on the
+/// calling thread alone.
 const CHUNK_SITES: usize = 4096;
+
+/// Sites per task at least, where a call has fewer than `CHUNK_SITES` per thread: below
+/// it a task costs more to hand out than its sites take.
+const MIN_CHUNK_SITES: usize = 1024;
+
+/// Sites per task for a call of `n` sites: `CHUNK_SITES`, or fewer where that would leave
+/// threads idle (a 16^4 lattice's 32 768 even sites are 8 tasks of 4096 but 16 of 2048 on
+/// 16 threads), never below `MIN_CHUNK_SITES`; a multiple of `align`. Element-wise results
+/// do not depend on it.
+fn chunk_sites(n: usize, align: usize) -> usize {
+    #[cfg(feature = "rayon")]
+    let threads = rayon::current_num_threads();
+    #[cfg(not(feature = "rayon"))]
+    let threads = 1;
+    let sites = n
+        .div_ceil(threads.max(1))
+        .clamp(MIN_CHUNK_SITES, CHUNK_SITES);
+    sites.div_ceil(align) * align
+}
 
 /// Where a chunk was when its body panicked.
 #[derive(Clone, Copy)]
@@ -128,7 +147,7 @@ where
     // Chunks start on whole layout blocks and whole lane groups (counted from site 0, so
     // that a subset's chunks are those of the whole field, clipped).
     let align = lcm(C::BLOCK, LANES);
-    let chunk = CHUNK_SITES.div_ceil(align) * align;
+    let chunk = chunk_sites(sites.len(), align);
     // The first site found panicking (the lowest, if several threads find one) and its
     // message; once one is found, chunks not yet started are skipped.
     let panicked: Mutex<Option<(usize, String)>> = Mutex::new(None);
@@ -201,6 +220,22 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chunks_are_whole_groups_between_the_bounds() {
+        for n in [1, 31, 1000, 13_824, 32_768, 1 << 20] {
+            for align in [32, 64, 96] {
+                let c = chunk_sites(n, align);
+                assert_eq!(c % align, 0, "n {n}, align {align}: {c}");
+                assert!(
+                    c >= MIN_CHUNK_SITES && c < CHUNK_SITES + align,
+                    "n {n}: {c}"
+                );
+            }
+        }
+        // A call with many sites a thread keeps the largest tasks.
+        assert_eq!(chunk_sites(1 << 30, 32), CHUNK_SITES);
+    }
 
     #[test]
     fn lane_groups_cover_every_site_once_in_order() {
