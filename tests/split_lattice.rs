@@ -186,30 +186,14 @@ fn weighted_slabs_follow_the_weights() {
 fn host_parts_give_the_whole_lattice() {
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
-        let (chi, eta) = staggered_twice!(lat, AoS);
-        let want_far = diagonal_shifts!(lat, 0);
-        let (plaq, _, t) = plaquette_sum!(lat);
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let whole = whole_results!(lat, AoS);
         for gpus in 1..=2 {
             let devices = Devices::first(gpus).unwrap().with_host().unwrap();
             let mut weights = vec![3.0; gpus];
             weights.push(1.0);
             let split = lat.split_weighted(&devices, 3, &weights).unwrap();
             assert_eq!(split.slab(gpus).len(), 2, "{split}");
-            let (c, e) = staggered_twice!(split, AoSoA<32>);
-            assert_eq!(bits_of_vectors(&c), bits_of_vectors(&chi), "{split}");
-            assert_eq!(bits_of_vectors(&e), bits_of_vectors(&eta), "{split}");
-            assert_eq!(
-                bits(&diagonal_shifts!(split, 0)),
-                bits(&want_far),
-                "{split}"
-            );
-            let (p, _, ts) = plaquette_sum!(split);
-            assert!(
-                (p - plaq).abs() <= 1e-12 * plaq.abs(),
-                "{split}: {p} vs {plaq}"
-            );
-            assert_eq!(bits(&ts), bits(&t), "{split}");
+            assert_split_gives!(split, AoSoA<32>, &whole, &split);
         }
     });
 }
@@ -356,9 +340,7 @@ fn gpu_and_host_parts_are_the_whole_lattice() {
 fn gpu_splits_are_bitwise_the_whole_lattice() {
     ongpu::with_backend(Backend::Cuda, || {
         let lat = Lattice::new(DIMS).unwrap();
-        let (chi, eta) = staggered_twice!(lat, AoSoA<32>);
-        let want_far = diagonal_shifts!(lat, 0);
-        let (plaq, _, t) = plaquette_sum!(lat);
+        let whole = whole_results!(lat, AoSoA<32>);
         let t_whole = lat
             .field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5)
             .unwrap();
@@ -367,30 +349,16 @@ fn gpu_splits_are_bitwise_the_whole_lattice() {
         let mut devices: Vec<Devices> = (2..=4).map(|k| Devices::emulated(k).unwrap()).collect();
         devices.extend((2..=gpus.min(4)).map(|k| Devices::first(k).unwrap()));
         println!("{gpus} GPU(s); splits over {} device lists", devices.len());
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         for d in &devices {
             let split = lat.split_along(d, 3).unwrap();
-            let (c, e) = staggered_twice!(split, AoSoA<32>);
-            assert_eq!(bits_of_vectors(&c), bits_of_vectors(&chi), "{split} {d:?}");
-            assert_eq!(bits_of_vectors(&e), bits_of_vectors(&eta), "{split} {d:?}");
-            assert_eq!(
-                bits(&diagonal_shifts!(split, 0)),
-                bits(&want_far),
-                "{split} {d:?}"
-            );
-            let (p, _, ts) = plaquette_sum!(split);
-            assert!(
-                (p - plaq).abs() <= 1e-12 * plaq.abs(),
-                "{split}: {p} vs {plaq}"
-            );
-            assert_eq!(bits(&ts), bits(&t), "{split} {d:?}");
+            assert_split_gives!(split, AoSoA<32>, &whole, format!("{split} {d:?}"));
             let t_split = SplitField::<f64>::from_field(&split, &t_whole)?;
             assert_eq!(exact_reductions!(split, &t_split), exact, "{split} {d:?}");
         }
         // And the GPU's whole lattice is the CPU's (to rounding: the GPU contracts to FMA).
         let (_, eta_cpu) =
             ongpu::with_backend(Backend::Cpu, || Ok::<_, Error>(staggered_twice!(lat, AoS)))?;
-        for (a, b) in eta.iter().zip(&eta_cpu) {
+        for (a, b) in whole.eta.iter().zip(&eta_cpu) {
             for c in 0..3 {
                 // Odd sites keep their poison (NaN) on both backends.
                 if b[c].re.is_nan() {

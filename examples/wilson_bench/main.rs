@@ -27,6 +27,7 @@ mod gpu;
 mod solver;
 
 use ongpu::prelude::*;
+#[cfg(feature = "cuda")]
 use ongpu::Backend;
 
 /// The benchmark's errors: ongpu's, a solver's, wrong results.

@@ -188,3 +188,63 @@ macro_rules! exact_reductions {
     }};
 }
 pub(crate) use exact_reductions;
+
+/// Reals as bits, for bitwise comparison.
+pub fn bits_of(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// What a split must reproduce bit for bit: the whole lattice's staggered hops (twice),
+/// diagonal shifts, plaquette sum (to rounding: its order follows the parts) and written
+/// plaquette field.
+pub struct Whole {
+    pub chi: Vec<ColorVector<f64>>,
+    pub eta: Vec<ColorVector<f64>>,
+    pub far: Vec<f64>,
+    pub plaq: f64,
+    pub t: Vec<f64>,
+}
+
+/// The [`Whole`] results of the lattice `$lat` (fields of layout `$layout` for the hops).
+macro_rules! whole_results {
+    ($lat:expr, $layout:ty) => {{
+        let lat = $lat;
+        let (chi, eta) = staggered_twice!(lat, $layout);
+        let far = diagonal_shifts!(lat, 0);
+        let (plaq, _, t) = plaquette_sum!(lat);
+        Whole {
+            chi,
+            eta,
+            far,
+            plaq,
+            t,
+        }
+    }};
+}
+pub(crate) use whole_results;
+
+/// Panics unless the split `$split` gives the [`Whole`] results `$whole` (`$what` names the
+/// case in the message).
+macro_rules! assert_split_gives {
+    ($split:expr, $layout:ty, $whole:expr, $what:expr) => {{
+        let split = $split;
+        let whole: &Whole = $whole;
+        let what = $what;
+        let (c, e) = staggered_twice!(split, $layout);
+        assert_eq!(bits_of_vectors(&c), bits_of_vectors(&whole.chi), "{what}");
+        assert_eq!(bits_of_vectors(&e), bits_of_vectors(&whole.eta), "{what}");
+        assert_eq!(
+            bits_of(&diagonal_shifts!(split, 0)),
+            bits_of(&whole.far),
+            "{what}"
+        );
+        let (p, _, ts) = plaquette_sum!(split);
+        assert!(
+            (p - whole.plaq).abs() <= 1e-12 * whole.plaq.abs(),
+            "{what}: {p} vs {}",
+            whole.plaq
+        );
+        assert_eq!(bits_of(&ts), bits_of(&whole.t), "{what}");
+    }};
+}
+pub(crate) use assert_split_gives;
