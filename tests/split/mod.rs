@@ -206,6 +206,8 @@ pub struct Whole {
 }
 
 /// The [`Whole`] results of the lattice `$lat` (fields of layout `$layout` for the hops).
+/// (Not every test file that includes this module uses the two macros below.)
+#[allow(unused_macros)]
 macro_rules! whole_results {
     ($lat:expr, $layout:ty) => {{
         let lat = $lat;
@@ -221,10 +223,12 @@ macro_rules! whole_results {
         }
     }};
 }
+#[allow(unused_imports)]
 pub(crate) use whole_results;
 
 /// Panics unless the split `$split` gives the [`Whole`] results `$whole` (`$what` names the
 /// case in the message).
+#[allow(unused_macros)]
 macro_rules! assert_split_gives {
     ($split:expr, $layout:ty, $whole:expr, $what:expr) => {{
         let split = $split;
@@ -247,4 +251,5 @@ macro_rules! assert_split_gives {
         assert_eq!(bits_of(&ts), bits_of(&whole.t), "{what}");
     }};
 }
+#[allow(unused_imports)]
 pub(crate) use assert_split_gives;
