@@ -89,6 +89,7 @@ impl Problem {
     }
 
     /// The links in precision `T`, layout `L`, stored as their first two rows.
+    #[cfg(feature = "cuda")]
     pub fn links12<T: Prec, L: Layout>(&self) -> Field<[[ColorVector<T>; 2]; 4], L>
     where
         [[ColorVector<T>; 2]; 4]: Element,
@@ -149,6 +150,7 @@ impl Problem {
     }
 
     /// Links as two rows of f16 (rounded from f32, as `compress` stores them).
+    #[cfg(feature = "cuda")]
     pub fn links16<L: Layout>(&self) -> Field<[[ColorVector<f16>; 2]; 4], L> {
         Field::from_fn(self.lat.volume(), |i| {
             self.links[i].map(|m| [0, 1].map(|r| ColorVector::new(m.m[r]).to_f32().to_f16()))
@@ -156,6 +158,7 @@ impl Problem {
     }
 
     /// The source in f16 (rounded from f32).
+    #[cfg(feature = "cuda")]
     pub fn psi16<L: Layout>(&self) -> Field<ColorVector<f16>, L> {
         Field::from_fn(self.lat.volume(), |i| self.psi[i].to_f32().to_f16())
     }
@@ -163,6 +166,7 @@ impl Problem {
     /// Checks a 16-bit result like [`check`](Problem::check): against the hopping term of
     /// the 16-bit inputs (links rebuilt from their rows) in f64, to the f16 rounding of the
     /// result (2^-11 relative) and the f32 arithmetic.
+    #[cfg(feature = "cuda")]
     pub fn check16<L: Layout>(
         &self,
         who: &str,
