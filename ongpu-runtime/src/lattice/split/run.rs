@@ -72,8 +72,9 @@ pub(crate) fn for_each_part<C: Captures>(
     let halos = split.parts() > 1 && caps.reads_halos();
     let gpu = on_gpu()?;
     let side = halos && overlap && gpu;
-    // GPU parts first, so that their kernels run while the host part computes.
-    for p in gpu_parts_first(split) {
+    // The host part is the last (`Devices::with_host`): the GPU parts' kernels are queued
+    // before it runs, and run while it computes.
+    for p in 0..split.parts() {
         if gpu && split.devices().on_host(p) {
             run_host_part(subset, p, caps, &mut run)?;
             continue;
@@ -159,16 +160,6 @@ fn run_host_part<C: Captures>(
                 run(caps, &sites)
             })
     })
-}
-
-/// The parts in the order calls run them: the host part (which runs while the caller
-/// waits) after the GPU parts (whose kernels are queued).
-fn gpu_parts_first(split: &SplitLattice) -> impl Iterator<Item = usize> + '_ {
-    let devices = split.devices();
-    let n = split.parts();
-    (0..n)
-        .filter(|&p| !devices.on_host(p))
-        .chain((0..n).filter(|&p| devices.on_host(p)))
 }
 
 /// Whether calls run on the GPU (where the boundary of a call that shifts goes on the halo
