@@ -71,9 +71,7 @@ fn run(world: &World) {
     let (_, eta_blocks) = staggered_twice!(lat, AoSoA<16>);
     let diagonal = diagonal_shifts!(lat, 3);
     let (plaq, odd, t_values) = plaquette_sum!(lat);
-    let t_whole = lat
-        .field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5)
-        .unwrap();
+    let t_whole = lat.field_from_fn::<f64, AoS>(spread_value).unwrap();
     let exact = exact_reductions!(lat, &t_whole);
     // Values from subnormals to 1e300, of both signs, whose largest cancel exactly: a sum
     // over ranks is their correctly rounded sum (ExactSum's on the host) on either backend.
@@ -85,7 +83,6 @@ fn run(world: &World) {
         .filter(|&i| lat.parity(i) == 0)
         .fold(ExactSum::ZERO, |s, i| s.plus(wild_value(i) as f32 as f64))
         .value();
-    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     let mut first_sums = None;
     for dims in grids(&lat, world.size()) {
         let ranks = lat.over_ranks(world, dims).unwrap();
@@ -103,10 +100,10 @@ fn run(world: &World) {
         let grid = ProcessGrid::new(&lat, world.size(), dims).unwrap();
         if let Ok(deep) = RankLattice::new(world, &grid, 2) {
             let got = diagonal_shifts!(deep, 3);
-            assert_eq!(bits(&got), bits(&diagonal), "depth 2, {what}");
+            assert_eq!(bits_of(&got), bits_of(&diagonal), "depth 2, {what}");
         }
         let (p, o, ts) = plaquette_sum!(ranks);
-        assert_eq!(bits(&ts), bits(&t_values), "{what}");
+        assert_eq!(bits_of(&ts), bits_of(&t_values), "{what}");
         let sums = (p.to_bits(), o.to_bits());
         assert_eq!(
             *first_sums.get_or_insert(sums),

@@ -78,8 +78,7 @@ fn diagonal_and_far_shifts_are_those_of_the_whole_lattice() {
                 .unwrap();
             let want = diagonal_shifts!(lat, far);
             let got = diagonal_shifts!(split, far);
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&got), bits(&want), "{split}");
+            assert_eq!(bits_of(&got), bits_of(&want), "{split}");
         }
     });
 }
@@ -99,8 +98,7 @@ fn reductions_agree_and_written_fields_are_whole() {
                 (o - odd).abs() <= 1e-12 * odd.abs().max(1.0),
                 "{split}: {o} vs {odd}"
             );
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&ts), bits(&t), "{split}");
+            assert_eq!(bits_of(&ts), bits_of(&t), "{split}");
         }
     });
 }
@@ -111,9 +109,7 @@ fn reductions_agree_and_written_fields_are_whole() {
 fn order_free_reductions_are_bitwise_the_whole_lattice() {
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
-        let t_whole = lat
-            .field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5)
-            .unwrap();
+        let t_whole = lat.field_from_fn::<f64, AoS>(spread_value).unwrap();
         let want = exact_reductions!(lat, &t_whole);
         for split in splits(&lat) {
             let t = SplitField::<f64>::from_field(&split, &t_whole).unwrap();
@@ -275,9 +271,7 @@ fn gpu_and_host_parts_are_the_whole_lattice() {
         })?;
         let far_gpu = diagonal_shifts!(lat, 0);
         let (plaq, _, t_gpu) = plaquette_sum!(lat);
-        let t_whole = lat
-            .field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5)
-            .unwrap();
+        let t_whole = lat.field_from_fn::<f64, AoS>(spread_value).unwrap();
         let exact = exact_reductions!(lat, &t_whole);
         let gpus = Devices::all().unwrap().len();
         let mut lists = vec![(Devices::first(1)?.with_host()?, vec![3.0, 1.0])];
@@ -341,9 +335,7 @@ fn gpu_splits_are_bitwise_the_whole_lattice() {
     ongpu::with_backend(Backend::Cuda, || {
         let lat = Lattice::new(DIMS).unwrap();
         let whole = whole_results!(lat, AoSoA<32>);
-        let t_whole = lat
-            .field_from_fn::<f64, AoS>(|i| ((i * 7919) % 1013) as f64 - 500.5)
-            .unwrap();
+        let t_whole = lat.field_from_fn::<f64, AoS>(spread_value).unwrap();
         let exact = exact_reductions!(lat, &t_whole);
         let gpus = Devices::all().unwrap().len();
         let mut devices: Vec<Devices> = (2..=4).map(|k| Devices::emulated(k).unwrap()).collect();

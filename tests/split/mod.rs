@@ -189,6 +189,12 @@ macro_rules! exact_reductions {
 }
 pub(crate) use exact_reductions;
 
+/// The value at site `i` of the field `exact_reductions!` reduces: integers and halves spread
+/// over ±500, so that its maximum and minimum are the same whatever the order of combination.
+pub fn spread_value(i: usize) -> f64 {
+    ((i * 7919) % 1013) as f64 - 500.5
+}
+
 /// Reals as bits, for bitwise comparison.
 pub fn bits_of(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
