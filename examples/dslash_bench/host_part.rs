@@ -7,28 +7,20 @@
 //! `1 / (1/t_gpu + 1/t_cpu)`. The split's results are checked against the GPU's (to f32
 //! rounding: the host part does not contract to FMA).
 
-use crate::scaling::{matrix, time_batches, vector};
+use crate::scaling::DslashFields;
 use crate::BenchResult;
 use ongpu::prelude::*;
-use ongpu::{AoSoA, Backend, Devices};
-
-type L32 = AoSoA<32>;
+use ongpu::{Backend, Devices};
 
 /// Seconds per call and the two results, in whole-lattice order.
 type Timed = (f64, Vec<ColorVector<f32>>, Vec<ColorVector<f32>>);
 
 /// Seconds per call of `chi = D psi; eta = D chi` / 2 over `split`, and the results.
 fn time_dslash(split: &SplitLattice, reps: usize) -> BenchResult<Timed> {
-    let u: SplitField<[ColorMatrix<f32>; 4], L32> =
-        SplitField::from_fn(split, |i| std::array::from_fn(|mu| matrix(i, mu)))?;
-    let psi: SplitField<ColorVector<f32>, L32> = SplitField::from_fn(split, vector)?;
-    let mut chi = SplitField::zeros(split)?;
-    let mut eta = SplitField::zeros(split)?;
-    let call = time_batches(split, reps, || {
-        crate::scaling::dslash(split, &u, &psi, &mut chi)?;
-        crate::scaling::dslash(split, &u, &chi, &mut eta)
-    })? / 2.0;
-    Ok((call, chi.to_vec()?, eta.to_vec()?))
+    let mut fields = DslashFields::new(split)?;
+    let call = fields.time(split, reps)?;
+    let [chi, eta] = fields.results(split)?;
+    Ok((call, chi, eta))
 }
 
 /// Runs the comparison on a lattice of extents `dims`, split along t.

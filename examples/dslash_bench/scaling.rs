@@ -15,7 +15,7 @@ use std::time::Instant;
 type L32 = AoSoA<32>;
 
 /// The stencil over a split lattice: the body of `ours`, unchanged.
-pub fn dslash(
+fn dslash(
     lat: &SplitLattice,
     u: &SplitField<[ColorMatrix<f32>; 4], L32>,
     psi: &SplitField<ColorVector<f32>, L32>,
@@ -67,7 +67,7 @@ struct SplitRun {
 }
 
 /// Median over five batches of `reps` runs of `f`, between synchronisations of every device.
-pub fn time_batches(
+fn time_batches(
     split: &SplitLattice,
     reps: usize,
     mut f: impl FnMut() -> ongpu::Result<()>,
@@ -86,28 +86,61 @@ pub fn time_batches(
     Ok(crate::common::median(times))
 }
 
-/// One run: `chi = D psi`, then `eta = D chi` (which shifts what the first call wrote, so
-/// its boundary waits for the halos while its interior runs), `reps` times.
+/// The call's fields over a split lattice: links and source from `matrix` and `vector` (the
+/// same for every split), and the two results.
+pub struct DslashFields {
+    pub u: SplitField<[ColorMatrix<f32>; 4], L32>,
+    pub psi: SplitField<ColorVector<f32>, L32>,
+    pub chi: SplitField<ColorVector<f32>, L32>,
+    pub eta: SplitField<ColorVector<f32>, L32>,
+}
+
+impl DslashFields {
+    pub fn new(split: &SplitLattice) -> ongpu::Result<DslashFields> {
+        Ok(DslashFields {
+            u: SplitField::from_fn(split, |i| std::array::from_fn(|mu| matrix(i, mu)))?,
+            psi: SplitField::from_fn(split, vector)?,
+            chi: SplitField::zeros(split)?,
+            eta: SplitField::zeros(split)?,
+        })
+    }
+
+    /// Seconds per call of `chi = D psi`, then `eta = D chi` (which shifts what the first
+    /// call wrote, so its boundary waits for the halos while its interior runs), `reps` times.
+    pub fn time(&mut self, split: &SplitLattice, reps: usize) -> ongpu::Result<f64> {
+        let DslashFields { u, psi, chi, eta } = self;
+        Ok(time_batches(split, reps, || {
+            dslash(split, u, psi, chi)?;
+            dslash(split, u, chi, eta)
+        })? / 2.0)
+    }
+
+    /// The two calls once more (other calls may have written `chi` since), and their
+    /// results in the whole lattice's order.
+    pub fn results(&mut self, split: &SplitLattice) -> ongpu::Result<[Vec<ColorVector<f32>>; 2]> {
+        dslash(split, &self.u, &self.psi, &mut self.chi)?;
+        dslash(split, &self.u, &self.chi, &mut self.eta)?;
+        Ok([self.chi.to_vec()?, self.eta.to_vec()?])
+    }
+}
+
+/// One run over `lat` split over `devices`: the call's time, a copy's, and the results.
 fn run_split(lat: &Lattice, devices: &Devices, reps: usize) -> BenchResult<SplitRun> {
     let split = lat.split_along(devices, 3)?;
-    let u = SplitField::from_fn(&split, |i| std::array::from_fn(|mu| matrix(i, mu)))?;
-    let psi = SplitField::from_fn(&split, vector)?;
-    let mut chi = SplitField::zeros(&split)?;
-    let mut eta = SplitField::zeros(&split)?;
-    let call = time_batches(&split, reps, || {
-        dslash(&split, &u, &psi, &mut chi)?;
-        dslash(&split, &u, &chi, &mut eta)
-    })? / 2.0;
-    let copy = time_batches(&split, reps, || {
-        on_gpu!(split.even(), {
-            chi = psi;
-        })
-    })?;
-    dslash(&split, &u, &psi, &mut chi)?;
-    dslash(&split, &u, &chi, &mut eta)?;
+    let mut fields = DslashFields::new(&split)?;
+    let call = fields.time(&split, reps)?;
+    let copy = {
+        let (psi, chi) = (&fields.psi, &mut fields.chi);
+        time_batches(&split, reps, || {
+            on_gpu!(split.even(), {
+                chi = psi;
+            })
+        })?
+    };
+    let [chi, eta] = fields.results(&split)?;
     Ok(SplitRun {
-        chi: chi.to_vec()?,
-        eta: eta.to_vec()?,
+        chi,
+        eta,
         call,
         copy,
     })
