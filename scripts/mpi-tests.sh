@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The multi-process checks of the `mpi` feature: clippy, docs and doc tests with it, then the
 # MPI test programs
-# (tests/mpi_ranks.rs: the world, its collectives and messages; tests/mpi_qcd.rs: the physics
-# library over ranks, its CG the same bits for 1, 2 and 4 ranks; tests/mpi_lattice.rs: lattice
+# (tests/mpi/ranks.rs: the world, its collectives and messages; tests/mpi/qcd.rs: the physics
+# library over ranks, its CG the same bits for 1, 2 and 4 ranks; tests/mpi/lattice.rs: lattice
 # programs over lattices cut over ranks, against the whole lattice) under mpirun with 1, 2
 # and 4 ranks, and two runs in which one rank
 # fails (an abort, a panic) that must end every rank with its message instead of hanging.

@@ -5,8 +5,8 @@
 //! for bit and floats within a few units in the last place (NVRTC contracts `a * b + c`
 //! into fused multiply-adds, and CUDA's `sin cos exp` are within 2 ulp).
 
-#[path = "../common/mod.rs"]
-mod common;
+#[path = "../support/mod.rs"]
+mod support;
 #[rustfmt::skip]
 mod generated;
 
@@ -239,7 +239,7 @@ fn the_groups_cover_every_case() {
 #[cfg(feature = "cuda")]
 #[test]
 fn every_generated_kernel_compiles_without_warnings() {
-    if !common::require_nvrtc() {
+    if !support::require_nvrtc() {
         return;
     }
     let (mut seen, mut total) = (std::collections::HashSet::new(), 0);
@@ -254,7 +254,7 @@ fn every_generated_kernel_compiles_without_warnings() {
             let what = format!("the kernel at {}", s.location);
             let log =
                 ongpu::codegen::compile(&s, "sm_90").unwrap_or_else(|e| panic!("{what}: {e}"));
-            common::check_no_warnings(&what, &log);
+            support::check_no_warnings(&what, &log);
         }
     }
     // Bodies the generator happened to write twice are one kernel.

@@ -2,6 +2,7 @@
 //! with the `cuda` feature the same on the GPU (module `gpu`, ignored unless run with
 //! `--include-ignored` on a machine with a CUDA device).
 
+#[allow(unused_macros)] // not every harness uses it
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod cpu {

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)] // each test program uses its own part
 
-use crate::dense;
+use super::dense;
 use ongpu::prelude::*;
 use ongpu::qcd::wilson::reference::HostWilson;
 use ongpu::qcd::wilson::{random_spinors, HostSpinor, SpinorField};

@@ -7,7 +7,7 @@
 //! A half spinor is the upper two spin rows of `(1 ± γ_mu) ψ`; the lower two are `±1` or
 //! `±i` times them, so a hop multiplies the link into the half spinor only (two SU(3)
 //! products instead of four) and rebuilds the four rows after (a program over the facade;
-//! `tests/wilson.rs` runs the same calls on both backends, every direction and sign, f32 and
+//! `tests/quarks/wilson.rs` runs the same calls on both backends, every direction and sign, f32 and
 //! f64, three layouts):
 //!
 //! ```ignore

@@ -1,0 +1,384 @@
+//! Lattices split over emulated devices (the CPU backend, as CI runs it): every program
+//! gives the whole lattice's results for 1 to 4 parts along every direction that allows
+//! them; misuse is an error.
+
+use crate::split;
+
+use ongpu::prelude::*;
+use ongpu::{AoSoA, Backend, Error};
+use rand::Rng;
+use split::*;
+
+const DIMS: [usize; 4] = [4, 6, 8, 8];
+
+/// Every (parts, direction) the extents allow, parts 1 to 4.
+fn splits(lat: &Lattice) -> Vec<SplitLattice> {
+    let mut out = Vec::new();
+    for k in 1..=4 {
+        for mu in 0..4 {
+            if lat.extents()[mu] >= 2 * k {
+                out.push(lat.split_along(&Devices::first(k).unwrap(), mu).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn on_cpu(f: impl FnOnce()) {
+    ongpu::with_backend(Backend::Cpu, || {
+        f();
+        Ok::<(), Error>(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn staggered_hops_are_bitwise_those_of_the_whole_lattice() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (chi, eta) = staggered_twice!(lat, AoS);
+        assert!(
+            chi.iter().any(|v| v[0].re.is_nan()),
+            "even sites keep their poison"
+        );
+        for split in splits(&lat) {
+            let (c, e) = staggered_twice!(split, AoS);
+            assert_eq!(bits_of_vectors(&c), bits_of_vectors(&chi), "{split}");
+            assert_eq!(bits_of_vectors(&e), bits_of_vectors(&eta), "{split}");
+        }
+    });
+}
+
+#[test]
+fn every_layout_splits() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (_, eta) = staggered_twice!(lat, AoS);
+        for split in splits(&lat).into_iter().filter(|s| s.parts() > 1) {
+            let (_, soa) = staggered_twice!(split, SoA);
+            assert_eq!(bits_of_vectors(&soa), bits_of_vectors(&eta), "SoA, {split}");
+            let (_, blocks) = staggered_twice!(split, AoSoA<32>);
+            assert_eq!(
+                bits_of_vectors(&blocks),
+                bits_of_vectors(&eta),
+                "AoSoA, {split}"
+            );
+        }
+    });
+}
+
+#[test]
+fn diagonal_and_far_shifts_are_those_of_the_whole_lattice() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        for split in splits(&lat) {
+            // A shift by two along a direction that is not split (any, for one part).
+            let far = (0..4)
+                .find(|&mu| split.parts() == 1 || mu != split.direction())
+                .unwrap();
+            let want = diagonal_shifts!(lat, far);
+            let got = diagonal_shifts!(split, far);
+            assert_eq!(bits_of(&got), bits_of(&want), "{split}");
+        }
+    });
+}
+
+#[test]
+fn reductions_agree_and_written_fields_are_whole() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (plaq, odd, t) = plaquette_sum!(lat);
+        for split in splits(&lat) {
+            let (p, o, ts) = plaquette_sum!(split);
+            assert!(
+                (p - plaq).abs() <= 1e-12 * plaq.abs().max(1.0),
+                "{split}: {p} vs {plaq}"
+            );
+            assert!(
+                (o - odd).abs() <= 1e-12 * odd.abs().max(1.0),
+                "{split}: {o} vs {odd}"
+            );
+            assert_eq!(bits_of(&ts), bits_of(&t), "{split}");
+        }
+    });
+}
+
+/// Reductions whose result does not depend on the order of combination (integer sums,
+/// maxima, minima) give the whole lattice's bits for every split.
+#[test]
+fn order_free_reductions_are_bitwise_the_whole_lattice() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let t_whole = lat.field_from_fn::<f64, AoS>(spread_value).unwrap();
+        let want = exact_reductions!(lat, &t_whole);
+        for split in splits(&lat) {
+            let t = SplitField::<f64>::from_field(&split, &t_whole).unwrap();
+            assert_eq!(exact_reductions!(split, &t), want, "{split}");
+        }
+    });
+}
+
+#[test]
+fn slabs_are_even_and_balanced() {
+    on_cpu(|| {
+        let lat = Lattice::new([4, 4, 4, 10]).unwrap();
+        let split = lat.split_over(&Devices::first(3).unwrap()).unwrap();
+        assert_eq!(split.direction(), 3);
+        let slabs: Vec<_> = (0..3).map(|p| split.slab(p)).collect();
+        assert_eq!(slabs, vec![0..4, 4..8, 8..10]);
+        // Too many parts for any direction, and for the one asked for.
+        assert!(lat.split_over(&Devices::first(6).unwrap()).is_err());
+        let e = lat
+            .split_along(&Devices::first(3).unwrap(), 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("fewer than two sites per device"), "{e}");
+        assert!(Devices::first(0).is_err());
+    });
+}
+
+#[test]
+fn weighted_slabs_follow_the_weights() {
+    on_cpu(|| {
+        let lat = Lattice::new([4, 4, 4, 16]).unwrap();
+        let devices = Devices::first(2).unwrap().with_host().unwrap();
+        assert_eq!(devices.len(), 3);
+        assert!(devices.has_host() && devices.on_host(2) && !devices.on_host(1));
+        assert_eq!(devices.ordinal(2), None);
+        let slabs = |w: &[f64]| {
+            let split = lat.split_weighted(&devices, 3, w).unwrap();
+            (0..3).map(|p| split.slab(p).len()).collect::<Vec<_>>()
+        };
+        // Shares of 8 pairs 3.5, 3.5, 1: whole pairs, the one left over to the first.
+        assert_eq!(slabs(&[7.0, 7.0, 2.0]), vec![8, 6, 2]);
+        assert_eq!(slabs(&[1.0, 1.0, 1.0]), vec![6, 6, 4]);
+        // A part far below one pair still gets two sites.
+        assert_eq!(slabs(&[1000.0, 1000.0, 1.0]), vec![8, 6, 2]);
+        assert_eq!(slabs(&[1.0, 3.0, 4.0]), vec![2, 6, 8]);
+        // Different widths are different splits; the same widths the same split.
+        let a = lat.split_weighted(&devices, 3, &[7.0, 7.0, 2.0]).unwrap();
+        let b = lat
+            .split_weighted(&devices, 3, &[70.0, 70.0, 20.0])
+            .unwrap();
+        let c = lat.split_weighted(&devices, 3, &[1.0, 1.0, 1.0]).unwrap();
+        assert!(a == b && a != c);
+        assert!(a.to_string().contains("host"), "{a}");
+        for bad in [&[1.0, 1.0][..], &[1.0, 0.0, 1.0], &[1.0, f64::NAN, 1.0]] {
+            let e = lat
+                .split_weighted(&devices, 3, bad)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("3 finite positive weights"), "{e}");
+        }
+        let e = devices.clone().with_host().unwrap_err().to_string();
+        assert!(e.contains("host part already"), "{e}");
+    });
+}
+
+/// A part on the host's threads beside the devices' parts, with a slab sized by weight:
+/// every program gives the whole lattice's bits (on the CPU backend the host part is one
+/// more emulated part; the GPU test runs it beside real GPU parts).
+#[test]
+fn host_parts_give_the_whole_lattice() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let whole = whole_results!(lat, AoS);
+        for gpus in 1..=2 {
+            let devices = Devices::first(gpus).unwrap().with_host().unwrap();
+            let mut weights = vec![3.0; gpus];
+            weights.push(1.0);
+            let split = lat.split_weighted(&devices, 3, &weights).unwrap();
+            assert_eq!(split.slab(gpus).len(), 2, "{split}");
+            assert_split_gives!(split, AoSoA<32>, &whole, &split);
+        }
+    });
+}
+
+#[test]
+fn whole_lattice_fields_in_a_split_call_are_errors() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let split = lat.split_over(&Devices::first(2).unwrap()).unwrap();
+        let plain: Field<f64> = Field::filled(lat.volume(), 1.0);
+        let mut out: SplitField<f64> = SplitField::filled(&split, 0.0).unwrap();
+        let e = on_gpu!(split.even(), {
+            out = plain.shift(0, 1);
+        })
+        .unwrap_err();
+        assert!(matches!(e, Error::NotOnSplit { field: "plain", .. }), "{e}");
+        assert!(e.to_string().contains("a Field of a whole lattice"), "{e}");
+        // A field of another split of the same lattice (equal splits are the same one).
+        assert_eq!(
+            lat.split_over(&Devices::first(2).unwrap())
+                .unwrap()
+                .direction(),
+            3
+        );
+        let other = lat.split_along(&Devices::first(2).unwrap(), 2).unwrap();
+        let foreign: SplitField<f64> = SplitField::filled(&other, 1.0).unwrap();
+        let e = on_gpu!(split, {
+            out = foreign;
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("another split"), "{e}");
+        // Nothing was written.
+        assert!(out.to_vec().unwrap().iter().all(|&x| x == 0.0));
+    });
+}
+
+#[test]
+fn a_shift_beyond_the_halo_is_an_error() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let split = lat.split_along(&Devices::first(2).unwrap(), 3).unwrap();
+        let a: SplitField<f64> = SplitField::filled(&split, 1.0).unwrap();
+        let mut out: SplitField<f64> = SplitField::zeros(&split).unwrap();
+        let e = on_gpu!(split, {
+            out = a.shift(3, 2);
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("beyond the halo"), "{e}");
+    });
+}
+
+#[test]
+fn split_fields_round_trip_through_whole_fields() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let whole: Field<f64, SoA> = Field::from_fn(lat.volume(), |i| i as f64);
+        for split in splits(&lat) {
+            let s: SplitField<f64, AoS> = SplitField::from_field(&split, &whole).unwrap();
+            let back: Field<f64, SoA> = s.to_field().unwrap();
+            assert_eq!(back.to_vec().unwrap(), whole.to_vec().unwrap(), "{split}");
+        }
+        let short: Field<f64> = Field::zeros(10);
+        let split = lat.split_over(&Devices::first(2).unwrap()).unwrap();
+        assert!(SplitField::<f64>::from_field(&split, &short).is_err());
+    });
+}
+
+/// On the GPU with a part on the host's threads: the host part's sites of a call that reads
+/// only unsplit data are the CPU backend's bits, the GPU parts' sites the GPU's; results
+/// that mix both backends' neighbours agree to rounding; order-free reductions are exact.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_and_host_parts_are_the_whole_lattice() {
+    ongpu::with_backend(Backend::Cuda, || {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (chi_gpu, eta_gpu) = staggered_twice!(lat, AoSoA<32>);
+        let (chi_cpu, _) = ongpu::with_backend(Backend::Cpu, || {
+            Ok::<_, Error>(staggered_twice!(lat, AoSoA<32>))
+        })?;
+        let far_gpu = diagonal_shifts!(lat, 0);
+        let (plaq, _, t_gpu) = plaquette_sum!(lat);
+        let t_whole = lat.field_from_fn::<f64, AoS>(spread_value).unwrap();
+        let exact = exact_reductions!(lat, &t_whole);
+        let gpus = Devices::all().unwrap().len();
+        let mut lists = vec![(Devices::first(1)?.with_host()?, vec![3.0, 1.0])];
+        lists.push((Devices::emulated(2)?.with_host()?, vec![1.0, 2.0, 1.0]));
+        if gpus >= 2 {
+            lists.push((Devices::first(2)?.with_host()?, vec![2.0, 1.0, 1.0]));
+        }
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * (1.0 + b.abs());
+        for (devices, weights) in &lists {
+            let split = lat.split_weighted(devices, 3, weights)?;
+            let host = split.slab(split.parts() - 1);
+            let (c, e) = staggered_twice!(split, AoSoA<32>);
+            for i in (0..lat.volume()).filter(|&i| chi_gpu[i][0].re.is_finite()) {
+                let want = if host.contains(&lat.coords(i)[3]) {
+                    chi_cpu[i]
+                } else {
+                    chi_gpu[i]
+                };
+                assert_eq!(
+                    bits_of_vectors(&[c[i]]),
+                    bits_of_vectors(&[want]),
+                    "{split}: site {i}"
+                );
+            }
+            for (a, b) in e.iter().zip(&eta_gpu) {
+                for k in 0..3 {
+                    if b[k].re.is_nan() {
+                        assert!(a[k].re.is_nan(), "{split}: odd sites keep their poison");
+                        continue;
+                    }
+                    assert!(
+                        close(a[k].re, b[k].re) && close(a[k].im, b[k].im),
+                        "{split}"
+                    );
+                }
+            }
+            let far = diagonal_shifts!(split, 0);
+            assert!(
+                far.iter().zip(&far_gpu).all(|(&a, &b)| close(a, b)),
+                "{split}"
+            );
+            let (p, _, ts) = plaquette_sum!(split);
+            assert!(
+                (p - plaq).abs() <= 1e-12 * plaq.abs(),
+                "{split}: {p} vs {plaq}"
+            );
+            assert!(ts.iter().zip(&t_gpu).all(|(&a, &b)| close(a, b)), "{split}");
+            let t_split = SplitField::<f64>::from_field(&split, &t_whole)?;
+            assert_eq!(exact_reductions!(split, &t_split), exact, "{split}");
+        }
+        Ok::<(), Error>(())
+    })
+    .unwrap();
+}
+
+/// On the GPU: the same programs over parts emulated on one device and, where the machine
+/// has them, over two and more GPUs, bit for bit those of the whole lattice on one GPU.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_splits_are_bitwise_the_whole_lattice() {
+    ongpu::with_backend(Backend::Cuda, || {
+        let lat = Lattice::new(DIMS).unwrap();
+        let whole = whole_results!(lat, AoSoA<32>);
+        let t_whole = lat.field_from_fn::<f64, AoS>(spread_value).unwrap();
+        let exact = exact_reductions!(lat, &t_whole);
+        let gpus = Devices::all().unwrap().len();
+        let mut devices: Vec<Devices> = (2..=4).map(|k| Devices::emulated(k).unwrap()).collect();
+        devices.extend((2..=gpus.min(4)).map(|k| Devices::first(k).unwrap()));
+        println!("{gpus} GPU(s); splits over {} device lists", devices.len());
+        for d in &devices {
+            let split = lat.split_along(d, 3).unwrap();
+            assert_split_gives!(split, AoSoA<32>, &whole, format!("{split} {d:?}"));
+            let t_split = SplitField::<f64>::from_field(&split, &t_whole)?;
+            assert_eq!(exact_reductions!(split, &t_split), exact, "{split} {d:?}");
+        }
+        // And the GPU's whole lattice is the CPU's (to rounding: the GPU contracts to FMA).
+        let (_, eta_cpu) =
+            ongpu::with_backend(Backend::Cpu, || Ok::<_, Error>(staggered_twice!(lat, AoS)))?;
+        for (a, b) in whole.eta.iter().zip(&eta_cpu) {
+            for c in 0..3 {
+                // Odd sites keep their poison (NaN) on both backends.
+                if b[c].re.is_nan() {
+                    assert!(a[c].re.is_nan());
+                    continue;
+                }
+                assert!((a[c] - b[c]).norm() <= 1e-12 * (1.0 + b[c].norm()));
+            }
+        }
+        // Split calls order their kernels and halo copies on each device's default stream:
+        // inside a stream scope they are refused, and nothing is written.
+        let split = lat.split_along(&Devices::emulated(2)?, 3)?;
+        let x = SplitField::<f64>::filled(&split, 1.0)?;
+        let mut y = SplitField::<f64>::filled(&split, 7.0)?;
+        let stream = ongpu::Stream::new();
+        let err = stream
+            .scope(|| {
+                on_gpu!(split.all(), {
+                    y = x.shift(3, 1) + x;
+                })
+            })
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidArgument(m) if m.contains("Stream::scope")),
+            "{err}"
+        );
+        assert!(y.to_vec()?.iter().all(|&v| v == 7.0));
+        Ok::<(), Error>(())
+    })
+    .unwrap();
+}

@@ -1,0 +1,12 @@
+//! The quark side of the physics library: the staggered operator and its CG solvers (eager,
+//! graph, device loop, mixed precision, small lattices), and Wilson-clover quarks.
+
+#[macro_use]
+#[path = "../support/mod.rs"]
+mod support;
+
+mod mixed_cg;
+mod small_lattice;
+mod staggered_cg;
+mod wilson;
+mod wilson_clover;
