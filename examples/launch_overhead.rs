@@ -130,8 +130,8 @@ mod gpu {
     use super::*;
     use cudarc::driver::{result, CudaContext, LaunchConfig, PushKernelArg};
     use cudarc::nvrtc::Ptx;
-    use ongpu::codegen::collect_kernel_sources;
     use ongpu::cuda::{device, nvrtc, DeviceBuffer};
+    use ongpu::inspect::collect_kernel_sources;
     use std::ffi::c_void;
 
     /// The bytes of an `ongpu::Lattice` kernel parameter (nine u64), for raw launches of

@@ -207,13 +207,13 @@ pub use ongpu_macros::device;
 pub use ongpu_macros::kernel;
 
 pub use ongpu_runtime::{
-    backend, bounds_checks, codegen, cpu_vectors, cuda_available, in_stream_scope, math,
+    backend, bounds_checks, cpu_vectors, cuda_available, in_stream_scope, inspect, math,
     set_cpu_vectors, synchronize, with_backend, with_bounds_checks, with_cpu_vectors, AoS, AoSoA,
     Backend, ColorMatrix, ColorVector, Complex, CpuVectors, DeviceScalar, Devices, Dim3, Element,
     Error, Event, Field, Graph, GraphLoop, HostMut, Lattice, LaunchShape, Layout, Location,
     LoopTest, LoopValue, Norm2, Philox, ProcessGrid, Real, RealKind, Residency, Result, Scalar,
-    ScalarRead, SoA, Space, SpaceField, SpaceSubset, SplitField, SplitLattice, SplitRead,
-    SplitShifted, SplitSubset, SplitWrite, Storage, Stream, Subset, TimesI, Transfers,
+    SoA, Space, SpaceField, SpaceSubset, SplitField, SplitLattice, SplitSubset, Storage, Stream,
+    Subset, TimesI, Transfers,
 };
 pub use ongpu_runtime::{bf16, f16, CastReal, Precision, StorageReal};
 pub use ongpu_runtime::{ExactSum, InnerProduct, MinMax, Summable};
@@ -242,9 +242,7 @@ pub use ongpu_runtime::tune;
 /// A lattice cut over the ranks of an MPI run and its fields (the `mpi` feature):
 /// `lat.over_ranks(&world, dims)`, and `on_gpu!` over it as over a [`Lattice`].
 #[cfg(feature = "mpi")]
-pub use ongpu_runtime::{
-    RankField, RankLattice, RankLatticeValue, RankRead, RankShifted, RankSubset, RankWrite,
-};
+pub use ongpu_runtime::{RankField, RankLattice, RankSubset};
 
 /// The CUDA layer under the backend: the device, device buffers, NVRTC and launches, for
 /// benchmarks and for code that mixes hand-written kernels with `on_gpu!`.

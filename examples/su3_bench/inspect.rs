@@ -5,8 +5,8 @@
 
 use crate::data::{self, Input, Prec};
 use crate::{ours, BenchResult, LayoutChoice, Options, Real};
-use ongpu::codegen::collect_kernel_sources;
 use ongpu::cuda::nvrtc;
+use ongpu::inspect::collect_kernel_sources;
 use ongpu::prelude::*;
 use ongpu::{with_backend, Backend, Element, Layout};
 use std::collections::BTreeMap;

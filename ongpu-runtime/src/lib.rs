@@ -11,7 +11,6 @@ mod tuples;
 
 mod backend;
 mod capture;
-pub mod codegen;
 mod cpu_vectors;
 #[cfg(feature = "cuda")]
 pub mod cuda;
@@ -23,6 +22,7 @@ mod geometry;
 mod graph;
 mod graph_loop;
 mod graph_pass;
+pub mod inspect;
 mod kernel;
 mod lattice;
 mod launch;
@@ -88,11 +88,11 @@ pub mod __private {
         atomic_add, atomic_cas, atomic_exch, atomic_max, atomic_min, atomic_sub, thread_fence,
         AtomicAdd, AtomicCas, AtomicExch, AtomicMinMax, AtomicSub,
     };
-    pub use crate::kernel::cpu::{barrier_outside_kernel, SyncThreads, ThreadCtx};
-    pub use crate::kernel::shape::LaunchShape;
-    pub use crate::kernel::site::{
+    pub use crate::kernel::call_site::{
         shared_dim, ConstRef, KernelConst, KernelInfo, KernelSite, SharedDecl,
     };
+    pub use crate::kernel::cpu::{barrier_outside_kernel, SyncThreads, ThreadCtx};
+    pub use crate::kernel::shape::LaunchShape;
     pub use crate::kernel::unmarked::{
         NotDeviceFn0, NotDeviceFn1, NotDeviceFn2, NotDeviceFn3, NotDeviceFn4, NotDeviceFn5,
         NotDeviceFn6, NotDeviceFn7, NotDeviceFn8,
@@ -106,7 +106,7 @@ pub mod __private {
         index, read_shifted, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
     };
     pub use crate::lattice::space::{shift_lattice, IndexSpace, LatticeSpace};
-    pub use crate::launch::site::{
+    pub use crate::launch::call_site::{
         any_barriers, device_fn, site_device_fn, CallSite, DeviceFnInfo, DeviceFunction,
         NotDeviceFn, SiteInfo,
     };

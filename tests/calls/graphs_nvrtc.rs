@@ -8,7 +8,7 @@ use crate::graphs;
 use crate::support;
 
 use crate::support::require_nvrtc;
-use ongpu::codegen::collect_kernel_sources;
+use ongpu::inspect::collect_kernel_sources;
 use ongpu::{with_backend, Backend};
 
 #[test]
@@ -36,18 +36,18 @@ fn device_scalar_kernels_compile_for_sm90_and_sm80() {
 /// PTX that calls it.
 #[test]
 fn device_loop_test_kernel_compiles() {
-    use ongpu::cuda::{loop_test, nvrtc::ImageKind};
+    use ongpu::cuda::{loop_condition, nvrtc::ImageKind};
     if !require_nvrtc() {
         return;
     }
-    for value in loop_test::VALUE_TYPES {
+    for value in loop_condition::VALUE_TYPES {
         for arch in ["sm_90", "sm_80"] {
             let what = format!("the loop test ({value}, {arch})");
-            let cubin = loop_test::compile(value, arch, &["--ptxas-options=-v"])
+            let cubin = loop_condition::compile(value, arch, &["--ptxas-options=-v"])
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(cubin.kind, ImageKind::Cubin);
             let names = |name: &[u8]| cubin.image.windows(name.len()).any(|w| w == name);
-            assert!(names(loop_test::NAME.as_bytes()), "{what}: no kernel");
+            assert!(names(loop_condition::NAME.as_bytes()), "{what}: no kernel");
             assert!(
                 names(b"cudaGraphSetConditional"),
                 "{what}: the call is not left to the driver"
@@ -55,12 +55,12 @@ fn device_loop_test_kernel_compiles() {
             support::check_no_warnings(&what, &cubin.log);
             support::check_no_local_memory(&what, &cubin.log);
         }
-        let ptx = loop_test::compile(value, "compute_90", &[])
+        let ptx = loop_condition::compile(value, "compute_90", &[])
             .unwrap_or_else(|e| panic!("{value} for compute_90: {e}"));
         assert_eq!(ptx.kind, ImageKind::Ptx);
         let text = String::from_utf8_lossy(&ptx.image);
         assert!(
-            text.contains(&format!(".entry {}", loop_test::NAME))
+            text.contains(&format!(".entry {}", loop_condition::NAME))
                 && text.contains("call.uni")
                 && text.contains("cudaGraphSetConditional"),
             "{value}: the PTX does not call cudaGraphSetConditional:\n{text}"

@@ -243,7 +243,7 @@ fn no_sites_give_the_identity() {
 #[test]
 fn every_reduction_kernel_compiles_for_sm90_and_sm80_without_spills() {
     use crate::support::{check_no_local_memory, require_nvrtc};
-    use ongpu::codegen::{collect_kernel_sources, compile};
+    use ongpu::inspect::{collect_kernel_sources, compile};
     if !require_nvrtc() {
         return;
     }

@@ -71,12 +71,12 @@ fn the_kernels_compile() {
         return;
     }
     let shared: Field<f64> = Field::from_fn(N, |i| i as f64 * 0.5);
-    let ((), sources) = ongpu::codegen::collect_kernel_sources(|| {
+    let ((), sources) = ongpu::inspect::collect_kernel_sources(|| {
         with_backend(Backend::Cpu, || work(0, &shared, None))
     });
     assert_eq!(sources.len(), 20);
     for s in &sources[..2] {
-        ongpu::codegen::compile(s, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        ongpu::inspect::compile(s, "sm_90").unwrap_or_else(|e| panic!("{e}"));
     }
 }
 

@@ -245,7 +245,7 @@ fn every_generated_kernel_compiles_without_warnings() {
     let (mut seen, mut total) = (std::collections::HashSet::new(), 0);
     for group in 0..generated::GROUPS.len() {
         let (_, sources) =
-            ongpu::codegen::collect_kernel_sources(|| run_group(Backend::Cpu, group));
+            ongpu::inspect::collect_kernel_sources(|| run_group(Backend::Cpu, group));
         total += sources.len();
         for s in sources {
             if !seen.insert(s.source.clone()) {
@@ -253,7 +253,7 @@ fn every_generated_kernel_compiles_without_warnings() {
             }
             let what = format!("the kernel at {}", s.location);
             let log =
-                ongpu::codegen::compile(&s, "sm_90").unwrap_or_else(|e| panic!("{what}: {e}"));
+                ongpu::inspect::compile(&s, "sm_90").unwrap_or_else(|e| panic!("{what}: {e}"));
             support::check_no_warnings(&what, &log);
         }
     }

@@ -290,7 +290,7 @@ fn strong_coupling() {
 fn sweep_kernels_compile_with_nvrtc() {
     use crate::support::{check_no_warnings, require_nvrtc};
 
-    use ongpu::codegen::{collect_kernel_sources, compile};
+    use ongpu::inspect::{collect_kernel_sources, compile};
     if !require_nvrtc() {
         return;
     }

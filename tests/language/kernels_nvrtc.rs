@@ -7,7 +7,7 @@
 use crate::kernels;
 
 use crate::support::{check_no_local_memory, check_no_warnings, require_nvrtc};
-use ongpu::codegen::{collect_kernel_sources, compile, KernelSource};
+use ongpu::inspect::{collect_kernel_sources, compile, KernelSource};
 use ongpu::{with_backend, with_bounds_checks, Backend};
 
 fn sources(checked: bool) -> Vec<(&'static str, KernelSource)> {

@@ -242,7 +242,7 @@ fn lines_reach_stdout_when_not_captured() {
 mod nvrtc {
     use super::*;
     use crate::support::{check_no_warnings, require_nvrtc};
-    use ongpu::codegen::{collect_kernel_sources, compile};
+    use ongpu::inspect::{collect_kernel_sources, compile};
 
     /// The printing kernels compile, for Hopper and Ampere, without warnings; the print
     /// sits out of line (`print_record` is a function of its own in the PTX).

@@ -6,7 +6,7 @@
 use crate::programs;
 
 use crate::support::{check_no_local_memory, check_no_warnings, require_nvrtc};
-use ongpu::codegen::{collect_kernel_sources, compile, KernelSource};
+use ongpu::inspect::{collect_kernel_sources, compile, KernelSource};
 use ongpu::{with_backend, with_bounds_checks, Backend};
 
 fn sources_of(program: fn() -> Vec<programs::Output>, checked: bool) -> Vec<KernelSource> {
@@ -66,7 +66,7 @@ fn nvrtc_warnings_reach_the_log() {
             .to_string(),
     };
     let log = compile(&overflow, "sm_90").unwrap();
-    let w = ongpu::codegen::warnings(&log).expect("NVRTC warns about the overflow");
+    let w = ongpu::inspect::warnings(&log).expect("NVRTC warns about the overflow");
     assert!(
         w.contains("integer operation result is out of range"),
         "{w}"

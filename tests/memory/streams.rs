@@ -183,7 +183,7 @@ fn the_gpu_tests_kernels_compile() {
     if !crate::support::require_nvrtc() {
         return;
     }
-    let ((), sources) = ongpu::codegen::collect_kernel_sources(|| {
+    let ((), sources) = ongpu::inspect::collect_kernel_sources(|| {
         with_backend(Backend::Cpu, || {
             let mut x: Field<u32, AoS> = Field::zeros(10);
             let mut y: Field<u32, AoS> = Field::zeros(10);
@@ -206,7 +206,7 @@ fn the_gpu_tests_kernels_compile() {
     });
     assert_eq!(sources.len(), 6);
     for s in &sources {
-        ongpu::codegen::compile(s, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        ongpu::inspect::compile(s, "sm_90").unwrap_or_else(|e| panic!("{e}"));
     }
 }
 

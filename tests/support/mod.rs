@@ -56,7 +56,7 @@ pub fn is_child() -> bool {
 /// a translation that differs from the Rust it came from.
 #[cfg(feature = "cuda")]
 pub fn check_no_warnings(what: &str, log: &str) {
-    if let Some(w) = ongpu::codegen::warnings(log) {
+    if let Some(w) = ongpu::inspect::warnings(log) {
         panic!("NVRTC warned about {what}:\n{w}");
     }
 }
@@ -96,8 +96,8 @@ pub fn check_no_local_memory(what: &str, log: &str) -> bool {
 /// times), in a fixed order.
 #[cfg(feature = "cuda")]
 pub fn distinct_kernels(
-    sources: Vec<ongpu::codegen::KernelSource>,
-) -> Vec<ongpu::codegen::KernelSource> {
+    sources: Vec<ongpu::inspect::KernelSource>,
+) -> Vec<ongpu::inspect::KernelSource> {
     let mut kernels = sources;
     kernels.sort_by(|a, b| a.source.cmp(&b.source));
     kernels.dedup_by(|a, b| a.source == b.source);
@@ -107,8 +107,8 @@ pub fn distinct_kernels(
 /// The distinct kernels `f` generates, run on the CPU backend without bounds checks (the
 /// sources a release run on a GPU would compile; no GPU needed).
 #[cfg(feature = "cuda")]
-pub fn cpu_kernel_sources(f: impl FnOnce()) -> Vec<ongpu::codegen::KernelSource> {
-    let ((), sources) = ongpu::codegen::collect_kernel_sources(|| {
+pub fn cpu_kernel_sources(f: impl FnOnce()) -> Vec<ongpu::inspect::KernelSource> {
+    let ((), sources) = ongpu::inspect::collect_kernel_sources(|| {
         ongpu::with_bounds_checks(false, || ongpu::with_backend(ongpu::Backend::Cpu, f))
     });
     distinct_kernels(sources)
@@ -117,11 +117,11 @@ pub fn cpu_kernel_sources(f: impl FnOnce()) -> Vec<ongpu::codegen::KernelSource>
 /// Compiles every kernel for Hopper and Ampere with the real NVRTC and hands each log to
 /// `check` with a description of the kernel and arch (an NVRTC error panics).
 #[cfg(feature = "cuda")]
-fn check_compiled_kernels(kernels: &[ongpu::codegen::KernelSource], check: impl Fn(&str, &str)) {
+fn check_compiled_kernels(kernels: &[ongpu::inspect::KernelSource], check: impl Fn(&str, &str)) {
     for k in kernels {
         for arch in ["sm_90", "sm_80"] {
             let what = format!("the kernel at {} ({arch})", k.location);
-            let log = ongpu::codegen::compile(k, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let log = ongpu::inspect::compile(k, arch).unwrap_or_else(|e| panic!("{what}: {e}"));
             check(&what, &log);
         }
     }
@@ -129,14 +129,14 @@ fn check_compiled_kernels(kernels: &[ongpu::codegen::KernelSource], check: impl 
 
 /// Compiles every kernel for Hopper and Ampere with the real NVRTC: no warnings.
 #[cfg(feature = "cuda")]
-pub fn check_kernels_compile(kernels: &[ongpu::codegen::KernelSource]) {
+pub fn check_kernels_compile(kernels: &[ongpu::inspect::KernelSource]) {
     check_compiled_kernels(kernels, check_no_warnings);
 }
 
 /// Compiles every kernel for Hopper and Ampere with the real NVRTC: no warnings, and no
 /// local memory where ptxas reports (see [`check_no_local_memory`]).
 #[cfg(feature = "cuda")]
-pub fn check_kernels_stay_in_registers(kernels: &[ongpu::codegen::KernelSource]) {
+pub fn check_kernels_stay_in_registers(kernels: &[ongpu::inspect::KernelSource]) {
     check_compiled_kernels(kernels, |what, log| {
         check_no_warnings(what, log);
         check_no_local_memory(what, log);

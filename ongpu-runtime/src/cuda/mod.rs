@@ -14,7 +14,7 @@ mod host_buffer;
 #[cfg(feature = "mpi")]
 pub(crate) mod ipc;
 pub(crate) mod launch;
-pub mod loop_test;
+pub mod loop_condition;
 mod module;
 pub mod nvrtc;
 pub mod nvrtc_warnings;

@@ -6,7 +6,7 @@ use crate::capture::{lcm, Captures};
 use crate::cpu_vectors::{cpu_vectors, run_with};
 use crate::error::{catch_body, panic_message, Error, Result};
 use crate::field::site_io::LANES;
-use crate::launch::site::CallSite;
+use crate::launch::call_site::CallSite;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};

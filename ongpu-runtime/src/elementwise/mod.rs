@@ -11,8 +11,8 @@ use crate::backend::{self, Backend};
 use crate::capture::Captures;
 use crate::error::Result;
 use crate::lattice::space::resolve_sites;
+use crate::launch::call_site::CallSite;
 use crate::launch::limits::check_threads_per_block;
-use crate::launch::site::CallSite;
 use crate::launch::sites::Sites;
 
 /// Runs an element-wise call: `body(site, values) -> values` for every site.
@@ -28,7 +28,7 @@ where
     F: Fn(usize, C::Sites) -> C::Sites + Sync,
 {
     let tpb = threads_per_block.transpose()?;
-    crate::codegen::observe(site, || {
+    crate::inspect::observe(site, || {
         crate::launch::source::elementwise(
             &site.info,
             &C::kinds(),

@@ -6,7 +6,7 @@ use super::{GraphLoop, LoopTest, LoopValue};
 use crate::cuda::conditional::WhileGraph;
 use crate::cuda::graph::GraphExec;
 use crate::cuda::stream::RawStream;
-use crate::cuda::{loop_test, Device, DeviceBuffer, Function, ParamList, Shape};
+use crate::cuda::{loop_condition, Device, DeviceBuffer, Function, ParamList, Shape};
 use crate::element::Scalar;
 use crate::error::{Error, Location, Result};
 use crate::graph_pass::{self, Mode, Pass};
@@ -155,7 +155,7 @@ fn record<S: ?Sized, T: LoopValue>(
     tested: Tested,
     count: u64,
 ) -> Result<Recorded> {
-    let f: Function = loop_test::function(dev, tested.value.1)?;
+    let f: Function = loop_condition::function(dev, tested.value.1)?;
     let mut limits = DeviceBuffer::alloc(dev, 16, "the limits of a device loop")?;
     limits.upload(&tested.limits)?;
     let limit_ptrs = [limits.ptr(), limits.ptr() + 8];

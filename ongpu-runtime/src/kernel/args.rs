@@ -7,7 +7,7 @@
 // `__private` only).
 #![allow(private_interfaces)]
 
-use super::site::KernelInfo;
+use super::call_site::KernelInfo;
 use super::views::{ArrayView, ReadView};
 use crate::capture::Uniform;
 use crate::element::{Element, RealKind, Scalar};

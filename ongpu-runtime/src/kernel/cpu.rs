@@ -13,8 +13,8 @@
 //! ([`Error::DivergentBarrier`]), where CUDA would be undefined.
 
 use super::args::KernelParams;
+use super::call_site::KernelSite;
 use super::shape::{Dim3, LaunchShape};
-use super::site::KernelSite;
 use super::views::SharedSpecs;
 use crate::error::{catch_body, panic_message, Error, Result};
 use std::cell::Cell;

@@ -5,8 +5,8 @@
 //! the first out-of-range index the kernel met.
 
 use super::args::KernelParams;
+use super::call_site::KernelSite;
 use super::shape::{self, LaunchShape};
-use super::site::KernelSite;
 use super::source;
 use crate::cuda::{self, DeviceBuffer, Function, ParamList, Shape};
 use crate::error::{Error, Result};

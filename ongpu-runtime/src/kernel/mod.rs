@@ -8,11 +8,11 @@
 
 pub(crate) mod args;
 pub(crate) mod atomics;
+pub(crate) mod call_site;
 pub(crate) mod cpu;
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda;
 pub(crate) mod shape;
-pub(crate) mod site;
 pub(crate) mod source;
 pub(crate) mod unmarked;
 pub(crate) mod views;
@@ -20,9 +20,9 @@ pub(crate) mod views;
 use crate::backend::{self, Backend};
 use crate::error::{Error, Result};
 use args::KernelParams;
+use call_site::KernelSite;
 use cpu::{BlockBody, Phased, Straight, ThreadCtx};
 use shape::LaunchShape;
-use site::KernelSite;
 use std::future::Future;
 use views::SharedSpecs;
 
@@ -95,7 +95,7 @@ where
         });
     }
     let checked = crate::launch::bounds::bounds_checks()?;
-    crate::codegen::observe_at(info.location, || {
+    crate::inspect::observe_at(info.location, || {
         source::assemble(info, &A::kinds(), checked)
     });
     match backend::current()? {

@@ -4,7 +4,7 @@
 //! signature built from the parameters' types.
 
 use super::args::ParamKind;
-use super::site::KernelInfo;
+use super::call_site::KernelInfo;
 use crate::element::RealKind;
 use crate::launch::source::{push_device_fns, widest_real, KERNEL_NAME, PRELUDE};
 use std::fmt::Write;
@@ -82,7 +82,7 @@ pub fn assemble(info: &KernelInfo, kinds: &[ParamKind], checked: bool) -> String
 mod tests {
     use super::*;
     use crate::error::Location;
-    use crate::kernel::site::{ConstRef, SharedDecl};
+    use crate::kernel::call_site::{ConstRef, SharedDecl};
 
     static TILE: usize = 16;
     static INFO: KernelInfo = KernelInfo {

@@ -3,7 +3,7 @@
 //! `#[ongpu::device]` item), importing the trait of its number of arguments from here. For
 //! any other callee the trait's method calls it at once, with its own parameter types, so
 //! that such a call type-checks as written and reports only the error of
-//! [`DeviceFunction`](crate::launch::site::DeviceFunction), which says to mark it.
+//! [`DeviceFunction`](crate::launch::call_site::DeviceFunction), which says to mark it.
 
 use super::cpu::ThreadCtx;
 use std::future::{ready, Ready};

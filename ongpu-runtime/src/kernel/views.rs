@@ -17,7 +17,7 @@ mod vector;
 pub use slice_arg::{ArrayArg, ReadSlice};
 pub use vector::{vector_row_dim, Vector4};
 
-use super::site::KernelInfo;
+use super::call_site::KernelInfo;
 use crate::element::{components, components_mut, Element};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};

@@ -7,7 +7,7 @@ use crate::capture::Captures;
 use crate::error::{Error, Result};
 use crate::geometry::{Lattice, Subset};
 use crate::lattice::split::SplitLattice;
-use crate::launch::site::CallSite;
+use crate::launch::call_site::CallSite;
 use crate::launch::sites::Sites;
 
 /// How many sites a call runs.

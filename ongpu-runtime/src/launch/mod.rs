@@ -7,9 +7,9 @@
 //! fields (`quads`) and the print buffer of kernels that print (`print_buffer`).
 
 pub(crate) mod bounds;
+pub(crate) mod call_site;
 pub(crate) mod limits;
 mod quads;
-pub(crate) mod site;
 pub(crate) mod sites;
 pub(crate) mod source;
 mod staged;

@@ -6,7 +6,7 @@
 //! (and runs everything when a pointer or the first site is not aligned to 16 bytes).
 
 use crate::capture::CaptureKind;
-use crate::launch::site::SiteInfo;
+use crate::launch::call_site::SiteInfo;
 use std::fmt::Write;
 
 /// The scalar types the path reads as vectors of four, with their vector type.

@@ -4,7 +4,7 @@
 
 use crate::capture::CaptureKind;
 use crate::element::RealKind;
-use crate::launch::site::{DeviceFnInfo, SiteInfo};
+use crate::launch::call_site::{DeviceFnInfo, SiteInfo};
 use std::fmt::Write;
 
 /// The CUDA C++ prelude every kernel starts with (types, operators, layouts, maths, the

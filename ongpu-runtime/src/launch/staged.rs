@@ -10,7 +10,7 @@
 //! per thread.
 
 use crate::capture::CaptureKind;
-use crate::launch::site::SiteInfo;
+use crate::launch::call_site::SiteInfo;
 use std::fmt::Write;
 
 /// The bytes of the smallest element worth staging (a `Complex<f64>` or a `ColorVector`).

@@ -9,7 +9,7 @@ use crate::cpu_vectors::{cpu_vectors, run_with};
 use crate::elementwise::cpu::{lane_groups, panicking_lane, Place};
 use crate::error::{catch_body, panic_message, Error, Result};
 use crate::field::site_io::LANES;
-use crate::launch::site::CallSite;
+use crate::launch::call_site::CallSite;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};

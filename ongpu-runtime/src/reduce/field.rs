@@ -10,7 +10,7 @@ use crate::element::Element;
 use crate::error::{Error, Location, Result};
 use crate::field::Field;
 use crate::lattice::space::SiteCount;
-use crate::launch::site::SiteInfo;
+use crate::launch::call_site::SiteInfo;
 use crate::layout::Layout;
 use crate::scalar::DeviceScalar;
 use crate::types::{ColorMatrix, ColorVector};

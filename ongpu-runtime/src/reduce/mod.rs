@@ -28,8 +28,8 @@ use crate::capture::{Captures, Uniform};
 use crate::element::Element;
 use crate::error::Result;
 use crate::lattice::space::{resolve_sites, SiteCount};
+use crate::launch::call_site::{CallSite, SiteInfo};
 use crate::launch::limits::check_threads_per_block;
-use crate::launch::site::{CallSite, SiteInfo};
 use crate::launch::sites::Sites;
 use crate::scalar::DeviceScalar;
 use source::ReductionKind;
@@ -101,7 +101,7 @@ where
 
 /// Shows the reduction's kernel source where `ONGPU_SHOW_SOURCE` asks for it.
 fn observe<Op: Reduction<V>, C: Captures, V>(site: &'static ReduceSite) {
-    crate::codegen::observe(&site.site, || {
+    crate::inspect::observe(&site.site, || {
         source::reduction(
             &site.site.info,
             &C::kinds(),

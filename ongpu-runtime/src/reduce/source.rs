@@ -4,7 +4,7 @@
 //! last block combines the partials and writes the result).
 
 use crate::capture::CaptureKind;
-use crate::launch::site::SiteInfo;
+use crate::launch::call_site::SiteInfo;
 use crate::launch::source::{
     header, site_loop, site_parts, sites_per_iteration, SiteParts, SITE_PARAMS,
 };

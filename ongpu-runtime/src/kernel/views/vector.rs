@@ -5,7 +5,7 @@
 
 use super::{out_of_range, ArrayView, KernelIndex, ReadView};
 use crate::element::Element;
-use crate::kernel::site::KernelInfo;
+use crate::kernel::call_site::KernelInfo;
 
 /// An element type that `load4`/`store4` move: CUDA has vector accesses of four of them.
 #[diagnostic::on_unimplemented(

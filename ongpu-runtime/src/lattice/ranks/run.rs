@@ -8,7 +8,7 @@ use super::lattice::{Inner, RankSubset};
 use super::rounds::{round, Exchange};
 use crate::capture::Captures;
 use crate::error::{Error, Result};
-use crate::launch::site::CallSite;
+use crate::launch::call_site::CallSite;
 use crate::launch::sites::Sites;
 use crate::mpi::exchange::HaloTransport;
 use crate::mpi::world::world_comm;

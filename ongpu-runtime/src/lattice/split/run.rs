@@ -6,7 +6,7 @@ use super::lattice::SplitLattice;
 use super::SplitSubset;
 use crate::capture::{CaptureKind, Captures, SplitStage};
 use crate::error::{Error, Result};
-use crate::launch::site::CallSite;
+use crate::launch::call_site::CallSite;
 use crate::launch::sites::Sites;
 
 /// Every field the call captures must be a split field of the call's split.

@@ -5,7 +5,7 @@
 //! language translates to CUDA C++ that NVRTC accepts.
 
 use crate::error::Location;
-use crate::launch::site::CallSite;
+use crate::launch::call_site::CallSite;
 use std::cell::RefCell;
 
 /// One generated kernel.
@@ -25,7 +25,7 @@ thread_local! {
 /// generated (one entry per call; the calls still run on their backend).
 ///
 /// ```
-/// let ((), sources) = ongpu_runtime::codegen::collect_kernel_sources(|| ());
+/// let ((), sources) = ongpu_runtime::inspect::collect_kernel_sources(|| ());
 /// assert!(sources.is_empty());
 /// ```
 pub fn collect_kernel_sources<R>(f: impl FnOnce() -> R) -> (R, Vec<KernelSource>) {

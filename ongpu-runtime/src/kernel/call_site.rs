@@ -2,7 +2,7 @@
 //! together with the modules compiled for it.
 
 use crate::error::Location;
-use crate::launch::site::DeviceFnInfo;
+use crate::launch::call_site::DeviceFnInfo;
 
 /// A constant a kernel body names (a `const` or `static` item of a number or bool type): its
 /// value is written into the kernel's source as a C++ `constexpr`.
