@@ -8,19 +8,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/nvrtc-env.sh
 export ONGPU_BACKEND=${ONGPU_BACKEND:-auto}
-cargo fmt --all -- --check
-cargo clippy --workspace --all-targets -- -D warnings
-cargo clippy --workspace --all-targets --no-default-features --features rayon -- -D warnings
-cargo test --workspace
-cargo test --workspace --no-default-features --features rayon,qcd
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+# Each step's time, printed as it ends and again at the end (where the suite's time goes).
+times=()
+step() {
+  local t0=$SECONDS
+  "$@"
+  times+=("$(printf '%5d s  %s' $((SECONDS - t0)) "$*")")
+  echo "test.sh: ${times[-1]}" >&2
+}
+step cargo fmt --all -- --check
+step cargo clippy --workspace --all-targets -- -D warnings
+step cargo clippy --workspace --all-targets --no-default-features --features rayon -- -D warnings
+step cargo test --workspace
+step cargo test --workspace --no-default-features --features rayon,qcd
+RUSTDOCFLAGS="-D warnings" step cargo doc --workspace --no-deps --quiet
 # The `mpi` feature: its build, and its test program under mpirun with 1, 2 and 4 ranks.
-bash scripts/mpi-tests.sh
+step bash scripts/mpi-tests.sh
 # The four published crates as they would be published (ongpu-classic, the examples' kernels, is not) (each packaged and built from its package), in
 # a target folder of its own: cargo keys a registry crate's build by name and version only,
 # so a reused folder would build the packages against an earlier package of the same version.
 # Cargo also unpacks each verified package into the registry's source folder under its name and
 # version and reuses an unpacked folder it finds there, so earlier packages are removed first.
 rm -rf target/package-check "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ongpu{,-macros,-runtime,-qcd}-[0-9]*
-CARGO_TARGET_DIR=target/package-check cargo package --workspace --exclude ongpu-classic --allow-dirty --quiet
-echo "all checks passed"
+CARGO_TARGET_DIR=target/package-check step cargo package --workspace --exclude ongpu-classic --allow-dirty --quiet
+printf '%s\n' "${times[@]}"
+echo "all checks passed in $SECONDS s"

@@ -114,7 +114,7 @@ fn solve_on<S: Space>(
             space: lat.to_string(),
             device: common::device_name(backend),
             solution,
-            passes_run: solver.passes(),
+            passes_run: solver.passes().into(),
             solve_seconds: solve_seconds.clone(),
             host_residual,
             passes,

@@ -201,7 +201,7 @@ fn solve(dims: [usize; 4], kind: GaugeKind, tol: f64) -> Solved {
         b: b_host,
         x,
         solution,
-        passes: cg.passes(),
+        passes: cg.passes().into(),
     }
 }
 

@@ -4,10 +4,10 @@
 //! iterations, which only lowers the residual further.
 
 use super::device_passes::{apply_and_reduce_into, coefficients, update_from, Scalars};
-use super::frame::{solve_with_restarts, FramePasses, Limits, Work};
 use super::passes::hop;
 use super::{Fermion, Staggered};
 use crate::gauge::Links;
+use crate::solver::cg::{solve_with_restarts, CgPasses, Limits, Work};
 use crate::solver::{LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
 
@@ -19,7 +19,7 @@ pub const KERNELS_PER_ITERATION: usize = 4;
 pub struct GraphCg {
     limits: Limits,
     block: usize,
-    work: Work,
+    work: Work<Fermion>,
     scalars: Scalars,
     graph: Graph,
 }
@@ -30,7 +30,7 @@ impl GraphCg {
         Ok(GraphCg {
             limits: Limits { lat, tol, max_iter },
             block: block.max(1),
-            work: Work::new(lat)?,
+            work: Work::new(|| lat.zeros())?,
             scalars: Scalars::new()?,
             graph: Graph::new(),
         })
@@ -72,7 +72,7 @@ fn replay(
     mass2: f64,
     u: &Links,
     x: &mut Fermion,
-    work: &mut Work,
+    work: &mut Work<Fermion>,
     scalars: &mut Scalars,
 ) -> ongpu::Result<()> {
     graph.run(|| {
@@ -90,7 +90,7 @@ pub(crate) fn iteration(
     mass2: f64,
     u: &Links,
     x: &mut Fermion,
-    w: &mut Work,
+    w: &mut Work<Fermion>,
     scalars: &mut Scalars,
 ) -> ongpu::Result<()> {
     coefficients(scalars)?;
@@ -114,7 +114,7 @@ pub(crate) fn start(
     lat: Lattice,
     mass2: f64,
     u: &Links,
-    w: &mut Work,
+    w: &mut Work<Fermion>,
     scalars: &mut Scalars,
 ) -> ongpu::Result<()> {
     scalars.restart()?;
@@ -137,7 +137,7 @@ impl LinearSolver<Staggered> for GraphCg {
             graph,
         } = self;
         let block = *block;
-        let mut counts = FramePasses::default();
+        let mut counts = CgPasses::default();
         solve_with_restarts(
             limits,
             op,
@@ -146,7 +146,13 @@ impl LinearSolver<Staggered> for GraphCg {
             work,
             &mut counts,
             |p, work, x, iterations| {
-                start(p.lat, p.mass2, p.u, work, scalars)?;
+                start(
+                    p.op.lattice(),
+                    p.op.mass() * p.op.mass(),
+                    p.op.links(),
+                    work,
+                    scalars,
+                )?;
                 while scalars.sums.get()?.re > p.target {
                     if *iterations >= p.max_iter {
                         return Err(SolverError::NotConverged {
@@ -154,7 +160,16 @@ impl LinearSolver<Staggered> for GraphCg {
                             relative_residual: (scalars.sums.get()?.re / p.b_norm2).sqrt(),
                         });
                     }
-                    replay(graph, block, p.lat, p.mass2, p.u, x, work, scalars)?;
+                    replay(
+                        graph,
+                        block,
+                        p.op.lattice(),
+                        p.op.mass() * p.op.mass(),
+                        p.op.links(),
+                        x,
+                        work,
+                        scalars,
+                    )?;
                     *iterations += block;
                 }
                 Ok(())

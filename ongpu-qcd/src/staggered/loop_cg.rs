@@ -5,10 +5,10 @@
 //! are those of the graph solver, so none is run past convergence.
 
 use super::device_passes::Scalars;
-use super::frame::{solve_with_restarts, FramePasses, Limits, Work};
 use super::graph_cg::{iteration, start};
 use super::{Fermion, Staggered};
 use crate::gauge::Links;
+use crate::solver::cg::{solve_with_restarts, CgPasses, Limits, Work};
 use crate::solver::{LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
 
@@ -19,7 +19,7 @@ struct LoopState<'a> {
     mass2: f64,
     u: &'a Links,
     x: &'a mut Fermion,
-    work: &'a mut Work,
+    work: &'a mut Work<Fermion>,
     scalars: &'a mut Scalars,
 }
 
@@ -40,7 +40,7 @@ impl LoopState<'_> {
 /// replays the loop recorded by the first.
 pub struct LoopCg {
     limits: Limits,
-    work: Work,
+    work: Work<Fermion>,
     scalars: Scalars,
     solve: GraphLoop,
 }
@@ -50,7 +50,7 @@ impl LoopCg {
     pub fn new(lat: Lattice, tol: f64, max_iter: usize) -> ongpu::Result<LoopCg> {
         Ok(LoopCg {
             limits: Limits { lat, tol, max_iter },
-            work: Work::new(lat)?,
+            work: Work::new(|| lat.zeros())?,
             scalars: Scalars::new()?,
             solve: GraphLoop::new(),
         })
@@ -94,7 +94,7 @@ impl LinearSolver<Staggered> for LoopCg {
             scalars,
             solve,
         } = self;
-        let mut counts = FramePasses::default();
+        let mut counts = CgPasses::default();
         solve_with_restarts(
             limits,
             op,
@@ -103,11 +103,17 @@ impl LinearSolver<Staggered> for LoopCg {
             work,
             &mut counts,
             |p, work, x, iterations| {
-                start(p.lat, p.mass2, p.u, work, scalars)?;
+                start(
+                    p.op.lattice(),
+                    p.op.mass() * p.op.mass(),
+                    p.op.links(),
+                    work,
+                    scalars,
+                )?;
                 let state = LoopState {
-                    lat: p.lat,
-                    mass2: p.mass2,
-                    u: p.u,
+                    lat: p.op.lattice(),
+                    mass2: p.op.mass() * p.op.mass(),
+                    u: p.op.links(),
                     x,
                     work,
                     scalars,

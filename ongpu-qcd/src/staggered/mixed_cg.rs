@@ -17,7 +17,6 @@
 //! The solve ends when the true residual of an update meets the tolerance: the same
 //! `|b − A x| ≤ tol |b|` as the `f64` solvers.
 
-use super::frame::MAX_RESTARTS;
 use super::passes::{apply_and_reduce, copy_even, hop, norm2_even, residual, zero_even};
 use super::sloppy::{
     accumulate, sloppy_update, to_sloppy, zero_sloppy, SingleFermionOf, SloppyFermionOf,
@@ -25,6 +24,7 @@ use super::sloppy::{
 };
 use super::{FermionOf, Staggered};
 use crate::gauge::compressed::CompressedSite;
+use crate::solver::MAX_RESTARTS;
 use crate::solver::{check_vectors, LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
 use ongpu::Element;

@@ -41,7 +41,6 @@
 
 mod cg;
 mod device_passes;
-mod frame;
 mod graph_cg;
 mod loop_cg;
 mod mixed_cg;
@@ -51,9 +50,9 @@ pub mod reference;
 pub mod sloppy;
 mod sources;
 
+pub use crate::solver::MAX_RESTARTS;
 pub use cg::{Cg, PassCounts};
 pub use device_passes::{apply_and_reduce_into, coefficients, update_from, Scalars};
-pub use frame::MAX_RESTARTS;
 pub use graph_cg::{GraphCg, KERNELS_PER_ITERATION};
 pub use loop_cg::LoopCg;
 pub use mixed_cg::{MixedCg, DEFAULT_DELTA};

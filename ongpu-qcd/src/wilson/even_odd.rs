@@ -4,10 +4,11 @@
 //! system of half the size and a better condition number. The spinor linear algebra its solvers need is here
 //! too, as `on_gpu!` calls over the even sites.
 
+use super::algebra::{even_spinor_algebra, round_to};
 use super::clover::clover_times;
 use super::clover_algebra::{apply_blocks, block_bottom, block_top};
 use super::{SpinorFieldOf, Wilson};
-use crate::solver::LinearOperator;
+use crate::solver::{BiCgStabOperator, LinearOperator, VectorAlgebra};
 use ongpu::prelude::*;
 
 /// `M̂ = 1 − κ² A_ee⁻¹ H_eo A_oo⁻¹ H_oe` of a [`Wilson`] operator (with or without a clover
@@ -142,6 +143,7 @@ impl<'w, 'u, S: Space> WilsonEvenOdd<'w, 'u, S> {
     }
 }
 
+/// `M̂` on the even sites (the scratch vector's odd sites receive `A_oo⁻¹ H_oe x`).
 impl<S: Space> LinearOperator for WilsonEvenOdd<'_, '_, S> {
     type Space = S;
     type Vector = SpinorFieldOf<S>;
@@ -149,6 +151,37 @@ impl<S: Space> LinearOperator for WilsonEvenOdd<'_, '_, S> {
     fn space(&self) -> S {
         self.op.lattice()
     }
+
+    fn vector(&self) -> ongpu::Result<SpinorFieldOf<S>> {
+        self.op.lattice().zeros()
+    }
+
+    fn apply(
+        &self,
+        x: &SpinorFieldOf<S>,
+        scratch: &mut SpinorFieldOf<S>,
+        out: &mut SpinorFieldOf<S>,
+    ) -> ongpu::Result<()> {
+        WilsonEvenOdd::apply(self, x, scratch, out)
+    }
+}
+
+impl<S: Space> BiCgStabOperator for WilsonEvenOdd<'_, '_, S> {
+    fn apply_and_dot(
+        &self,
+        x: &SpinorFieldOf<S>,
+        scratch: &mut SpinorFieldOf<S>,
+        out: &mut SpinorFieldOf<S>,
+        with: &SpinorFieldOf<S>,
+    ) -> ongpu::Result<Complex<f64>> {
+        WilsonEvenOdd::apply_and_dot(self, x, scratch, out, with)
+    }
+
+    even_spinor_algebra!(bicgstab f64);
+}
+
+impl<S: Space> VectorAlgebra for WilsonEvenOdd<'_, '_, S> {
+    even_spinor_algebra!(vector f64);
 }
 
 /// `Σ_even ⟨a, b⟩`.
@@ -166,69 +199,5 @@ pub fn dot_even<S: Space>(
 pub fn norm2_even<S: Space>(lat: S, a: &SpinorFieldOf<S>) -> ongpu::Result<f64> {
     on_gpu!(sum: lat.even(), {
         a[0].norm2() + a[1].norm2() + a[2].norm2() + a[3].norm2()
-    })
-}
-
-/// `dst = src` on the even sites.
-pub(crate) fn copy_even<S: Space>(
-    lat: S,
-    src: &SpinorFieldOf<S>,
-    dst: &mut SpinorFieldOf<S>,
-) -> ongpu::Result<()> {
-    on_gpu!(lat.even(), {
-        dst[0] = src[0];
-        dst[1] = src[1];
-        dst[2] = src[2];
-        dst[3] = src[3];
-    })
-}
-
-/// The start of a solve of `M̂ x = b`: `x = 0` and `r = b` on the even sites; returns `|b|²`.
-pub(crate) fn start_solve<S: Space>(
-    lat: S,
-    b: &SpinorFieldOf<S>,
-    x: &mut SpinorFieldOf<S>,
-    r: &mut SpinorFieldOf<S>,
-) -> ongpu::Result<f64> {
-    on_gpu!(lat.even(), {
-        x[0] = ColorVector::zero();
-        x[1] = ColorVector::zero();
-        x[2] = ColorVector::zero();
-        x[3] = ColorVector::zero();
-    })?;
-    copy_even(lat, b, r)?;
-    norm2_even(lat, b)
-}
-
-/// The true `|b − M̂ x| / |b|` recomputed from `x` (`b2 = |b|²`; 0 for `b = 0`), through the
-/// scratch fields `tmp`, `ax` and `r`.
-pub(crate) fn true_residual<S: Space>(
-    op: &WilsonEvenOdd<'_, '_, S>,
-    b: &SpinorFieldOf<S>,
-    x: &SpinorFieldOf<S>,
-    b2: f64,
-    [tmp, ax, r]: [&mut SpinorFieldOf<S>; 3],
-) -> ongpu::Result<f64> {
-    if b2 == 0.0 {
-        return Ok(0.0);
-    }
-    Ok((residual2(op, b, x, [tmp, ax, r])? / b2).sqrt())
-}
-
-/// `r = b − M̂ x` on the even sites in f64, returning `|r|²` from the same pass (`tmp`, `ax`
-/// scratch).
-pub(crate) fn residual2<S: Space>(
-    op: &WilsonEvenOdd<'_, '_, S>,
-    b: &SpinorFieldOf<S>,
-    x: &SpinorFieldOf<S>,
-    [tmp, ax, r]: [&mut SpinorFieldOf<S>; 3],
-) -> ongpu::Result<f64> {
-    op.apply(x, tmp, ax)?;
-    on_gpu!(sum: op.wilson().lattice().even(), {
-        r[0] = b[0] - ax[0];
-        r[1] = b[1] - ax[1];
-        r[2] = b[2] - ax[2];
-        r[3] = b[3] - ax[3];
-        r[0].norm2() + r[1].norm2() + r[2].norm2() + r[3].norm2()
     })
 }

@@ -15,13 +15,16 @@
 //! The solve ends when the true residual of an update meets the tolerance: the same
 //! `|b − M̂ x| ≤ tol |b|` as the f64 [`BiCgStab`](super::BiCgStab).
 
-use super::bicgstab::{iterate_single, EvenOddSystem, Work};
+use super::algebra::{even_spinor_algebra, round_to};
 use super::clover::CloverFieldOf;
-use super::even_odd::{residual2, start_solve, WilsonEvenOdd};
+use super::even_odd::WilsonEvenOdd;
 use super::operator::{hop, hop_clover};
 use super::{SpinorFieldOf, Wilson};
 use crate::gauge::LinksOf;
-use crate::solver::{LinearSolver, Solution, SolverError};
+use crate::solver::bicgstab::{iterate, residual2, start_solve, Run, Work};
+use crate::solver::{
+    BiCgStabOperator, LinearOperator, LinearSolver, Solution, SolverError, VectorAlgebra,
+};
 use ongpu::prelude::*;
 use std::time::Instant;
 
@@ -122,11 +125,58 @@ impl<S: Space> SingleEvenOdd<S> {
     }
 }
 
-impl<S: Space> EvenOddSystem<S, f32> for SingleEvenOdd<S> {
-    fn lattice(&self) -> S {
+impl<S: Space> SingleEvenOdd<S> {
+    /// `out_e = A_ee⁻¹ H_eo A_oo⁻¹ H_oe psi_e` in f32 (through `tmp`'s odd sites).
+    fn hops(
+        &self,
+        psi: &SpinorFieldOf<S, f32>,
+        tmp: &mut SpinorFieldOf<S, f32>,
+        out: &mut SpinorFieldOf<S, f32>,
+    ) -> ongpu::Result<()> {
+        let lat = self.lat;
+        match &self.inverses {
+            None => {
+                hop(lat.odd(), &self.links, psi, tmp)?;
+                hop(lat.even(), &self.links, tmp, out)
+            }
+            Some(inv) => {
+                hop_clover(lat.odd(), &self.links, inv, psi, tmp)?;
+                hop_clover(lat.even(), &self.links, inv, tmp, out)
+            }
+        }
+    }
+}
+
+impl<S: Space> LinearOperator for SingleEvenOdd<S> {
+    type Space = S;
+    type Vector = SpinorFieldOf<S, f32>;
+
+    fn space(&self) -> S {
         self.lat
     }
 
+    fn vector(&self) -> ongpu::Result<SpinorFieldOf<S, f32>> {
+        self.lat.zeros()
+    }
+
+    fn apply(
+        &self,
+        psi: &SpinorFieldOf<S, f32>,
+        tmp: &mut SpinorFieldOf<S, f32>,
+        out: &mut SpinorFieldOf<S, f32>,
+    ) -> ongpu::Result<()> {
+        self.hops(psi, tmp, out)?;
+        let k2 = self.kappa2;
+        on_gpu!(self.lat.even(), {
+            out[0] = psi[0] - out[0] * k2;
+            out[1] = psi[1] - out[1] * k2;
+            out[2] = psi[2] - out[2] * k2;
+            out[3] = psi[3] - out[3] * k2;
+        })
+    }
+}
+
+impl<S: Space> BiCgStabOperator for SingleEvenOdd<S> {
     fn apply_and_dot(
         &self,
         psi: &SpinorFieldOf<S, f32>,
@@ -134,19 +184,9 @@ impl<S: Space> EvenOddSystem<S, f32> for SingleEvenOdd<S> {
         out: &mut SpinorFieldOf<S, f32>,
         with: &SpinorFieldOf<S, f32>,
     ) -> ongpu::Result<Complex<f64>> {
-        let lat = self.lat;
-        match &self.inverses {
-            None => {
-                hop(lat.odd(), &self.links, psi, tmp)?;
-                hop(lat.even(), &self.links, tmp, out)?;
-            }
-            Some(inv) => {
-                hop_clover(lat.odd(), &self.links, inv, psi, tmp)?;
-                hop_clover(lat.even(), &self.links, inv, tmp, out)?;
-            }
-        }
+        self.hops(psi, tmp, out)?;
         let k2 = self.kappa2;
-        on_gpu!(sum: lat.even(), {
+        on_gpu!(sum: self.lat.even(), {
             out[0] = psi[0] - out[0] * k2;
             out[1] = psi[1] - out[1] * k2;
             out[2] = psi[2] - out[2] * k2;
@@ -155,6 +195,12 @@ impl<S: Space> EvenOddSystem<S, f32> for SingleEvenOdd<S> {
                 .to_f64()
         })
     }
+
+    even_spinor_algebra!(bicgstab f32);
+}
+
+impl<S: Space> VectorAlgebra for SingleEvenOdd<S> {
+    even_spinor_algebra!(vector f32);
 }
 
 fn mixed_bicgstab<S: Space>(
@@ -170,9 +216,9 @@ fn mixed_bicgstab<S: Space>(
         (lat.zeros()?, lat.zeros()?, lat.zeros()?);
     let mut rs: SpinorFieldOf<S, f32> = lat.zeros()?;
     let mut es: SpinorFieldOf<S, f32> = lat.zeros()?;
-    let mut work = Work::<S, f32>::new(lat)?;
+    let mut work = Work::new(&single)?;
     // x = 0, r = b.
-    let b2 = start_solve(lat, b, x, &mut r)?;
+    let b2 = start_solve(op, b, x, &mut r)?;
     let target2 = solver.tolerance * solver.tolerance * b2;
     let (mut r2, mut iterations, mut updates, mut stalled) = (b2, 0, 0, 0);
     while r2 > target2 {
@@ -196,22 +242,19 @@ fn mixed_bicgstab<S: Space>(
         // Stop at δ, or where the f64 residual would meet the tolerance (with a margin for
         // the drift of the f32 recursion).
         let stop2 = (solver.delta * solver.delta).max(0.25 * target2 / r2);
-        let inner = iterate_single(
-            &single,
-            &mut es,
-            &mut rs,
-            &mut work,
-            1.0,
-            b2 / r2,
-            |s2| s2 <= stop2,
-            solver.max_iterations - iterations,
-        );
+        let run = Run {
+            r2: 1.0,
+            b2: b2 / r2,
+            done: |s2| s2 <= stop2,
+            max_iterations: solver.max_iterations - iterations,
+        };
+        let inner = iterate(&single, &mut es, &mut rs, &mut work, run);
         let made = match inner {
             Ok((made, _)) => made,
             Err(SolverError::NotConverged { iterations: i, .. }) => {
                 iterations += i;
                 add_correction(lat, &es, norm, x)?;
-                let r2 = residual2(op, b, x, [&mut tmp, &mut ax, &mut r])?;
+                let r2 = residual2(op, b, x, &mut tmp, &mut ax, &mut r)?;
                 return Err(SolverError::NotConverged {
                     iterations,
                     relative_residual: (r2 / b2).sqrt(),
@@ -225,7 +268,7 @@ fn mixed_bicgstab<S: Space>(
         iterations += made;
         // The reliable update: x += |r| e and r = b − M̂ x, in f64.
         add_correction(lat, &es, norm, x)?;
-        let r2_new = residual2(op, b, x, [&mut tmp, &mut ax, &mut r])?;
+        let r2_new = residual2(op, b, x, &mut tmp, &mut ax, &mut r)?;
         updates += 1;
         stalled = if r2_new > 0.25 * r2 { stalled + 1 } else { 0 };
         r2 = r2_new;

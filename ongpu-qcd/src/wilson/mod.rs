@@ -16,7 +16,7 @@
 //! - [`reference`](mod@reference): the operator again on the host with full γ matrices, to
 //!   check against.
 
-mod bicgstab;
+mod algebra;
 mod cgnr;
 mod clover;
 pub mod clover_algebra;
@@ -29,8 +29,8 @@ mod pion;
 pub mod reference;
 pub mod spin;
 
-pub use bicgstab::BiCgStab;
-pub use cgnr::Cgnr;
+pub use crate::solver::BiCgStab;
+pub use crate::solver::Cgnr;
 pub use clover::{clover_times, Clover, CloverFieldOf, CloverSite};
 pub use even_odd::{dot_even, norm2_even, WilsonEvenOdd};
 pub use mixed::{MixedBiCgStab, DEFAULT_WILSON_DELTA};

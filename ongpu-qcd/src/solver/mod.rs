@@ -1,8 +1,20 @@
-//! The interface of linear solvers: an operator says what vectors it acts on, a solver
-//! solves `A x = b` for it and reports a [`Solution`], or says why it could not in a
-//! [`SolverError`]. Every solver of this crate (the staggered CG variants, and those to
-//! come) is called the same way, so programs can choose one at run time
-//! ([`staggered::cg_solver`](crate::staggered::cg_solver)).
+//! The interface of linear solvers: an operator says what vectors it acts on and applies
+//! itself to them, a solver solves `A x = b` for it and reports a [`Solution`], or says why
+//! it could not in a [`SolverError`]. Every solver of this crate is called the same way, so
+//! programs can choose one at run time ([`staggered::cg_solver`](crate::staggered::cg_solver)).
+//!
+//! Each solver is one algorithm written once over the operators that give what it needs
+//! ([`Cg`] over a [`CgOperator`], [`BiCgStab`] over a [`BiCgStabOperator`], [`Cgnr`] over a [`CgnrOperator`]), so a new operator gets the solvers by implementing
+//! those traits: the operator's own fused passes and the linear algebra of its vectors, as
+//! Grid's `LinearOperatorBase` (`Op`, `HermOpAndNorm`) and QUDA's `DiracMatrix` do.
+
+pub(crate) mod bicgstab;
+pub(crate) mod cg;
+mod cgnr;
+
+pub use bicgstab::{BiCgStab, BiCgStabOperator};
+pub use cg::{Cg, CgOperator, CgPasses, MAX_RESTARTS};
+pub use cgnr::{Cgnr, CgnrOperator};
 
 use crate::SiteLayout;
 use ongpu::prelude::*;
@@ -16,6 +28,43 @@ pub trait LinearOperator {
 
     /// Where its vectors live (a lattice, a split one, one cut over ranks).
     fn space(&self) -> Self::Space;
+
+    /// A vector of zeros (a solver's work vector).
+    fn vector(&self) -> ongpu::Result<Self::Vector>;
+
+    /// `out = A x` on the sites the operator acts on (for an even-odd operator, the even
+    /// ones); `scratch` is overwritten (the operator's intermediate, such as `D_oe x`).
+    fn apply(
+        &self,
+        x: &Self::Vector,
+        scratch: &mut Self::Vector,
+        out: &mut Self::Vector,
+    ) -> ongpu::Result<()>;
+}
+
+/// The linear algebra every solver needs of an operator's vectors, on the sites it acts on
+/// (for an even-odd operator, the even ones), each one pass. The solvers' own fused passes
+/// extend it ([`CgOperator`], [`BiCgStabOperator`]).
+pub trait VectorAlgebra: LinearOperator {
+    /// `|v|²`.
+    fn norm2(&self, v: &Self::Vector) -> ongpu::Result<f64>;
+
+    /// `dst = src`.
+    fn copy(&self, src: &Self::Vector, dst: &mut Self::Vector) -> ongpu::Result<()>;
+
+    /// `v = 0`.
+    fn zero(&self, v: &mut Self::Vector) -> ongpu::Result<()>;
+
+    /// `r = b − ax`, returning `|r|²` (with `ax = A x`: the true residual).
+    fn residual(
+        &self,
+        b: &Self::Vector,
+        ax: &Self::Vector,
+        r: &mut Self::Vector,
+    ) -> ongpu::Result<f64>;
+
+    /// An [`ongpu::Error`] unless `v` is a vector of this operator (`what` names it).
+    fn check_vector(&self, v: &Self::Vector, what: &str) -> ongpu::Result<()>;
 }
 
 /// A solver of `A x = b` for the operators `Op`.
