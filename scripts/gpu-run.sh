@@ -2,6 +2,8 @@
 # Runs what scripts/gpu-bundle.sh packed, on a machine with a CUDA device and toolkit.
 # Usage: scripts/gpu-run.sh RESULTS_DIR STEP...
 #   tests                      every test binary with --include-ignored
+#   tests-spread               the same, the binaries spread over the machine's GPUs (one
+#                              queue per GPU, largest binaries first), all GPUs at once
 #   sanitize:TOOL:EXAMPLE ARGS an example under compute-sanitizer --tool TOOL
 #   sanitize-tests:TOOL        every test binary, GPU tests included, under compute-sanitizer
 #                              (each at most SANITIZE_TIMEOUT_S seconds, default 300)
@@ -28,6 +30,33 @@ for step in "$@"; do
           status=1
           sed -n '/^failures:$/,/^test result/p' "$results/test-$name.log" | head -80
         fi
+      done
+      ;;
+    tests-spread)
+      gpus=$(nvidia-smi -L | wc -l)
+      mapfile -t bins < <(ls -S "$bundle"/tests/*)
+      for ((g = 0; g < gpus; g++)); do
+        (
+          for ((k = g; k < ${#bins[@]}; k += gpus)); do
+            t=${bins[k]}
+            name=$(basename "$t")
+            start=$SECONDS
+            CUDA_VISIBLE_DEVICES=$g "$t" --include-ignored --test-threads=1 \
+              >"$results/test-$name.log" 2>&1
+            rc=$?
+            echo "$rc" >"$results/rc-$name"
+            echo "=== test $name on GPU $g: exit $rc after $((SECONDS - start)) s"
+            grep -E "^test result|FAILED|panicked" "$results/test-$name.log" | head -20
+          done
+        ) &
+      done
+      wait
+      for f in "$results"/rc-*; do
+        [ "$(cat "$f")" = 0 ] || {
+          status=1
+          name=${f##*/rc-}
+          sed -n '/^failures:$/,/^test result/p' "$results/test-$name.log" | head -80
+        }
       done
       ;;
     sanitize-tests:*)
