@@ -142,7 +142,8 @@ mod gpu {
     unsafe impl cudarc::driver::DeviceRepr for NoLattice {}
 
     /// The integer arguments of a generated kernel over the first `fields` buffers: a
-    /// (pointer, stride) pair per field, then the first site (0) and n; the lattice follows.
+    /// (pointer, stride) pair per field, then the first site (0) and n; the lattice and the
+    /// box of it follow (two [`NoLattice`]s).
     fn scalar_args(buffers: &[DeviceBuffer], fields: usize) -> Vec<u64> {
         let mut values: Vec<u64> = buffers
             .iter()
@@ -245,9 +246,11 @@ mod gpu {
                     builder.arg(v);
                 }
                 builder.arg(&no_lattice);
+                builder.arg(&no_lattice);
                 // SAFETY: the arguments follow the kernel's signature: a (pointer, stride)
-                // pair per field, over live buffers of N floats, then begin = 0, n = N and a
-                // zeroed `ongpu::Lattice` (9 u64, unused by these bodies).
+                // pair per field, over live buffers of N floats, then begin = 0, n = N and
+                // two zeroed `ongpu::Lattice`s, the lattice and its box (9 u64 each, unused
+                // by these bodies: no shifts, no box).
                 unsafe { builder.launch(cfg) }
                     .map(drop)
                     .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))
@@ -267,20 +270,22 @@ mod gpu {
             .map_err(|e| ongpu::Error::InvalidArgument(format!("{e:?}")))?;
         for (func, fields) in funcs.into_iter().zip([1usize, 3, 8]) {
             let mut values = scalar_args(&buffers, fields);
-            let mut lattice = Box::new(NoLattice([0; 9]));
+            let mut lattice = Box::new([NoLattice([0; 9]), NoLattice([0; 9])]);
             // The pointers stay valid: `values`' heap storage and the box move into the
             // closure with them and are never resized.
             let mut params: Vec<*mut c_void> = values
                 .iter_mut()
                 .map(|v| (v as *mut u64).cast::<c_void>())
                 .collect();
-            params.push((&mut *lattice as *mut NoLattice).cast::<c_void>());
+            for l in lattice.iter_mut() {
+                params.push((l as *mut NoLattice).cast::<c_void>());
+            }
             let raw_f = func.cu_function();
             let bare = move || -> ongpu::Result<()> {
                 let _keep = (&func, &values, &lattice);
                 // SAFETY: `params` points at a (pointer, stride) pair per field over live
-                // buffers of N floats, then begin = 0, n = N and a zeroed `ongpu::Lattice`,
-                // the kernel's signature; its module lives as long as `func`; the context is
+                // buffers of N floats, then begin = 0, n = N and two zeroed
+                // `ongpu::Lattice`s (the lattice and its box), the kernel's signature; its module lives as long as `func`; the context is
                 // current on this thread.
                 unsafe {
                     result::launch_kernel(
