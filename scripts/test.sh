@@ -24,12 +24,12 @@ step cargo test --workspace --no-default-features --features rayon,qcd
 RUSTDOCFLAGS="-D warnings" step cargo doc --workspace --no-deps --quiet
 # The `mpi` feature: its build, and its test program under mpirun with 1, 2 and 4 ranks.
 step bash scripts/mpi-tests.sh
-# The four published crates as they would be published (ongpu-classic, the examples' kernels, is not) (each packaged and built from its package), in
+# The four published crates as they would be published (ongpu-classic, the examples' kernels, and ongpu-reference, the tests' host operators, are not) (each packaged and built from its package), in
 # a target folder of its own: cargo keys a registry crate's build by name and version only,
 # so a reused folder would build the packages against an earlier package of the same version.
 # Cargo also unpacks each verified package into the registry's source folder under its name and
 # version and reuses an unpacked folder it finds there, so earlier packages are removed first.
 rm -rf target/package-check "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ongpu{,-macros,-runtime,-qcd}-[0-9]*
-CARGO_TARGET_DIR=target/package-check step cargo package --workspace --exclude ongpu-classic --allow-dirty --quiet
+CARGO_TARGET_DIR=target/package-check step cargo package --workspace --exclude ongpu-classic --exclude ongpu-reference --allow-dirty --quiet
 printf '%s\n' "${times[@]}"
 echo "all checks passed in $SECONDS s"

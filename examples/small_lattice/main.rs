@@ -10,7 +10,7 @@
 //!   whether to go on; one graph launch per solve, the host waiting once;
 //!
 //! checks each solution's true residual `|b − A x| / |b| ≤ tol` with the library's host
-//! operator (`staggered::reference`), and reports the time per iteration of each against the sum of the graph
+//! operator (`ongpu_reference::staggered`, beside the tests), and reports the time per iteration of each against the sum of the graph
 //! iteration's kernels timed alone (CUDA events around back-to-back calls of each), and a
 //! replay's time per kernel node; then what a node itself costs, from a graph of `--nodes`
 //! one-site calls against the same calls made eagerly.
@@ -29,9 +29,9 @@ mod measure;
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::solver::LinearSolver;
-use ongpu::qcd::staggered::reference::HostStaggered;
 use ongpu::qcd::staggered::KERNELS_PER_ITERATION;
 use ongpu::qcd::staggered::{self, Cg, Fermion, GraphCg, LoopCg, Staggered};
+use ongpu_reference::staggered::HostStaggered;
 use std::process::ExitCode;
 
 /// The example's errors: ongpu's, the solvers', a failed check.

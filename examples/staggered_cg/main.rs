@@ -4,8 +4,8 @@
 //! with SU(3) links, in three passes over memory per iteration (`solver.rs`).
 //!
 //! The operator and the solver are `ongpu::qcd::staggered`'s; after the solve the program
-//! checks the true residual `|b − A x| / |b| ≤ tol` with the library's independent host
-//! implementation of the operator (`staggered::reference`) and fails if it is not met. It reports
+//! checks the true residual `|b − A x| / |b| ≤ tol` with the independent host
+//! implementation of the operator (`ongpu_reference::staggered`, beside the tests) and fails if it is not met. It reports
 //! the iterations, the time per iteration, the GFLOP/s of the solve and, measured in the
 //! same run, of the Dslash alone (`D_oe` then `D_eo`), their ratio, and each pass's share.
 //!
@@ -36,10 +36,9 @@ mod report;
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::solver::{LinearSolver, Solution};
-use ongpu::qcd::staggered::{
-    self, reference::HostStaggered, Cg, FermionOf, HostVector, MixedCg, Staggered,
-};
+use ongpu::qcd::staggered::{self, Cg, FermionOf, HostVector, MixedCg, Staggered};
 use ongpu::Backend;
+use ongpu_reference::staggered::HostStaggered;
 use options::{GaugeKind, Options, Sloppy, SMOOTH_SPREAD};
 use std::process::ExitCode;
 

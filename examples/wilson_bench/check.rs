@@ -5,12 +5,12 @@
 use crate::{common, BenchResult, Row};
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::{GaugeField, HostLinks};
-use ongpu::qcd::wilson::reference::{spin_color_times, unpack_clover, HostWilson};
 use ongpu::qcd::wilson::{
     hop, hop_clover, random_spinors, Clover, CloverSite, HostSpinor, Spinor, CLOVER_FLOPS,
     HOP_FLOPS,
 };
 use ongpu::{Backend, Element};
+use ongpu_reference::wilson::{spin_color_times, unpack_clover, HostWilson};
 
 /// The hopping parameter and clover coefficient of the benchmark (a usual pair for
 /// quenched β = 6).

@@ -8,7 +8,7 @@
 //! |---|---|
 //! | [`gauge`] | [`GaugeField`](gauge::GaugeField): the four links per site; unit, random, smooth and hot starts, the plaquette, staples, reunitarisation, gauge transformations, NERSC files |
 //! | [`quenched`] | [`QuenchedUpdate`](quenched::QuenchedUpdate): Cabibbo–Marinari heatbath and overrelaxation sweeps for the Wilson gauge action |
-//! | [`staggered`] | the staggered operator [`Staggered`](staggered::Staggered) (`D_eo`, `D_oe`, the even-odd normal operator), its passes, a host reference, and its CG solvers: eager, graph and device loop |
+//! | [`staggered`] | the staggered operator [`Staggered`](staggered::Staggered) (`D_eo`, `D_oe`, the even-odd normal operator), its passes, and its CG solvers: eager, graph and device loop |
 //! | [`wilson`] | Wilson and Wilson-clover fermions: Dirac spinors, gamma matrices, the even-odd preconditioned operator, CGNR and BiCGStab, propagators and the pion correlator |
 //! | [`hmc`] | hybrid Monte Carlo: the Wilson gauge action alone or with `N_f = 4` dynamical staggered quarks, leapfrog and Omelyan integrators |
 //! | [`flow`] | the Wilson (gradient) flow: `E(t)`, `t₀`, `w₀`, the topological charge |
@@ -74,7 +74,6 @@ pub type SiteLayout = ongpu_runtime::AoSoA<32>;
 pub mod flow;
 pub mod gauge;
 pub mod hmc;
-mod host_sites;
 pub mod nersc;
 pub mod quenched;
 pub mod smearing;

@@ -11,8 +11,8 @@ use crate::support;
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::solver::{LinearSolver, Solution, SolverError};
-use ongpu::qcd::staggered::reference::HostStaggered;
 use ongpu::qcd::staggered::{even_part, random_vector, Cg, Fermion, MixedCg, Staggered};
+use ongpu_reference::staggered::HostStaggered;
 
 const TOL: f64 = 1e-10;
 

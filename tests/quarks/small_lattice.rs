@@ -10,11 +10,11 @@ use crate::support;
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::solver::{LinearSolver, Solution};
-use ongpu::qcd::staggered::reference::HostStaggered;
 use ongpu::qcd::staggered::{
     cg_solver, even_part, random_vector, Cg, CgVariant, Fermion, GraphCg, HostVector, LoopCg,
     Staggered, KERNELS_PER_ITERATION,
 };
+use ongpu_reference::staggered::HostStaggered;
 
 const MASS: f64 = 0.1;
 const TOL: f64 = 1e-10;

@@ -14,8 +14,8 @@ use ongpu::prelude::*;
 use ongpu::qcd::gauge::{su3::random_su3, GaugeField};
 use ongpu::qcd::solver::{LinearSolver, SolverError};
 use ongpu::qcd::staggered::passes::{apply_and_reduce, hop};
-use ongpu::qcd::staggered::reference::{self, parity_of, HostStaggered};
 use ongpu::qcd::staggered::{even_part, random_vector, Cg, Fermion, HostVector, Staggered};
+use ongpu_reference::staggered::{self as reference, parity_of, HostStaggered};
 use rand::SeedableRng;
 
 /// The mass of the solves: small enough for a hundred-odd iterations on random links.

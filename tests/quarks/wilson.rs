@@ -18,12 +18,12 @@ use ongpu::prelude::*;
 use ongpu::qcd::gauge::{su3::random_su3, GaugeField};
 use ongpu::qcd::solver::LinearSolver;
 use ongpu::qcd::wilson::gamma::{gamma, one_plus, spin_product, spin_times, SpinMatrix};
-use ongpu::qcd::wilson::reference::HostWilson;
 use ongpu::qcd::wilson::spin::{gamma_times, project, reconstruct};
 use ongpu::qcd::wilson::{
     random_spinors, BiCgStab, Cgnr, HostSpinor, SpinorField, Wilson, WilsonEvenOdd,
 };
 use ongpu::{AoS, AoSoA, Layout, Real, SoA};
+use ongpu_reference::wilson::HostWilson;
 use rand::SeedableRng;
 use spinors::{c, dense_solution, dot, even_source, flat, max_diff, poisoned};
 

@@ -18,10 +18,10 @@ use ongpu::prelude::*;
 use ongpu::qcd::gauge::{su3::random_su3, FieldStrengthOf, GaugeField, HostLinks};
 use ongpu::qcd::solver::SolverError;
 use ongpu::qcd::wilson::gamma::{gamma, spin_times};
-use ongpu::qcd::wilson::reference::{clover_matrices, field_strength, unpack_clover, HostWilson};
 use ongpu::qcd::wilson::{
     random_spinors, BiCgStab, Cgnr, Clover, HostSpinor, MixedBiCgStab, SpinorField, Wilson,
 };
+use ongpu_reference::wilson::{clover_matrices, field_strength, unpack_clover, HostWilson};
 use rand::SeedableRng;
 use spinors::{c, dense_solution, dot, flat, max_diff, poisoned};
 

@@ -5,8 +5,8 @@
 
 use super::dense;
 use ongpu::prelude::*;
-use ongpu::qcd::wilson::reference::HostWilson;
 use ongpu::qcd::wilson::{random_spinors, HostSpinor, SpinorField};
+use ongpu_reference::wilson::HostWilson;
 
 pub fn c(re: f64, im: f64) -> Complex<f64> {
     Complex::new(re, im)

@@ -13,8 +13,9 @@
 //!   with additions and `times_i` only);
 //! - [`WilsonEvenOdd`]: `M̂ = 1 − κ² H_eo H_oe` on the even sites, and [`BiCgStab`] and
 //!   [`Cgnr`] for it;
-//! - [`reference`](mod@reference): the operator again on the host with full γ matrices, to
-//!   check against.
+//!
+//! The operator written again on the host with full γ matrices, which the tests check it
+//! against, is the `ongpu-reference` crate beside the tests.
 
 mod algebra;
 mod cgnr;
@@ -26,7 +27,6 @@ pub mod gamma;
 mod mixed;
 mod operator;
 mod pion;
-pub mod reference;
 pub mod spin;
 
 pub use crate::solver::BiCgStab;

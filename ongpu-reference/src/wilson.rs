@@ -3,11 +3,11 @@
 //! spin projection), the clover term as a dense 12×12 matrix per site built from the γ
 //! matrices (no packing). Results on the device are checked against it.
 
-use super::gamma::{gamma, one_plus, spin_product, spin_times};
-use super::{CloverSite, HostSpinor};
-use crate::gauge::{GaugeField, HostLinks, PLANES};
-use crate::host_sites::{neighbour, step};
-use ongpu::prelude::*;
+use crate::sites::{neighbour, step};
+use ongpu_qcd::gauge::{GaugeField, HostLinks, PLANES};
+use ongpu_qcd::wilson::gamma::{gamma, one_plus, spin_product, spin_times};
+use ongpu_qcd::wilson::{CloverSite, HostSpinor};
+use ongpu_runtime::{ColorMatrix, ColorVector, Complex, Lattice};
 
 /// A dense 12×12 matrix on spin-colour space, index `3 · spin + colour`.
 pub type SpinColorMatrix = [[Complex<f64>; 12]; 12];
@@ -99,7 +99,7 @@ pub struct HostWilson {
 impl HostWilson {
     /// The operator of the links of `u` (copied to the host) and the hopping parameter
     /// `kappa`.
-    pub fn from_gauge(u: &GaugeField, kappa: f64) -> ongpu::Result<Self> {
+    pub fn from_gauge(u: &GaugeField, kappa: f64) -> ongpu_runtime::Result<Self> {
         Ok(HostWilson {
             lat: u.lattice(),
             links: u.to_host()?,
@@ -109,7 +109,7 @@ impl HostWilson {
     }
 
     /// The clover-improved operator `D = A − κ H` of `u` ([`clover_matrices`]).
-    pub fn with_clover(u: &GaugeField, kappa: f64, c_sw: f64) -> ongpu::Result<Self> {
+    pub fn with_clover(u: &GaugeField, kappa: f64, c_sw: f64) -> ongpu_runtime::Result<Self> {
         let mut op = HostWilson::from_gauge(u, kappa)?;
         op.clover = Some(clover_matrices(&op.lat, &op.links, kappa, c_sw));
         Ok(op)
@@ -158,7 +158,7 @@ impl HostWilson {
 }
 
 /// The dense 12×12 matrix of a packed clover site (block diagonal: spins 0, 1 and 2, 3),
-/// read by the table of [`clover_algebra`](super::clover_algebra).
+/// read by the table of [`clover_algebra`](ongpu_qcd::wilson::clover_algebra).
 pub fn unpack_clover(site: &CloverSite) -> SpinColorMatrix {
     let zero = Complex::new(0.0, 0.0);
     let mut m = [[zero; 12]; 12];

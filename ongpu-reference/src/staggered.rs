@@ -3,10 +3,10 @@
 //! not `Lattice::shift`), parities and phases from coordinates, the links as they are (not
 //! folded) and the 1/2 applied here. The solver's answer is checked against it.
 
-use super::HostVector;
-use crate::gauge::{GaugeField, HostLinks};
-use crate::host_sites::neighbour;
-use ongpu::prelude::*;
+use crate::sites::neighbour;
+use ongpu_qcd::gauge::{GaugeField, HostLinks};
+use ongpu_qcd::staggered::HostVector;
+use ongpu_runtime::{ColorVector, Lattice};
 
 /// The parity of the site at coordinates `c`: 0 even, 1 odd.
 pub fn parity_of(c: [usize; 4]) -> usize {
@@ -45,7 +45,7 @@ impl HostStaggered {
     }
 
     /// The operator of the links of `u` (copied to the host) and the mass `mass`.
-    pub fn from_gauge(u: &GaugeField, mass: f64) -> ongpu::Result<Self> {
+    pub fn from_gauge(u: &GaugeField, mass: f64) -> ongpu_runtime::Result<Self> {
         Ok(HostStaggered::new(u.lattice(), u.to_host()?, mass))
     }
 
