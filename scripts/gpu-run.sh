@@ -16,6 +16,19 @@ mkdir -p "$results"
 source scripts/bundle-env.sh
 ls /usr/local/cuda/lib64/libnvrtc.so.13* 2>/dev/null | head -1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+# Runs test binary $1 with --include-ignored, its output in $results/test-NAME.log; prints
+# its summary lines and returns its exit status.
+run_test() {
+  local log="$results/test-$(basename "$1").log"
+  "$1" --include-ignored --test-threads=1 >"$log" 2>&1
+  local rc=$?
+  grep -E "^test result|FAILED|panicked" "$log" | head -20
+  return $rc
+}
+# Prints the failures section of test binary $1's log.
+print_failures() {
+  sed -n '/^failures:$/,/^test result/p' "$results/test-$1.log" | head -80
+}
 status=0
 for step in "$@"; do
   case "$step" in
@@ -23,12 +36,9 @@ for step in "$@"; do
       for t in "$bundle"/tests/*; do
         name=$(basename "$t")
         echo "=== test $name"
-        "$t" --include-ignored --test-threads=1 >"$results/test-$name.log" 2>&1
-        rc=$?
-        grep -E "^test result|FAILED|panicked" "$results/test-$name.log" | head -20
-        if [ $rc -ne 0 ]; then
+        if ! run_test "$t"; then
           status=1
-          sed -n '/^failures:$/,/^test result/p' "$results/test-$name.log" | head -80
+          print_failures "$name"
         fi
       done
       ;;
@@ -41,12 +51,11 @@ for step in "$@"; do
             t=${bins[k]}
             name=$(basename "$t")
             start=$SECONDS
-            CUDA_VISIBLE_DEVICES=$g "$t" --include-ignored --test-threads=1 \
-              >"$results/test-$name.log" 2>&1
+            summary=$(CUDA_VISIBLE_DEVICES=$g run_test "$t")
             rc=$?
             echo "$rc" >"$results/rc-$name"
             echo "=== test $name on GPU $g: exit $rc after $((SECONDS - start)) s"
-            grep -E "^test result|FAILED|panicked" "$results/test-$name.log" | head -20
+            echo "$summary"
           done
         ) &
       done
@@ -54,8 +63,7 @@ for step in "$@"; do
       for f in "$results"/rc-*; do
         [ "$(cat "$f")" = 0 ] || {
           status=1
-          name=${f##*/rc-}
-          sed -n '/^failures:$/,/^test result/p' "$results/test-$name.log" | head -80
+          print_failures "${f##*/rc-}"
         }
       done
       ;;

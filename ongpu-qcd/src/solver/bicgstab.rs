@@ -5,7 +5,10 @@
 //! residual; a solver recomputes the true residual `|b − A x| / |b|` at the end
 //! ([`BiCgStab`]), or takes the iterations as the inner solver of a mixed-precision one.
 
-use super::{LinearOperator, LinearSolver, Solution, SolverError, VectorAlgebra};
+use super::{
+    check_vectors, relative_residual, start_solve, LinearOperator, LinearSolver, Solution,
+    SolverError, VectorAlgebra,
+};
 use ongpu::prelude::*;
 use std::time::Instant;
 
@@ -175,8 +178,7 @@ impl BiCgStab {
 
 impl<O: BiCgStabOperator> LinearSolver<O> for BiCgStab {
     fn solve(&mut self, op: &O, b: &O::Vector, x: &mut O::Vector) -> Result<Solution, SolverError> {
-        op.check_vector(b, "source")?;
-        op.check_vector(x, "solution")?;
+        check_vectors(None, op, b, x)?;
         let start = Instant::now();
         let mut r = op.vector()?;
         let mut w = Work::new(op)?;
@@ -190,11 +192,7 @@ impl<O: BiCgStabOperator> LinearSolver<O> for BiCgStab {
             max_iterations: self.max_iterations,
         };
         let (iterations, _) = iterate(op, x, &mut r, &mut w, run)?;
-        let relative_residual = if b2 == 0.0 {
-            0.0
-        } else {
-            (residual2(op, b, x, &mut w.scratch, &mut w.t, &mut r)? / b2).sqrt()
-        };
+        let relative_residual = relative_residual(op, b, x, b2, &mut w.scratch, &mut w.t, &mut r)?;
         Ok(Solution {
             iterations,
             restarts: 0,
@@ -207,29 +205,4 @@ impl<O: BiCgStabOperator> LinearSolver<O> for BiCgStab {
     fn name(&self) -> &'static str {
         "BiCGStab"
     }
-}
-
-/// The start of a solve of `A x = b`: `x = 0` and `r = b`; returns `|b|²`.
-pub(crate) fn start_solve<O: VectorAlgebra>(
-    op: &O,
-    b: &O::Vector,
-    x: &mut O::Vector,
-    r: &mut O::Vector,
-) -> ongpu::Result<f64> {
-    op.zero(x)?;
-    op.copy(b, r)?;
-    op.norm2(b)
-}
-
-/// `r = b − A x`, returning `|r|²` (`scratch` and `ax` overwritten).
-pub(crate) fn residual2<O: VectorAlgebra>(
-    op: &O,
-    b: &O::Vector,
-    x: &O::Vector,
-    scratch: &mut O::Vector,
-    ax: &mut O::Vector,
-    r: &mut O::Vector,
-) -> ongpu::Result<f64> {
-    op.apply(x, scratch, ax)?;
-    op.residual(b, ax, r)
 }

@@ -15,7 +15,7 @@
 //! staggered graph and device-loop solvers (α and β in device scalars), which differ only in
 //! how they run the same recursion.
 
-use super::{LinearSolver, Solution, SolverError, VectorAlgebra};
+use super::{check_vectors, LinearSolver, Solution, SolverError, VectorAlgebra};
 use ongpu::prelude::*;
 use std::time::Instant;
 
@@ -125,15 +125,7 @@ pub(crate) fn solve_with_restarts<O: CgOperator>(
     ) -> Result<(), SolverError>,
 ) -> Result<Solution, SolverError> {
     let Limits { lat, tol, max_iter } = *limits;
-    if op.space() != lat {
-        return Err(ongpu::Error::InvalidArgument(format!(
-            "the solver was made for the {lat}, the operator is on the {}",
-            op.space()
-        ))
-        .into());
-    }
-    op.check_vector(b, "source")?;
-    op.check_vector(x, "solution")?;
+    check_vectors(Some(lat), op, b, x)?;
     let start = Instant::now();
     let b_norm2 = op.norm2(b)?;
     op.zero(x)?;

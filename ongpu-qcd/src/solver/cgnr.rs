@@ -5,8 +5,10 @@
 //! `s = b − A x`, and stops on `|s| ≤ tolerance · |b|`; the true residual is recomputed at
 //! the end.
 
-use super::bicgstab::{residual2, start_solve};
-use super::{LinearSolver, Solution, SolverError, VectorAlgebra};
+use super::{
+    check_vectors, relative_residual, start_solve, LinearSolver, Solution, SolverError,
+    VectorAlgebra,
+};
 use std::time::Instant;
 
 /// What CGNR needs of an operator besides its [`VectorAlgebra`]: its adjoint, and the
@@ -59,8 +61,7 @@ impl Cgnr {
 
 impl<O: CgnrOperator> LinearSolver<O> for Cgnr {
     fn solve(&mut self, op: &O, b: &O::Vector, x: &mut O::Vector) -> Result<Solution, SolverError> {
-        op.check_vector(b, "source")?;
-        op.check_vector(x, "solution")?;
+        check_vectors(None, op, b, x)?;
         let start = Instant::now();
         let (tolerance, max_iterations) = (self.tolerance, self.max_iterations);
         let vector = || -> ongpu::Result<O::Vector> { op.vector() };
@@ -105,11 +106,7 @@ impl<O: CgnrOperator> LinearSolver<O> for Cgnr {
             op.cgnr_direction(beta, &r, &mut p)?;
             iterations += 1;
         }
-        let relative_residual = if b2 == 0.0 {
-            0.0
-        } else {
-            (residual2(op, b, x, &mut tmp, &mut q, &mut s)? / b2).sqrt()
-        };
+        let relative_residual = relative_residual(op, b, x, b2, &mut tmp, &mut q, &mut s)?;
         Ok(Solution {
             iterations,
             restarts: 0,

@@ -16,7 +16,6 @@ pub use bicgstab::{BiCgStab, BiCgStabOperator};
 pub use cg::{Cg, CgOperator, CgPasses, MAX_RESTARTS};
 pub use cgnr::{Cgnr, CgnrOperator};
 
-use crate::SiteLayout;
 use ongpu::prelude::*;
 
 /// An operator a solver can invert.
@@ -175,18 +174,64 @@ impl From<ongpu::Error> for SolverError {
     }
 }
 
-/// An [`ongpu::Error`] unless the operator, the source and the solution are on `lat`.
-pub(crate) fn check_vectors<S: Space, T: ongpu_runtime::Element>(
-    lat: S,
-    op_lat: S,
-    b: &S::Field<T, SiteLayout>,
-    x: &S::Field<T, SiteLayout>,
+/// An [`ongpu::Error`] unless the operator `op` is on `lat`, the space the solver was made
+/// for, and the source `b` and solution `x` are vectors of it.
+pub(crate) fn check_vectors<O: VectorAlgebra>(
+    lat: Option<O::Space>,
+    op: &O,
+    b: &O::Vector,
+    x: &O::Vector,
 ) -> ongpu::Result<()> {
-    if op_lat != lat {
-        return Err(ongpu::Error::InvalidArgument(format!(
-            "the solver was made for the {lat}, the operator is on the {op_lat}"
-        )));
+    if let Some(lat) = lat {
+        let op_lat = op.space();
+        if op_lat != lat {
+            return Err(ongpu::Error::InvalidArgument(format!(
+                "the solver was made for the {lat}, the operator is on the {op_lat}"
+            )));
+        }
     }
-    lat.check_field(b, "source")?;
-    lat.check_field(x, "solution")
+    op.check_vector(b, "source")?;
+    op.check_vector(x, "solution")
+}
+
+/// The start of a solve of `A x = b`: `x = 0` and `r = b`; returns `|b|²`.
+pub(crate) fn start_solve<O: VectorAlgebra>(
+    op: &O,
+    b: &O::Vector,
+    x: &mut O::Vector,
+    r: &mut O::Vector,
+) -> ongpu::Result<f64> {
+    op.zero(x)?;
+    op.copy(b, r)?;
+    op.norm2(b)
+}
+
+/// `r = b − A x`, returning `|r|²` (`scratch` and `ax` overwritten).
+pub(crate) fn residual2<O: VectorAlgebra>(
+    op: &O,
+    b: &O::Vector,
+    x: &O::Vector,
+    scratch: &mut O::Vector,
+    ax: &mut O::Vector,
+    r: &mut O::Vector,
+) -> ongpu::Result<f64> {
+    op.apply(x, scratch, ax)?;
+    op.residual(b, ax, r)
+}
+
+/// The true `|b − A x| / |b|` recomputed from `x` (`b2 = |b|²`; 0 for `b = 0`), through
+/// `scratch`, `ax` and `r` as [`residual2`].
+pub(crate) fn relative_residual<O: VectorAlgebra>(
+    op: &O,
+    b: &O::Vector,
+    x: &O::Vector,
+    b2: f64,
+    scratch: &mut O::Vector,
+    ax: &mut O::Vector,
+    r: &mut O::Vector,
+) -> ongpu::Result<f64> {
+    if b2 == 0.0 {
+        return Ok(0.0);
+    }
+    Ok((residual2(op, b, x, scratch, ax, r)? / b2).sqrt())
 }

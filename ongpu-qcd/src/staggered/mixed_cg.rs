@@ -142,7 +142,7 @@ where
         b: &FermionOf<S>,
         x: &mut FermionOf<S>,
     ) -> Result<Solution, SolverError> {
-        check_vectors::<S, _>(self.lat, op.lattice(), b, x)?;
+        check_vectors(Some(self.lat), op, b, x)?;
         let start = Instant::now();
         let lat = self.lat;
         let work = match &mut self.work {

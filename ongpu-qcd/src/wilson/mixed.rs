@@ -21,7 +21,8 @@ use super::even_odd::WilsonEvenOdd;
 use super::operator::{hop, hop_clover};
 use super::{SpinorFieldOf, Wilson};
 use crate::gauge::LinksOf;
-use crate::solver::bicgstab::{iterate, residual2, start_solve, Run, Work};
+use crate::solver::bicgstab::{iterate, Run, Work};
+use crate::solver::{residual2, start_solve};
 use crate::solver::{
     BiCgStabOperator, LinearOperator, LinearSolver, Solution, SolverError, VectorAlgebra,
 };
