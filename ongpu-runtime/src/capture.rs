@@ -165,17 +165,22 @@ pub trait CaptureArg {
     #[inline(always)]
     fn select_part(&mut self, _part: usize) {}
 
-    /// After a call over a split lattice (over sites of `parity`, or all): refreshes that
-    /// parity's halos of a written split field.
+    /// After a call over a split or rank lattice (over sites of `parity`, or all): a
+    /// written field's halos of that parity are stale (`lattice::halos`).
     #[inline(always)]
-    fn after_split_call(&mut self, _parity: Option<usize>) -> Result<()> {
-        Ok(())
-    }
+    fn mark_written(&mut self, _parity: Option<usize>) {}
 
     /// Whether the argument reads a split field's halos (a split field the body shifts).
     #[inline(always)]
     fn reads_halos(&self) -> bool {
         false
+    }
+
+    /// Before the parts of a call over a split lattice run: a shifted split field refreshes
+    /// its stale halos (on the GPU, copies queued on the halo streams).
+    #[inline(always)]
+    fn refresh_halos(&mut self) -> Result<()> {
+        Ok(())
     }
 
     /// Orders a part's kernels of a call over a split lattice with the halo copies on the
@@ -193,29 +198,31 @@ pub trait CaptureArg {
         None
     }
 
-    /// A written rank field's faces of exchange round `round` (the sites of `parity`, or
-    /// all): the one sent down, then the one sent up, packed into the next two buffers of
-    /// `faces` (on the GPU by kernels queued on the default stream, which the caller waits
-    /// for before sending).
+    /// Whether the argument is a shifted rank field whose halos are stale (the call
+    /// refreshes them before its boundary runs).
     #[cfg(feature = "mpi")]
     #[inline(always)]
-    fn halo_send(
-        &mut self,
-        _round: usize,
-        _parity: Option<usize>,
-        _faces: &mut crate::mpi::staging::Faces,
-    ) -> Result<()> {
+    fn stale_halos(&self) -> bool {
+        false
+    }
+
+    /// A shifted rank field's faces of exchange round `round`, when its halos are stale: the
+    /// one sent down, then the one sent up, packed into the next two buffers of `faces` (on
+    /// the GPU by kernels queued on the default stream, which the caller waits for before
+    /// sending).
+    #[cfg(feature = "mpi")]
+    #[inline(always)]
+    fn halo_send(&mut self, _round: usize, _faces: &mut crate::mpi::staging::Faces) -> Result<()> {
         Ok(())
     }
 
-    /// A written rank field's halos of round `round` from the next two of `faces` (from
-    /// below, from above); on the GPU unpacked by kernels queued on the default stream.
+    /// A shifted rank field's stale halos of round `round` from the next two of `faces`
+    /// (from below, from above); on the GPU unpacked by kernels queued on the default stream.
     #[cfg(feature = "mpi")]
     #[inline(always)]
     fn halo_receive(
         &mut self,
         _round: usize,
-        _parity: Option<usize>,
         _faces: &mut dyn Iterator<Item = &mut crate::mpi::staging::Slot>,
     ) -> Result<()> {
         Ok(())
@@ -260,11 +267,6 @@ impl<T: Element, L: Layout, const LOAD: bool> FieldWrite<'_, T, L, LOAD> {
     #[inline(always)]
     pub(crate) fn device_ptr(&self) -> &u64 {
         &self.device_ptr
-    }
-
-    /// The field (a split field's halo exchange writes its parts after the call).
-    pub(crate) fn field_mut(&mut self) -> &mut Field<T, L> {
-        self.field
     }
 
     /// True when a call over `sites` assigns every element without reading it, so that the
@@ -967,29 +969,28 @@ pub trait Captures {
     fn for_each_split_id(&self, f: impl FnMut(usize, Option<u64>));
     /// Points the split fields' arguments at part `part`.
     fn select_part(&mut self, part: usize);
-    /// Refreshes the halos (of `parity`, or all) of the split fields the call wrote.
-    fn after_split_call(&mut self, parity: Option<usize>) -> Result<()>;
+    /// Marks the halos (of `parity`, or all) of the decomposed fields the call wrote stale.
+    fn mark_written(&mut self, parity: Option<usize>);
     /// Whether any capture reads a split field's halos.
     fn reads_halos(&self) -> bool;
+    /// Refreshes the stale halos of the split fields the call shifts.
+    fn refresh_halos(&mut self) -> Result<()>;
     /// Each capture's [`CaptureArg::split_wait`].
     fn split_wait(&self, part: usize, stage: SplitStage) -> Result<()>;
     /// `f(index, rank lattice id)` for each capture (see [`CaptureArg::rank_id`]).
     #[cfg(feature = "mpi")]
     fn for_each_rank_id(&self, f: impl FnMut(usize, Option<u64>));
-    /// Every written rank field's faces of a round, in capture order (two each).
+    /// Whether any shifted rank field has stale halos.
     #[cfg(feature = "mpi")]
-    fn halo_send(
-        &mut self,
-        round: usize,
-        parity: Option<usize>,
-        faces: &mut crate::mpi::staging::Faces,
-    ) -> Result<()>;
-    /// Every written rank field's halos of a round from `faces`, in capture order.
+    fn stale_halos(&self) -> bool;
+    /// Every stale shifted rank field's faces of a round, in capture order (two each).
+    #[cfg(feature = "mpi")]
+    fn halo_send(&mut self, round: usize, faces: &mut crate::mpi::staging::Faces) -> Result<()>;
+    /// Every stale shifted rank field's halos of a round from `faces`, in capture order.
     #[cfg(feature = "mpi")]
     fn halo_receive(
         &mut self,
         round: usize,
-        parity: Option<usize>,
         faces: &mut dyn Iterator<Item = &mut crate::mpi::staging::Slot>,
     ) -> Result<()>;
 }
@@ -1129,13 +1130,17 @@ macro_rules! captures_tuple {
             }
 
             #[allow(unused_variables)]
-            fn after_split_call(&mut self, parity: Option<usize>) -> Result<()> {
-                $(self.$i.after_split_call(parity)?;)*
-                Ok(())
+            fn mark_written(&mut self, parity: Option<usize>) {
+                $(self.$i.mark_written(parity);)*
             }
 
             fn reads_halos(&self) -> bool {
                 false $(|| self.$i.reads_halos())*
+            }
+
+            fn refresh_halos(&mut self) -> Result<()> {
+                $(self.$i.refresh_halos()?;)*
+                Ok(())
             }
 
             #[allow(unused_variables)]
@@ -1151,14 +1156,18 @@ macro_rules! captures_tuple {
             }
 
             #[cfg(feature = "mpi")]
+            fn stale_halos(&self) -> bool {
+                false $(|| self.$i.stale_halos())*
+            }
+
+            #[cfg(feature = "mpi")]
             #[allow(unused_variables)]
             fn halo_send(
                 &mut self,
                 round: usize,
-                parity: Option<usize>,
                 faces: &mut crate::mpi::staging::Faces,
             ) -> Result<()> {
-                $(self.$i.halo_send(round, parity, faces)?;)*
+                $(self.$i.halo_send(round, faces)?;)*
                 Ok(())
             }
 
@@ -1167,10 +1176,9 @@ macro_rules! captures_tuple {
             fn halo_receive(
                 &mut self,
                 round: usize,
-                parity: Option<usize>,
                 faces: &mut dyn Iterator<Item = &mut crate::mpi::staging::Slot>,
             ) -> Result<()> {
-                $(self.$i.halo_receive(round, parity, faces)?;)*
+                $(self.$i.halo_receive(round, faces)?;)*
                 Ok(())
             }
         }

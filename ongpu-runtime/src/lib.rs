@@ -48,6 +48,7 @@ pub use geometry::{Lattice, Subset};
 pub use graph::Graph;
 pub use graph_loop::{GraphLoop, LoopTest, LoopValue};
 pub use kernel::shape::{Dim3, LaunchShape};
+pub use lattice::halos::HaloRefreshes;
 pub use lattice::ranks::ProcessGrid;
 #[cfg(feature = "mpi")]
 pub use lattice::ranks::{

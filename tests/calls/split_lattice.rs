@@ -382,3 +382,56 @@ fn gpu_splits_are_bitwise_the_whole_lattice() {
     })
     .unwrap();
 }
+
+/// Halos move only where a call shifts a field written since its last exchange (the
+/// counts of `exchange_counts`), and the shifted reads are the whole lattice's.
+#[test]
+fn halos_are_exchanged_only_where_a_call_shifts_them() {
+    on_cpu(|| {
+        // Extents no other test uses: the split's refresh count is this test's alone.
+        let lat = Lattice::new([2, 4, 4, 12]).unwrap();
+        let want = exchange_counts!(lat, false, true);
+        for parts in 2..=3 {
+            let split = lat.split_along(&Devices::first(parts).unwrap(), 3).unwrap();
+            let got = exchange_counts!(split, true, true);
+            assert_eq!(bits_of(&got), bits_of(&want), "{split}");
+        }
+    });
+}
+
+/// A CG iteration exchanges exactly what its two hops read: each application of the normal
+/// operator refreshes the even halos of the vector it hops and the odd halos of the hop's
+/// result, once each; the links, never written, are not exchanged.
+#[cfg(feature = "qcd")]
+#[test]
+fn a_cg_application_exchanges_one_halo_per_hop() {
+    use ongpu::qcd::gauge::GaugeField;
+    use ongpu::qcd::solver::LinearSolver;
+    use ongpu::qcd::staggered::{self, Cg, FermionOf, Staggered};
+    on_cpu(|| {
+        // Extents no other test uses.
+        let lat = Lattice::new([4, 4, 4, 12]).unwrap();
+        let split = lat.split_along(&Devices::first(3).unwrap(), 3).unwrap();
+        let u = GaugeField::random(split, 5).unwrap();
+        let b_host = staggered::even_part(&lat, &staggered::random_vector(&lat, 6));
+        let b: FermionOf<SplitLattice> = split.field_from_fn(|i| b_host[i]).unwrap();
+        let mut x: FermionOf<SplitLattice> = split.zeros().unwrap();
+        let op = Staggered::new(&u, 0.2).unwrap();
+        let mut cg = Cg::new(split, 1e-10, 200);
+        cg.solve(&op, &b, &mut x).unwrap();
+        let before = split.halo_refreshes();
+        let solution = cg.solve(&op, &b, &mut x).unwrap();
+        let applications = cg.passes().applications as u64;
+        assert!(solution.iterations > 5 && applications > solution.iterations as u64);
+        let got = split.halo_refreshes().since(before);
+        assert_eq!(
+            got,
+            ongpu::HaloRefreshes {
+                even: applications,
+                odd: applications
+            },
+            "{} applications",
+            applications
+        );
+    });
+}

@@ -6,7 +6,8 @@
 //! sums, max, min) the same bits; floating-point sums (exact over ranks) the same bits on
 //! every rank and every grid, and equal to the whole lattice's to rounding. Process grids: along each direction, along two at
 //! once, along all four when the rank count allows, and the automatic one; halos one and two
-//! sites deep. Wrong grids and foreign fields are errors. A failed check panics, which
+//! sites deep. Halos move only where a call shifts a field written since its last exchange
+//! (counted). Wrong grids and foreign fields are errors. A failed check panics, which
 //! `World::abort_on_panic` turns into the end of every rank.
 
 #[path = "../calls/split/mod.rs"]
@@ -84,6 +85,7 @@ fn run(world: &World) {
         .filter(|&i| lat.parity(i) == 0)
         .fold(ExactSum::ZERO, |s, i| s.plus(wild_value(i) as f32 as f64))
         .value();
+    let counted = exchange_counts!(lat, false, true);
     let mut first_sums = None;
     for dims in grids(&lat, world.size()) {
         let ranks = lat.over_ranks(world, dims).unwrap();
@@ -134,6 +136,12 @@ fn run(world: &World) {
         let got = on_gpu!(sum: ranks.even(), |i| { w as f32 }).unwrap();
         assert_eq!(got.to_bits(), wild_even_f32.to_bits(), "{what}: f32 values");
         wrong_fields_are_errors(&ranks, &lat);
+        let got = exchange_counts!(ranks, world.size() > 1, true);
+        assert_eq!(
+            bits_of(&got),
+            bits_of(&counted),
+            "{what}: exchange counts' values"
+        );
     }
     wrong_grids_are_errors(world, &lat);
 }

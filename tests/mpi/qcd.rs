@@ -73,6 +73,25 @@ fn cg_iterate<S: Space>(u: &GaugeField<S>) -> (Vec<ColorVector<f64>>, f64) {
     (x.values().unwrap(), residual)
 }
 
+/// The halo refreshes of a second CG solve (the first has refreshed the links) and its
+/// operator applications: each application's two hops refresh one parity each.
+fn cg_exchanges<S: Space>(u: &GaugeField<S>) -> (ongpu::HaloRefreshes, u64) {
+    let lat = u.lattice();
+    let whole = lat.whole();
+    let b_host = staggered::even_part(&whole, &staggered::random_vector(&whole, SEED + 2));
+    let b: FermionOf<S> = lat.field_from_fn(|i| b_host[i]).unwrap();
+    let mut x: FermionOf<S> = lat.zeros().unwrap();
+    let op = Staggered::new(u, MASS).unwrap();
+    let mut cg = Cg::new(lat, 1e-8, 500);
+    cg.solve(&op, &b, &mut x).unwrap();
+    let before = lat.halo_refreshes();
+    cg.solve(&op, &b, &mut x).unwrap();
+    (
+        lat.halo_refreshes().since(before),
+        cg.passes().applications as u64,
+    )
+}
+
 fn bits(v: &[ColorVector<f64>]) -> Vec<u64> {
     v.iter()
         .flat_map(|c| (0..3).flat_map(move |k| [c[k].re.to_bits(), c[k].im.to_bits()]))
@@ -179,6 +198,16 @@ fn main() {
         );
         check_files(&world, &ur, &links);
         let (x, residual) = cg_iterate(&ur);
+        let (refreshes, applications) = cg_exchanges(&ur);
+        let per_hop = if world.size() > 1 { applications } else { 0 };
+        assert_eq!(
+            refreshes,
+            ongpu::HaloRefreshes {
+                even: per_hop,
+                odd: per_hop
+            },
+            "{ranks}: {applications} CG applications"
+        );
         let scale = x_whole.iter().map(|v| v.norm2()).sum::<f64>().sqrt();
         let diff = x
             .iter()

@@ -260,6 +260,39 @@ impl<T: Element, L: Layout> Field<T, L> {
         }
     }
 
+    /// Host write access through a shared borrow, for the one writer a shared field has: the
+    /// halo refresh of a decomposed field, made by the call that shifts it (under the lock,
+    /// so no other user sees it half written).
+    #[cfg(feature = "mpi")]
+    pub(crate) fn with_host_mut<R>(
+        &self,
+        f: impl FnOnce(&mut HostMut<'_, T, L>) -> R,
+    ) -> Result<R> {
+        let (len, stride) = (self.len, self.stride as usize);
+        let mut guard = self.lock();
+        guard.host_for_write(false)?;
+        let mut host = HostMut {
+            sides: &mut guard,
+            len,
+            stride,
+            _t: PhantomData,
+        };
+        Ok(f(&mut host))
+    }
+
+    /// `f` given the elements of the host copy (made current first), read under the lock:
+    /// the faces a decomposed field sends.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn with_host_values<R>(
+        &self,
+        f: impl FnOnce(&dyn Fn(usize) -> T) -> R,
+    ) -> Result<R> {
+        let stride = self.stride as usize;
+        let mut guard = self.lock();
+        let host: &[T::Scalar] = guard.host_for_read()?;
+        Ok(f(&|i| site_io::get::<T, L>(host, i, stride)))
+    }
+
     pub(crate) fn lock(&self) -> MutexGuard<'_, Sides<T::Scalar>> {
         // No user code runs under the lock, so a poisoned lock still holds consistent data.
         self.sides.lock().unwrap_or_else(PoisonError::into_inner)

@@ -7,12 +7,15 @@
 //!   checked against the captured fields;
 //! - `spaces`: the [`Space`](crate::Space) trait, what code generic over where fields live
 //!   (a lattice, a split one, one cut over ranks) is written against;
+//! - `halos`: which halos are stale, for both decompositions (exchanged only where a call
+//!   shifts a field written since its last exchange);
 //! - `split`: one lattice over several devices of one process, with halo exchange;
 //! - `ranks`: one lattice over the ranks of an MPI run (the process grid).
 //!
 //! It sits above the runtime core (fields, captures, launches, backends) and below the call
 //! kinds (`elementwise`, `reduce`), which resolve their sites through `space`.
 
+pub(crate) mod halos;
 pub(crate) mod neighbours;
 pub(crate) mod ranks;
 pub(crate) mod shift;

@@ -11,6 +11,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::field::Field;
 use crate::geometry::{Lattice, Subset};
+use crate::lattice::halos::HaloRefreshes;
 use crate::lattice::shift::{ShiftCapture, ShiftView};
 use crate::lattice::space::{IndexSpace, LatticeSpace};
 use crate::lattice::split::{SplitField, SplitLattice, SplitSubset};
@@ -95,6 +96,12 @@ pub trait Space:
     fn filled<T: Element, L: Layout>(&self, value: T) -> Result<Self::Field<T, L>> {
         self.field_from_fn(|_| value)
     }
+    /// How many times the halos of this space's fields were refreshed (this process's, per
+    /// parity; none for a whole lattice, which has no halos): take differences around the
+    /// calls to count their exchanges.
+    fn halo_refreshes(&self) -> HaloRefreshes {
+        HaloRefreshes::default()
+    }
 }
 
 /// All sites or one parity of a [`Space`]: the index space of a call. A function that takes
@@ -121,6 +128,11 @@ pub trait SpaceField<T: Element, L: Layout>:
     /// The elements in the whole lattice's site order (over ranks: gathered on every rank,
     /// a collective call).
     fn values(&self) -> Result<Vec<T>>;
+    /// How many times this field's halos were refreshed, per parity (none for a field of a
+    /// whole lattice).
+    fn halo_refreshes(&self) -> HaloRefreshes {
+        HaloRefreshes::default()
+    }
 }
 
 impl Space for Lattice {
@@ -208,11 +220,17 @@ impl Space for SplitLattice {
         }
         Err(foreign_field(what, field.split(), self))
     }
+    fn halo_refreshes(&self) -> HaloRefreshes {
+        SplitLattice::halo_refreshes(self)
+    }
 }
 
 impl<T: Element, L: Layout> SpaceField<T, L> for SplitField<T, L> {
     fn values(&self) -> Result<Vec<T>> {
         self.to_vec()
+    }
+    fn halo_refreshes(&self) -> HaloRefreshes {
+        SplitField::halo_refreshes(self)
     }
 }
 
@@ -222,6 +240,7 @@ mod ranks {
     use super::{Space, SpaceField, SpaceSubset};
     use crate::element::Element;
     use crate::error::Result;
+    use crate::lattice::halos::HaloRefreshes;
     use crate::lattice::ranks::{RankField, RankLattice, RankSubset};
     use crate::layout::Layout;
 
@@ -263,6 +282,9 @@ mod ranks {
             }
             Err(super::foreign_field(what, field.lattice(), self))
         }
+        fn halo_refreshes(&self) -> HaloRefreshes {
+            RankLattice::halo_refreshes(self)
+        }
     }
 
     impl SpaceSubset for RankSubset {
@@ -272,6 +294,9 @@ mod ranks {
     impl<T: Element, L: Layout> SpaceField<T, L> for RankField<T, L> {
         fn values(&self) -> Result<Vec<T>> {
             self.to_vec()
+        }
+        fn halo_refreshes(&self) -> HaloRefreshes {
+            RankField::halo_refreshes(self)
         }
     }
 }

@@ -259,3 +259,67 @@ macro_rules! assert_split_gives {
 }
 #[allow(unused_imports)]
 pub(crate) use assert_split_gives;
+
+/// Halos are exchanged only where a call shifts a field written since its last exchange,
+/// counted per field and (`lat.halo_refreshes()`, when the test owns the lattice's
+/// geometry) per space: calls that shift nothing exchange nothing, a shifted field whose
+/// halos are current exchanges nothing, a field written twice on one parity is exchanged
+/// once, on that parity, however many directions and calls shift it, and a shifting
+/// reduction refreshes too. `cut`: whether the space has halos (more than one part or rank).
+/// Returns the values the shifted reads gave, to compare with the whole lattice's.
+macro_rules! exchange_counts {
+    ($lat:expr, $cut:expr, $own_lattice:expr) => {{
+        let lat = $lat;
+        let cut: bool = $cut;
+        let want = |even: u64, odd: u64| {
+            if cut {
+                ongpu::HaloRefreshes { even, odd }
+            } else {
+                ongpu::HaloRefreshes::default()
+            }
+        };
+        let none = ongpu::HaloRefreshes::default();
+        let start = lat.halo_refreshes();
+        let mut x = lat.field_from_fn::<f64, AoS>(|i| i as f64).unwrap();
+        let mut y = lat.zeros::<f64, AoS>().unwrap();
+        // A write, a read and a reduction: no shift, no exchange.
+        on_gpu!(lat, |i| { x *= 2.0; }).unwrap();
+        on_gpu!(lat.even(), |i| { y = x + 1.0; }).unwrap();
+        let sum = on_gpu!(sum: lat, |i| { x }).unwrap();
+        assert_eq!(x.halo_refreshes(), none, "no shift, no exchange");
+        // Shifts of a field whose halos are current (as made): no exchange.
+        let f = lat.field_from_fn::<f64, AoS>(|i| (i % 7) as f64).unwrap();
+        on_gpu!(lat.even(), |i| { y = f.shift(3, 1) - f.shift(3, -1); }).unwrap();
+        assert_eq!(f.halo_refreshes(), none, "current halos");
+        // Written twice on the odd sites, then shifted by two calls along every direction:
+        // the odd halos once.
+        let mut z = lat.zeros::<f64, AoS>().unwrap();
+        on_gpu!(lat.odd(), |i| { z = x; }).unwrap();
+        on_gpu!(lat.odd(), |i| { z += f; }).unwrap();
+        let mut v = Vec::new();
+        for _ in 0..2 {
+            on_gpu!(lat.even(), |i| {
+                let mut s = 0.0;
+                for mu in 0..4 {
+                    s = s * 1.5 + z.shift(mu, 1) - 0.25 * z.shift(mu, -1);
+                }
+                y = s;
+            })
+            .unwrap();
+            v.extend(values_of(&lat, &y));
+        }
+        assert_eq!(z.halo_refreshes(), want(0, 1), "odd writes, shifted twice");
+        // Written on every site, then shifted by a reduction over the even sites: both
+        // parities' halos, once.
+        on_gpu!(lat, |i| { z = x - f; }).unwrap();
+        let shifted = on_gpu!(sum: lat.even(), |i| { z.shift(0, 1) * z.shift(3, -1) }).unwrap();
+        assert_eq!(z.halo_refreshes(), want(1, 2), "a shifting reduction");
+        if $own_lattice {
+            assert_eq!(lat.halo_refreshes().since(start), want(1, 2), "{lat}");
+        }
+        v.push(sum);
+        v.push(shifted);
+        v
+    }};
+}
+pub(crate) use exchange_counts;

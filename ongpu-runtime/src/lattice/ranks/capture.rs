@@ -1,6 +1,7 @@
 //! How `on_gpu!` captures a [`RankField`]: as the [`Field`](crate::Field) of its stored
 //! part (read, written, shifted: the kernel is the one a whole-lattice field gets), tagged
-//! with its rank lattice; a written one packs and unpacks its faces for the halo exchange.
+//! with its rank lattice; a written one marks its halos stale, a shifted one with stale
+//! halos packs and unpacks its faces for the halo exchange (`lattice::halos`).
 
 // The stream-path methods name crate-private types, as in `capture`.
 #![allow(private_interfaces)]
@@ -20,6 +21,7 @@ use crate::error::Result;
 #[cfg(feature = "cuda")]
 use crate::field::Field;
 use crate::geometry::Lattice;
+use crate::lattice::halos::{HaloState, Parities};
 use crate::lattice::shift::{FieldShifted, ShiftCapture, ShiftView};
 use crate::layout::Layout;
 use crate::mpi::staging::{Faces, Slot};
@@ -31,16 +33,20 @@ pub struct RankRead<'a, T: Element, L: Layout> {
     id: u64,
 }
 
-/// A rank field the body shifts (its halos are current: every write refreshes them).
+/// A rank field the body shifts: the call refreshes its stale halos (packing its faces and
+/// unpacking its neighbours') before its boundary runs.
 pub struct RankShifted<'a, T: Element, L: Layout> {
     inner: FieldShifted<'a, T, L>,
-    id: u64,
+    field: &'a RankField<T, L>,
+    /// The parities whose halos were stale when the call began.
+    refreshing: Parities,
 }
 
-/// A rank field the body writes; its halos are refreshed during the call.
+/// A rank field the body writes; the halos of the sites it writes become stale.
 pub struct RankWrite<'a, T: Element, L: Layout, const LOAD: bool> {
     inner: FieldWrite<'a, T, L, LOAD>,
     lattice: RankLattice,
+    state: &'a HaloState,
 }
 
 impl<T: Element, L: Layout> ReadCapture for RankField<T, L> {
@@ -60,7 +66,8 @@ impl<T: Element, L: Layout> ShiftCapture for RankField<T, L> {
     fn shifted_arg(&self, _whole: Lattice) -> RankShifted<'_, T, L> {
         RankShifted {
             inner: self.part.shifted_arg(self.lattice.inner().part),
-            id: self.lattice.id(),
+            field: self,
+            refreshing: self.state.stale(),
         }
     }
 }
@@ -72,20 +79,13 @@ impl<T: Element, L: Layout> WriteCapture for RankField<T, L> {
         RankWrite {
             inner: self.part.write_arg::<LOAD>(),
             lattice: self.lattice,
+            state: &self.state,
         }
     }
 }
 
 impl<'a, T: Element, L: Layout> CaptureArg for RankRead<'a, T, L> {
     forward_capture_arg!(FieldRead<'a, T, L>, inner);
-
-    fn rank_id(&self) -> Option<u64> {
-        Some(self.id)
-    }
-}
-
-impl<'a, T: Element, L: Layout> CaptureArg for RankShifted<'a, T, L> {
-    forward_capture_arg!(FieldShifted<'a, T, L>, inner);
 
     fn rank_id(&self) -> Option<u64> {
         Some(self.id)
@@ -99,19 +99,42 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
         Some(self.lattice.id())
     }
 
-    fn halo_send(&mut self, round: usize, parity: Option<usize>, faces: &mut Faces) -> Result<()> {
-        let inner = self.lattice.inner();
+    fn mark_written(&mut self, parity: Option<usize>) {
+        self.state.mark_written(parity);
+    }
+}
+
+impl<T: Element, L: Layout> RankShifted<'_, T, L> {
+    /// The sites whose halos this call refreshes (`None`: both parities).
+    fn parity(&self) -> Option<usize> {
+        self.refreshing.as_parity()
+    }
+}
+
+impl<'a, T: Element, L: Layout> CaptureArg for RankShifted<'a, T, L> {
+    forward_capture_arg!(FieldShifted<'a, T, L>, inner);
+
+    fn rank_id(&self) -> Option<u64> {
+        Some(self.field.lattice.id())
+    }
+
+    fn stale_halos(&self) -> bool {
+        !self.refreshing.is_empty()
+    }
+
+    fn halo_send(&mut self, round: usize, faces: &mut Faces) -> Result<()> {
+        if self.refreshing.is_empty() {
+            return Ok(());
+        }
+        let parity = self.parity();
+        let inner = self.field.lattice.inner();
         let r = &inner.rounds[round];
         let size = std::mem::size_of::<T>();
-        let field = self.inner.field_mut();
+        let field = &self.field.part;
         #[cfg(feature = "cuda")]
         let device = FaceDevice::of(field, false)?;
         #[cfg(not(feature = "cuda"))]
         let device: Option<std::convert::Infallible> = None;
-        if device.is_none() {
-            // Read through the host copy, brought up to date first.
-            field.sync_host()?;
-        }
         for b in [r.send_low, r.send_high] {
             let slot = faces.take(inner.box_range(b, parity).len() * size)?;
             #[cfg(feature = "cuda")]
@@ -121,13 +144,16 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
                 unsafe { d.queue::<T>(inner, b, parity, slot, false)? };
                 continue;
             }
-            let mut out = slot.bytes_mut().chunks_exact_mut(size);
-            for run in inner.runs(b, parity) {
-                for s in run {
-                    let dst = out.next().expect("a face as long as its box");
-                    dst.copy_from_slice(bytemuck::bytes_of(&field.get(s)?));
+            let _ = &device;
+            field.with_host_values(|get| {
+                let mut out = slot.bytes_mut().chunks_exact_mut(size);
+                for run in inner.runs(b, parity) {
+                    for s in run {
+                        let dst = out.next().expect("a face as long as its box");
+                        dst.copy_from_slice(bytemuck::bytes_of(&get(s)));
+                    }
                 }
-            }
+            })?;
         }
         Ok(())
     }
@@ -135,12 +161,17 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
     fn halo_receive(
         &mut self,
         round: usize,
-        parity: Option<usize>,
         faces: &mut dyn Iterator<Item = &mut Slot>,
     ) -> Result<()> {
-        let inner = self.lattice.inner();
+        if self.refreshing.is_empty() {
+            return Ok(());
+        }
+        let parity = self.parity();
+        let inner = self.field.lattice.inner();
         let r = &inner.rounds[round];
-        let field = self.inner.field_mut();
+        let field = &self.field.part;
+        #[cfg_attr(not(feature = "cuda"), allow(unused_mut))]
+        let mut unpacked = false;
         #[cfg(feature = "cuda")]
         if let Some(d) = FaceDevice::of(field, true)? {
             for b in [r.recv_low, r.recv_high] {
@@ -149,18 +180,25 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
                 // next pack has been waited for, which the stream orders after this.
                 unsafe { d.queue::<T>(inner, b, parity, slot, true)? };
             }
-            return Ok(());
+            unpacked = true;
         }
-        let mut host = field.as_host_mut()?;
-        for b in [r.recv_low, r.recv_high] {
-            let slot = faces.next().expect("one face per halo");
-            let mut values = slot.bytes().chunks_exact(std::mem::size_of::<T>());
-            for run in inner.runs(b, parity) {
-                for s in run {
-                    let v = values.next().expect("a face as long as its halo");
-                    host.set(s, bytemuck::pod_read_unaligned(v));
+        if !unpacked {
+            field.with_host_mut(|host| {
+                for b in [r.recv_low, r.recv_high] {
+                    let slot = faces.next().expect("one face per halo");
+                    let mut values = slot.bytes().chunks_exact(std::mem::size_of::<T>());
+                    for run in inner.runs(b, parity) {
+                        for s in run {
+                            let v = values.next().expect("a face as long as its halo");
+                            host.set(s, bytemuck::pod_read_unaligned(v));
+                        }
+                    }
                 }
-            }
+            })?;
+        }
+        if round + 1 == inner.rounds.len() {
+            let lattice = self.field.lattice.refresh_count();
+            self.field.state.mark_refreshed(self.refreshing, lattice);
         }
         Ok(())
     }
@@ -180,7 +218,7 @@ struct FaceDevice {
 impl FaceDevice {
     /// `field`'s device copy, made current for the pack kernels to read, or, when
     /// `unpack`, for the unpack kernels to write (the host copy then stale).
-    fn of<T: Element, L: Layout>(field: &mut Field<T, L>, unpack: bool) -> Result<Option<Self>> {
+    fn of<T: Element, L: Layout>(field: &Field<T, L>, unpack: bool) -> Result<Option<Self>> {
         if crate::backend::current()? != crate::backend::Backend::Cuda {
             return Ok(None);
         }
@@ -190,7 +228,7 @@ impl FaceDevice {
         let dev = crate::cuda::device()?;
         let what = field.what();
         let stride = *field.stride_ref();
-        let sides = field.sides_mut();
+        let mut sides = field.lock();
         let ptr = if unpack {
             sides.device_for_write(dev, false, &what)?
         } else {

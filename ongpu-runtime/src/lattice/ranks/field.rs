@@ -6,6 +6,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::field::Field;
 use crate::geometry::{Lattice, DIMS};
+use crate::lattice::halos::{HaloRefreshes, HaloState};
 use crate::layout::{AoS, Layout};
 use crate::mpi::gather::gather_on;
 use crate::mpi::world::world_comm;
@@ -15,8 +16,10 @@ use crate::mpi::world::world_comm;
 /// and parities).
 ///
 /// `on_gpu!` captures it as it captures a [`Field`] (read, written, shifted), in calls over
-/// the rank lattice. Every call that writes it refreshes its halos from the neighbouring
-/// ranks, so shifts in later calls read current neighbours. Host access goes through
+/// the rank lattice. A call that writes it marks the halos of the sites it wrote stale; the
+/// next call that shifts it refreshes them from the neighbouring ranks (its interior runs
+/// while the faces travel), so shifts read current neighbours and calls that do not shift
+/// it exchange nothing. Host access goes through
 /// whole-lattice values: [`from_fn`](RankField::from_fn) and
 /// [`from_field`](RankField::from_field) take them, [`to_vec`](RankField::to_vec) gathers
 /// them on every rank.
@@ -24,6 +27,8 @@ use crate::mpi::world::world_comm;
 pub struct RankField<T: Element, L: Layout = AoS> {
     pub(crate) lattice: RankLattice,
     pub(crate) part: Field<T, L>,
+    /// Which parities' halos are stale.
+    pub(crate) state: HaloState,
 }
 
 impl<T: Element, L: Layout> RankField<T, L> {
@@ -34,6 +39,7 @@ impl<T: Element, L: Layout> RankField<T, L> {
         Ok(RankField {
             lattice: *lattice,
             part: Field::from_fn(part.volume(), |j| f(whole.index(part.coords(j)))),
+            state: HaloState::default(),
         })
     }
 
@@ -42,6 +48,7 @@ impl<T: Element, L: Layout> RankField<T, L> {
         Ok(RankField {
             lattice: *lattice,
             part: Field::zeros(lattice.stored_volume()),
+            state: HaloState::default(),
         })
     }
 
@@ -103,6 +110,12 @@ impl<T: Element, L: Layout> RankField<T, L> {
     /// The rank lattice.
     pub fn lattice(&self) -> &RankLattice {
         &self.lattice
+    }
+
+    /// How many times this field's halos were refreshed (by calls that shifted it after it
+    /// was written), per parity: what the exchange tests count.
+    pub fn halo_refreshes(&self) -> HaloRefreshes {
+        self.state.refreshes()
     }
 
     /// The stored part (block and halos) as a field of the part's sites.

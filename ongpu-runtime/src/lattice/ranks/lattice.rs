@@ -5,6 +5,7 @@ use super::boxes::{self, Round};
 use super::grid::ProcessGrid;
 use crate::error::{Error, Result};
 use crate::geometry::{Lattice, DIMS};
+use crate::lattice::halos::{HaloRefreshes, RefreshCount};
 use crate::mpi::World;
 use std::ops::Range;
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -14,8 +15,9 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 ///
 /// Fields of it ([`RankField`](crate::RankField)) hold only this rank's block and halos;
 /// `on_gpu!` runs unchanged over `lat.even()`, `lat.odd()` or the rank lattice itself: each
-/// rank runs its own sites, and a call that writes a field refreshes that field's halos
-/// from the neighbouring ranks (MPI `Isend`/`Irecv`, under the call's interior). Like a
+/// rank runs its own sites, and a call that shifts a field written since its last exchange
+/// refreshes that field's halos from the neighbouring ranks first (MPI `Isend`/`Irecv`, or
+/// CUDA IPC, under the call's interior). Like a
 /// `Lattice` it is `Copy`: rank lattices are interned. `docs/multi-node.md` gives the
 /// design.
 ///
@@ -53,6 +55,8 @@ pub(crate) struct Inner {
     /// kernels (made when first needed).
     #[cfg(feature = "cuda")]
     device_sites: Vec<[OnceLock<crate::cuda::DeviceBuffer>; 3]>,
+    /// Halo refreshes of every field of the rank lattice.
+    refreshes: RefreshCount,
 }
 
 /// Which sites of a rank lattice a call runs.
@@ -185,6 +189,18 @@ impl RankLattice {
         }
     }
 
+    /// How many times this rank's halos of the rank lattice's fields were refreshed, per
+    /// parity: every field of every rank lattice equal to this one, since the process began
+    /// (take differences).
+    pub fn halo_refreshes(&self) -> HaloRefreshes {
+        self.inner.refreshes.get()
+    }
+
+    /// The counter of [`halo_refreshes`](Self::halo_refreshes).
+    pub(crate) fn refresh_count(&self) -> &'static RefreshCount {
+        &self.inner.refreshes
+    }
+
     /// The geometry.
     pub(crate) fn inner(&self) -> &'static Inner {
         self.inner
@@ -282,6 +298,7 @@ fn intern(whole: Lattice, grid: ProcessGrid, rank: usize, depth: usize) -> Resul
         runs,
         #[cfg(feature = "cuda")]
         device_sites,
+        refreshes: RefreshCount::default(),
     }));
     all.push(inner);
     Ok(inner)

@@ -1,6 +1,6 @@
-//! One round of a rank lattice's halo exchange (one cut direction): the faces of the fields
-//! a call writes go to the ranks below and above while the interior runs, and the halos
-//! come back, by one of the three [`HaloTransport`]s: MPI carries the faces' bytes (host
+//! One round of a rank lattice's halo exchange (one cut direction): the faces of the stale
+//! fields a call shifts go to the ranks below and above while the interior runs, and the
+//! halos come back, by one of the three [`HaloTransport`]s: MPI carries the faces' bytes (host
 //! and staged), or only descriptors of faces that stay on the GPUs (IPC,
 //! `mpi::node_peers`), the device ordering the rest.
 
@@ -20,7 +20,6 @@ pub(super) struct Exchange<'a> {
     /// The round's index and its neighbours and boxes.
     pub k: usize,
     pub round: &'a Round,
-    pub parity: Option<usize>,
 }
 
 impl Exchange<'_> {
@@ -54,9 +53,9 @@ fn too_many_fields() -> Error {
     )
 }
 
-/// Runs one round: sends the faces of the fields `caps` writes, runs `interior` while they
-/// travel, fills the halos. False when the call writes no rank field (nothing was sent,
-/// and no later round will send anything).
+/// Runs one round: sends the faces of the stale fields `caps` shifts, runs `interior` while
+/// they travel, fills the halos. False when there are none (nothing was sent, and no later
+/// round will send anything).
 pub(super) fn round<C: Captures>(
     transport: HaloTransport,
     x: &Exchange,
@@ -85,7 +84,7 @@ fn bytes_round<C: Captures>(
     let mut staging = staging();
     let Staging { send, recv } = &mut *staging;
     send.clear(kind);
-    caps.halo_send(x.k, x.parity, send)?;
+    caps.halo_send(x.k, send)?;
     if send.taken().is_empty() {
         return Ok(false);
     }
@@ -120,7 +119,7 @@ fn bytes_round<C: Captures>(
     let during = exchange_during(x.comm, &outgoing, &mut incoming, || interior(caps));
     drop((outgoing, incoming));
     during??;
-    caps.halo_receive(x.k, x.parity, &mut recv.taken_mut().iter_mut())?;
+    caps.halo_receive(x.k, &mut recv.taken_mut().iter_mut())?;
     Ok(true)
 }
 
@@ -142,7 +141,7 @@ fn ipc_round<C: Captures>(
     let set = round.begin(dev)?;
     let send = round.send(set);
     send.clear(FaceMemory::Exported);
-    caps.halo_send(x.k, x.parity, send)?;
+    caps.halo_send(x.k, send)?;
     if send.taken().is_empty() {
         round.cancel();
         return Ok(false);
@@ -198,7 +197,7 @@ fn ipc_round<C: Captures>(
         }
         halos.push(Slot::peer(peers.receive(dev, x.to(i), d)?, lengths[i]));
     }
-    caps.halo_receive(x.k, x.parity, &mut halos.iter_mut())?;
+    caps.halo_receive(x.k, &mut halos.iter_mut())?;
     peers.round(x.lattice, x.k).finish(set)?;
     Ok(true)
 }

@@ -1,8 +1,10 @@
 //! Calls over a rank lattice: the captures are checked to be fields of that rank lattice,
-//! then this rank runs its own sites. A call that writes rank fields runs the boundary
-//! boxes first, sends their faces (`rounds`) and runs the interior while they travel, then
-//! fills the halos; further rounds (one per cut direction, each carrying the halos of the
-//! earlier ones, so that corners arrive) follow.
+//! then this rank runs its own sites. A call that shifts rank fields whose halos are stale
+//! (written since their last exchange, `lattice::halos`) sends their faces (`rounds`) and
+//! runs the interior while they travel, fills the halos, then runs the boundary boxes;
+//! further rounds (one per cut direction, each carrying the halos of the earlier ones, so
+//! that corners arrive) come before the boundary. Other calls run the block whole and
+//! exchange nothing. The fields a call writes have stale halos afterwards.
 
 use super::lattice::{Inner, RankSubset};
 use super::rounds::{round, Exchange};
@@ -65,9 +67,10 @@ fn check_captures<C: Captures>(site: &CallSite, subset: &RankSubset, caps: &C) -
     err.map_or(Ok(()), Err)
 }
 
-/// Runs `run(captures, sites)` over this rank's sites of `subset`, refreshing the halos of
-/// the rank fields the call writes. Results come in a fixed order for a given cut: the
-/// boundary boxes, then the interior (or the whole block when nothing is exchanged).
+/// Runs `run(captures, sites)` over this rank's sites of `subset`, refreshing first the
+/// stale halos of the rank fields the call shifts; the halos of the rank fields it writes
+/// are stale afterwards. Results come in a fixed order for a given cut: the interior, then
+/// the boundary boxes (or the whole block when nothing is exchanged).
 pub(crate) fn for_rank<C: Captures>(
     site: &CallSite,
     subset: &RankSubset,
@@ -77,13 +80,12 @@ pub(crate) fn for_rank<C: Captures>(
     check_captures(site, subset, caps)?;
     let inner = subset.lattice().inner();
     let parity = subset.parity();
-    if !inner.has_halos() {
-        return run_box(inner, 0, parity, caps, &mut run);
+    if !inner.has_halos() || !caps.stale_halos() {
+        run_box(inner, 0, parity, caps, &mut run)?;
+        caps.mark_written(parity);
+        return Ok(());
     }
     let on_gpu = faces_on_gpu()?;
-    for &b in &inner.boundary {
-        run_box(inner, b, parity, caps, &mut run)?;
-    }
     let comm = world_comm()?;
     let transport = HaloTransport::choose(on_gpu, &comm)?;
     let lattice = subset.lattice().id();
@@ -104,13 +106,17 @@ pub(crate) fn for_rank<C: Captures>(
             lattice,
             k,
             round: r,
-            parity,
         };
         if !round(transport, &exchange, caps, &mut interior)? {
-            break; // the call writes no rank field
+            break; // no stale halos (every rank decides alike: it never happens here)
         }
     }
-    interior(caps)
+    interior(caps)?;
+    for &b in &inner.boundary {
+        run_box(inner, b, parity, caps, &mut run)?;
+    }
+    caps.mark_written(parity);
+    Ok(())
 }
 
 /// Runs box `b`'s sites of `parity`: on the GPU as one launch counting the box's sites

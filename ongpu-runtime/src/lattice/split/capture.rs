@@ -1,6 +1,7 @@
 //! How `on_gpu!` captures a [`SplitField`]: one argument per part (read, written or
 //! shifted, as for a [`Field`](crate::Field)), of which the call's runner selects the part
-//! it runs; the kernel is the one a whole-lattice field gets.
+//! it runs; the kernel is the one a whole-lattice field gets. A written field marks its
+//! halos stale; a shifted one refreshes them before the parts run.
 
 // The stream-path methods name crate-private types, as in `capture`.
 #![allow(private_interfaces)]
@@ -15,6 +16,7 @@ use crate::capture::{
 use crate::element::Element;
 use crate::error::Result;
 use crate::geometry::Lattice;
+use crate::lattice::halos::HaloState;
 use crate::lattice::shift::{FieldShifted, ShiftCapture, ShiftView};
 use crate::layout::Layout;
 use std::ops::Range;
@@ -26,20 +28,21 @@ pub struct SplitRead<'a, T: Element, L: Layout> {
     id: u64,
 }
 
-/// A split field the body shifts: its boundary sites wait for the halos.
+/// A split field the body shifts: its stale halos are refreshed before the parts run, and
+/// its boundary sites wait for them.
 pub struct SplitShifted<'a, T: Element, L: Layout> {
     parts: Vec<FieldShifted<'a, T, L>>,
     current: usize,
-    id: u64,
-    halos: &'a exchange::Halos,
+    field: &'a SplitField<T, L>,
 }
 
-/// A split field the body writes; its halos are refreshed after the call.
+/// A split field the body writes; the halos of the sites it writes become stale.
 pub struct SplitWrite<'a, T: Element, L: Layout, const LOAD: bool> {
     parts: Vec<FieldWrite<'a, T, L, LOAD>>,
     current: usize,
     split: SplitLattice,
-    halos: &'a mut exchange::Halos,
+    halos: &'a std::sync::Mutex<exchange::Halos>,
+    state: &'a HaloState,
 }
 
 impl<T: Element, L: Layout> ReadCapture for SplitField<T, L> {
@@ -66,8 +69,7 @@ impl<T: Element, L: Layout> ShiftCapture for SplitField<T, L> {
                 .map(|(p, f)| f.shifted_arg(self.split.part(p).lattice))
                 .collect(),
             current: 0,
-            id: self.split.id(),
-            halos: &self.halos,
+            field: self,
         }
     }
 }
@@ -84,7 +86,8 @@ impl<T: Element, L: Layout> WriteCapture for SplitField<T, L> {
                 .collect(),
             current: 0,
             split: self.split,
-            halos: &mut self.halos,
+            halos: &self.halos,
+            state: &self.state,
         }
     }
 }
@@ -112,19 +115,23 @@ impl<'a, T: Element, L: Layout> CaptureArg for SplitShifted<'a, T, L> {
     forward_to_part!(FieldShifted<'a, T, L>);
 
     fn split_id(&self) -> Option<u64> {
-        Some(self.id)
+        Some(self.field.split.id())
     }
 
     fn reads_halos(&self) -> bool {
         true
     }
 
+    fn refresh_halos(&mut self) -> Result<()> {
+        self.field.refresh_halos()
+    }
+
     fn split_wait(&self, part: usize, stage: SplitStage) -> Result<()> {
         #[cfg(feature = "cuda")]
         if stage == SplitStage::Boundary {
-            return self.halos.wait_for_halos(part);
+            return self.field.halos().wait_for_halos(part);
         }
-        let _ = (part, stage, self.halos);
+        let _ = (part, stage);
         Ok(())
     }
 }
@@ -139,15 +146,18 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for SplitWrite<'a, 
     fn split_wait(&self, part: usize, stage: SplitStage) -> Result<()> {
         #[cfg(feature = "cuda")]
         if stage == SplitStage::Start {
-            return self.halos.wait_for_readers(&self.split, part);
+            let halos = self
+                .halos
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            return halos.wait_for_readers(&self.split, part);
         }
-        let _ = (part, stage);
+        let _ = (part, stage, self.halos);
         Ok(())
     }
 
-    fn after_split_call(&mut self, parity: Option<usize>) -> Result<()> {
-        let mut fields: Vec<_> = self.parts.iter_mut().map(|w| w.field_mut()).collect();
-        exchange::exchange(&self.split, &mut fields, self.halos, parity)
+    fn mark_written(&mut self, parity: Option<usize>) {
+        self.state.mark_written(parity);
     }
 }
 

@@ -1,7 +1,8 @@
-//! Halo exchange: after a call writes a split field, each part's halo layers receive the
-//! neighbouring parts' boundary layers (same parity, same order within a layer, so each
-//! copy is one contiguous range of sites). On the host it is a copy of elements; on the GPU,
-//! device-to-device (peer) copies queued after the writing kernels.
+//! Halo exchange: when a call shifts a split field whose halos are stale (`lattice::halos`),
+//! each part's halo layers receive the neighbouring parts' boundary layers (same parity,
+//! same order within a layer, so each copy is one contiguous range of sites). On the host
+//! it is a copy of elements; on the GPU, device-to-device (peer) copies queued after the
+//! kernels that wrote the field, beside the shifting call's interior.
 
 use super::lattice::SplitLattice;
 use crate::element::Element;
@@ -107,7 +108,7 @@ impl Halos {
 /// Refreshes the halos of the part fields `parts` of `split`.
 pub(crate) fn exchange<T: Element, L: Layout>(
     split: &SplitLattice,
-    parts: &mut [&mut Field<T, L>],
+    parts: &[&Field<T, L>],
     halos: &mut Halos,
     parity: Option<usize>,
 ) -> Result<()> {
@@ -124,19 +125,42 @@ pub(crate) fn exchange<T: Element, L: Layout>(
 }
 
 /// The exchange on host copies.
-fn on_host<T: Element, L: Layout>(
-    parts: &mut [&mut Field<T, L>],
-    copies: &[HaloCopy],
-) -> Result<()> {
+fn on_host<T: Element, L: Layout>(parts: &[&Field<T, L>], copies: &[HaloCopy]) -> Result<()> {
+    let mut values: Vec<T::Scalar> = Vec::new();
     for c in copies {
-        let values: Vec<T> = {
-            let src = parts[c.src_part].as_host_mut()?;
-            c.src.clone().map(|j| src.get(j)).collect()
-        };
-        let mut dst = parts[c.dst_part].as_host_mut()?;
-        for (k, v) in values.into_iter().enumerate() {
-            dst.set(c.dst + k, v);
+        let (src, dst) = (parts[c.src_part], parts[c.dst_part]);
+        let dst_sites = c.dst..c.dst + c.src.len();
+        let src_runs = runs::<T, L>(&c.src, *src.stride_ref() as usize);
+        let dst_runs = runs::<T, L>(&dst_sites, *dst.stride_ref() as usize);
+        for (&(s, len), &(d, _)) in src_runs.iter().zip(&dst_runs) {
+            values.clear();
+            values.extend_from_slice(&src.lock().host_for_read()?[s..s + len]);
+            dst.lock().host_for_write(false)?[d..d + len].copy_from_slice(&values);
         }
     }
     Ok(())
+}
+
+/// The storage runs of sites `sites` of a field with `stride` sites of storage: (first
+/// scalar, scalars). Layers are whole layout blocks (`check_layout`).
+pub(crate) fn runs<T: Element, L: Layout>(
+    sites: &Range<usize>,
+    stride: usize,
+) -> Vec<(usize, usize)> {
+    let comps = T::COMPONENTS;
+    let n = sites.len();
+    if L::BLOCK == 1 && L::SITES_CONTIGUOUS && comps > 1 {
+        // SoA: one run per component.
+        (0..comps)
+            .map(|c| (L::index(sites.start, c, comps, stride), n))
+            .collect()
+    } else {
+        // AoS, and AoSoA over whole blocks: the sites' components are one contiguous run.
+        let first = L::index(sites.start, 0, comps, stride);
+        debug_assert_eq!(
+            L::index(sites.end - 1, comps - 1, comps, stride) + 1 - first,
+            n * comps
+        );
+        vec![(first, n * comps)]
+    }
 }

@@ -1,11 +1,11 @@
-//! The halo exchange on the GPU: after the writing kernels, each halo range is one
+//! The halo exchange on the GPU: after the kernels that wrote the field, each halo range is one
 //! device-to-device copy per contiguous run of its storage (one for AoS and whole AoSoA
 //! blocks, one per component for SoA), queued on the receiving device's halo stream, so
 //! that the next call's interior kernels run while the copies are in flight. Events order
 //! the copies after the kernels that wrote the parts, the kernels that read a halo after
 //! its copies, and the kernels that rewrite a boundary after the copies that read it.
 
-use super::exchange::{HaloCopy, Halos};
+use super::exchange::{runs, HaloCopy, Halos};
 use super::lattice::SplitLattice;
 use super::run::on_part_device;
 use crate::cuda::peer::{self, DeviceEvent};
@@ -14,34 +14,12 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::field::Field;
 use crate::layout::Layout;
-use std::ops::Range;
-
-/// The storage runs of sites `sites` of a field with `stride` sites of storage: (first
-/// scalar, scalars). Layers are whole layout blocks (`exchange::check_layout`).
-fn runs<T: Element, L: Layout>(sites: &Range<usize>, stride: usize) -> Vec<(usize, usize)> {
-    let comps = T::COMPONENTS;
-    let n = sites.len();
-    if L::BLOCK == 1 && L::SITES_CONTIGUOUS && comps > 1 {
-        // SoA: one run per component.
-        (0..comps)
-            .map(|c| (L::index(sites.start, c, comps, stride), n))
-            .collect()
-    } else {
-        // AoS, and AoSoA over whole blocks: the sites' components are one contiguous run.
-        let first = L::index(sites.start, 0, comps, stride);
-        debug_assert_eq!(
-            L::index(sites.end - 1, comps - 1, comps, stride) + 1 - first,
-            n * comps
-        );
-        vec![(first, n * comps)]
-    }
-}
 
 /// Queues the copies `copies` between the part fields `parts` of `split`; those to or from
 /// a part on the host go through host memory at once.
 pub(crate) fn exchange<T: Element, L: Layout>(
     split: &SplitLattice,
-    parts: &mut [&mut Field<T, L>],
+    parts: &[&Field<T, L>],
     halos: &mut Halos,
     copies: &[HaloCopy],
 ) -> Result<()> {
@@ -54,7 +32,7 @@ pub(crate) fn exchange<T: Element, L: Layout>(
     // Each GPU part's device and the address of its device copy (current after the call;
     // the copies read its own sites and write its halos).
     let mut at: Vec<Option<(&'static Device, u64, usize)>> = Vec::with_capacity(n);
-    for (p, field) in parts.iter_mut().enumerate() {
+    for (p, field) in parts.iter().enumerate() {
         if on_host(p) {
             at.push(None);
             continue;
@@ -63,7 +41,7 @@ pub(crate) fn exchange<T: Element, L: Layout>(
             let dev = crate::cuda::device()?;
             let what = field.what();
             let stride = *field.stride_ref() as usize;
-            let ptr = field.sides_mut().device_for_write(dev, false, &what)?;
+            let ptr = field.lock().device_for_write(dev, false, &what)?;
             Ok((dev, ptr, stride))
         })?));
     }
@@ -122,7 +100,7 @@ pub(crate) fn exchange<T: Element, L: Layout>(
 /// the kernels that wrote the source, before those that read the halo).
 fn copy_through_host<T: Element, L: Layout>(
     split: &SplitLattice,
-    parts: &mut [&mut Field<T, L>],
+    parts: &[&Field<T, L>],
     copies: &[HaloCopy],
 ) -> Result<()> {
     let mut values: Vec<T::Scalar> = Vec::new();
@@ -135,14 +113,10 @@ fn copy_through_host<T: Element, L: Layout>(
         for (&(s, len), &(d, _)) in src_runs.iter().zip(&dst_runs) {
             values.resize(len, T::Scalar::default());
             on_part_device(split, c.src_part, || {
-                parts[c.src_part]
-                    .sides_mut()
-                    .read_current_values(s, &mut values)
+                parts[c.src_part].lock().read_current_values(s, &mut values)
             })?;
             on_part_device(split, c.dst_part, || {
-                parts[c.dst_part]
-                    .sides_mut()
-                    .write_current_values(d, &values)
+                parts[c.dst_part].lock().write_current_values(d, &values)
             })?;
         }
     }

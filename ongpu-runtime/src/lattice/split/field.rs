@@ -1,26 +1,33 @@
 //! [`SplitField`]: a field of a split lattice, one part field per device (its slab and
-//! halos), with the halos kept current.
+//! halos), with the halos refreshed when a call reads them.
 
 use super::exchange;
 use super::lattice::SplitLattice;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::field::Field;
+use crate::lattice::halos::{HaloRefreshes, HaloState};
 use crate::layout::{AoS, Layout};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// A field over a [`SplitLattice`]: on each device, the elements of its slab and of the halo
 /// layers on either side, in the part lattice's site order.
 ///
 /// `on_gpu!` captures it as it captures a [`Field`] (read, written, shifted), in calls over
-/// the split lattice. After every call that writes it, its halos are refreshed from the
-/// neighbouring slabs, so shifts in later calls read current neighbours. Host access goes
+/// the split lattice. A call that writes it marks the halos of the sites it wrote stale; a
+/// later call that shifts it refreshes them from the neighbouring slabs first (beside its
+/// interior sites), so shifts read current neighbours and calls that only read or write the
+/// field exchange nothing. Host access goes
 /// through whole-lattice fields: [`from_field`](SplitField::from_field) and
 /// [`to_field`](SplitField::to_field).
 #[derive(Debug)]
 pub struct SplitField<T: Element, L: Layout = AoS> {
     pub(crate) split: SplitLattice,
     pub(crate) parts: Vec<Field<T, L>>,
-    pub(crate) halos: exchange::Halos,
+    /// The events that order halo copies with kernels.
+    pub(crate) halos: Mutex<exchange::Halos>,
+    /// Which parities' halos are stale.
+    pub(crate) state: HaloState,
 }
 
 impl<T: Element, L: Layout> SplitField<T, L> {
@@ -70,7 +77,7 @@ impl<T: Element, L: Layout> SplitField<T, L> {
 
     /// The elements in the whole lattice's site order.
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        self.halos.finish()?;
+        self.halos().finish()?;
         let whole = self.split.lattice();
         let mut out = vec![T::zeroed(); whole.volume()];
         for (p, field) in self.parts.iter().enumerate() {
@@ -100,12 +107,38 @@ impl<T: Element, L: Layout> SplitField<T, L> {
         self.len() == 0
     }
 
+    /// How many times this field's halos were refreshed (by calls that shifted it after it
+    /// was written), per parity: what the exchange tests count.
+    pub fn halo_refreshes(&self) -> HaloRefreshes {
+        self.state.refreshes()
+    }
+
+    /// Refreshes the stale halos (a call that shifts the field, before its parts run); on
+    /// the GPU the copies are queued on the halo streams after the kernels that wrote it.
+    pub(crate) fn refresh_halos(&self) -> Result<()> {
+        let stale = self.state.stale();
+        if stale.is_empty() {
+            return Ok(());
+        }
+        let parts: Vec<&Field<T, L>> = self.parts.iter().collect();
+        exchange::exchange(&self.split, &parts, &mut self.halos(), stale.as_parity())?;
+        self.state.mark_refreshed(stale, self.split.refresh_count());
+        Ok(())
+    }
+
+    pub(crate) fn halos(&self) -> MutexGuard<'_, exchange::Halos> {
+        // No user code runs under the lock: a poisoned lock still holds consistent events.
+        self.halos.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A field whose halos are current (its constructors fill them).
     fn new(split: &SplitLattice, parts: Vec<Field<T, L>>) -> Result<Self> {
         exchange::check_layout::<L>(split)?;
         Ok(SplitField {
             split: *split,
             parts,
-            halos: exchange::Halos::new(split.parts()),
+            halos: Mutex::new(exchange::Halos::new(split.parts())),
+            state: HaloState::default(),
         })
     }
 }
@@ -114,6 +147,6 @@ impl<T: Element, L: Layout> Drop for SplitField<T, L> {
     /// Halo copies still queued read and write the parts' device memory: they finish before
     /// the parts are freed.
     fn drop(&mut self) {
-        let _ = self.halos.finish();
+        let _ = self.halos().finish();
     }
 }

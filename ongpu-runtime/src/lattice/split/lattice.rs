@@ -4,6 +4,7 @@
 use super::devices::Devices;
 use crate::error::{Error, Result};
 use crate::geometry::{Lattice, DIMS};
+use crate::lattice::halos::{HaloRefreshes, RefreshCount};
 use std::ops::Range;
 use std::sync::{Mutex, PoisonError};
 
@@ -12,7 +13,8 @@ use std::sync::{Mutex, PoisonError};
 /// Fields of a split lattice ([`SplitField`](crate::SplitField)) hold one slab per device
 /// plus a halo layer on each side, and `on_gpu!` runs unchanged over `split.even()`,
 /// `split.odd()` or the split lattice itself: each device runs its slab, and shifts across
-/// a slab boundary read the halo, which is refreshed after every call that writes the field.
+/// a slab boundary read the halo, which the first call that shifts the field after a write
+/// refreshes (calls that do not shift it exchange nothing).
 /// `docs/multi-gpu.md` gives the design and its reasons.
 ///
 /// ```
@@ -39,6 +41,8 @@ struct Inner {
     direction: usize,
     devices: Devices,
     parts: Vec<Part>,
+    /// Halo refreshes of every field of the split.
+    refreshes: RefreshCount,
 }
 
 /// One device's slab.
@@ -154,6 +158,7 @@ impl Lattice {
                 direction,
                 devices: devices.clone(),
                 parts,
+                refreshes: RefreshCount::default(),
             }),
         })
     }
@@ -303,6 +308,17 @@ impl SplitLattice {
             split: *self,
             parity,
         }
+    }
+
+    /// How many times the halos of this split's fields were refreshed, per parity: every
+    /// field of every split equal to this one, since the process began (take differences).
+    pub fn halo_refreshes(&self) -> HaloRefreshes {
+        self.inner.refreshes.get()
+    }
+
+    /// The counter of [`halo_refreshes`](Self::halo_refreshes).
+    pub(crate) fn refresh_count(&self) -> &'static RefreshCount {
+        &self.inner.refreshes
     }
 
     /// Part `p` (interned: it lives as long as the process).

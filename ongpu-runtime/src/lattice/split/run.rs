@@ -1,6 +1,7 @@
-//! Calls over a split lattice: the captures are checked to be fields of that split, then
-//! each part runs its own sites (not its halos) on its device, as a call over the part
-//! lattice; afterwards the fields the call wrote refresh their halos.
+//! Calls over a split lattice: the captures are checked to be fields of that split, the
+//! fields the call shifts refresh their stale halos, then each part runs its own sites (not
+//! its halos) on its device, as a call over the part lattice; afterwards the halos of the
+//! fields the call wrote are stale (`lattice::halos`).
 
 use super::lattice::SplitLattice;
 use super::SplitSubset;
@@ -53,12 +54,13 @@ fn check_queue(site: &CallSite) -> Result<()> {
 }
 
 /// Runs `run(captures, sites)` for each part's own sites of `subset` (on the part's device),
-/// then refreshes the halos of the written split fields.
+/// after queueing the refresh of the stale halos of the split fields it shifts; the halos of
+/// the split fields it writes are stale afterwards.
 ///
 /// When the call shifts a split field, each part runs its interior first and its boundary
 /// layers after waiting for its halos (with `overlap`; reductions, which wait for each
 /// range's result, wait for the halos first and run the part whole), so that on the GPU the
-/// interior kernels run while the previous call's halo copies are in flight.
+/// interior kernels run while the halo copies are in flight.
 pub(crate) fn for_each_part<C: Captures>(
     site: &CallSite,
     subset: &SplitSubset,
@@ -70,6 +72,9 @@ pub(crate) fn for_each_part<C: Captures>(
     check_queue(site)?;
     let split = subset.split();
     let halos = split.parts() > 1 && caps.reads_halos();
+    if halos {
+        caps.refresh_halos()?;
+    }
     let gpu = on_gpu()?;
     let side = halos && overlap && gpu;
     // The host part is the last (`Devices::with_host`): the GPU parts' kernels are queued
@@ -134,7 +139,8 @@ pub(crate) fn for_each_part<C: Captures>(
         // Later calls (and the halo exchange's events) see the boundaries written.
         join_halo_streams(split)?;
     }
-    caps.after_split_call(subset.parity())
+    caps.mark_written(subset.parity());
+    Ok(())
 }
 
 /// Runs the host part `p` of a call on the GPUs' backend: its own sites on the CPU
