@@ -127,9 +127,37 @@ pub fn time_agreed(
     agree: &dyn Fn(usize) -> usize,
     f: &mut dyn FnMut() -> ongpu::Result<()>,
 ) -> ongpu::Result<f64> {
+    time_batches(reps, agree, &mut |f| timed(backend, f), f)
+}
+
+/// [`time`] for calls that span several devices (a lattice split over GPUs, whose events
+/// would time one of them): the host clock between two `sync`s of them all.
+pub fn time_spanning(
+    reps: usize,
+    sync: &dyn Fn() -> ongpu::Result<()>,
+    f: &mut dyn FnMut() -> ongpu::Result<()>,
+) -> ongpu::Result<f64> {
+    let mut clock = |f: &mut dyn FnMut() -> ongpu::Result<()>| {
+        sync()?;
+        let start = Instant::now();
+        f()?;
+        sync()?;
+        Ok(start.elapsed().as_secs_f64())
+    };
+    time_batches(reps, &|batch| batch, &mut clock, f)
+}
+
+/// The median seconds per call of `f` over `reps` batches timed by `clock`, after a warm-up
+/// call; batches of `agree(n)` calls, `n` making about 20 ms.
+fn time_batches(
+    reps: usize,
+    agree: &dyn Fn(usize) -> usize,
+    clock: &mut dyn FnMut(&mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Result<f64>,
+    f: &mut dyn FnMut() -> ongpu::Result<()>,
+) -> ongpu::Result<f64> {
     f()?;
-    let batch_seconds = |batch: usize, f: &mut dyn FnMut() -> ongpu::Result<()>| {
-        timed(backend, &mut || {
+    let mut batch_seconds = |batch: usize, f: &mut dyn FnMut() -> ongpu::Result<()>| {
+        clock(&mut || {
             for _ in 0..batch {
                 f()?;
             }
@@ -174,15 +202,25 @@ pub fn parse_dims(v: &str) -> Result<[usize; 4], String> {
 /// between two synchronisations; returns the last result and the seconds of each timed run.
 pub fn time_runs<R, E: From<ongpu::Error>>(
     repeat: usize,
+    f: impl FnMut() -> Result<R, E>,
+) -> Result<(R, Vec<f64>), E> {
+    time_runs_synced(repeat, &ongpu::synchronize, f)
+}
+
+/// [`time_runs`] with the synchronisation of the devices the runs use (`Space::synchronize`
+/// of a lattice split over several GPUs).
+pub fn time_runs_synced<R, E: From<ongpu::Error>>(
+    repeat: usize,
+    sync: &dyn Fn() -> ongpu::Result<()>,
     mut f: impl FnMut() -> Result<R, E>,
 ) -> Result<(R, Vec<f64>), E> {
     let mut result = f()?;
     let mut seconds = Vec::with_capacity(repeat);
     for _ in 0..repeat.max(1) {
-        ongpu::synchronize()?;
+        sync()?;
         let start = Instant::now();
         result = f()?;
-        ongpu::synchronize()?;
+        sync()?;
         seconds.push(start.elapsed().as_secs_f64());
     }
     Ok((result, seconds))

@@ -12,7 +12,7 @@
 //! ```text
 //! cargo run --release --example staggered_cg -- [--size L | --dims X,Y,Z,T] [--mass 0.1]
 //!     [--tol 1e-10] [--max-iter 10000] [--repeat 5] [--reps 10] [--smooth] [--seed 1]
-//!     [--ranks X,Y,Z,T] [--mixed f32|f16|bf16]
+//!     [--ranks X,Y,Z,T | --devices N] [--mixed f32|f16|bf16]
 //! ```
 //!
 //! `--mixed P` solves again with mixed-precision CG (`staggered::MixedCg`: f64 solution and
@@ -23,6 +23,10 @@
 //! over the MPI ranks on that process grid; the program is otherwise the same (it is
 //! written over `ongpu::Space`), its dot products are exact sums (the same bits for any
 //! rank count), and rank 0 prints.
+//!
+//! `--devices N` splits the lattice over the first N GPUs of this process (`Devices::first`,
+//! slabs along the slowest direction that allows them); solves and passes are timed with the
+//! host clock between synchronisations of every GPU.
 //!
 //! `docs/physics.md` (section "Staggered CG") has the operator, the passes and the counts.
 
@@ -48,14 +52,20 @@ pub type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 fn run() -> BenchResult<()> {
     let opts = Options::parse()?;
     let lat = Lattice::new(opts.dims)?;
-    match opts.ranks {
-        None => {
+    match (opts.ranks, opts.devices) {
+        // The World first: it picks each rank's GPU before the first GPU call.
+        (Some(grid), _) => over_ranks(lat, grid, &opts),
+        (None, Some(n)) => {
             let backend = ongpu::backend()?;
             common::warn_if_checked(backend);
-            solve_on(lat, &opts, backend, &|batch| batch)
+            let split = lat.split_over(&Devices::first(n)?)?;
+            solve_on(split, &opts, backend, &|batch| batch, n > 1)
         }
-        // The World first: it picks each rank's GPU before the first GPU call.
-        Some(grid) => over_ranks(lat, grid, &opts),
+        (None, None) => {
+            let backend = ongpu::backend()?;
+            common::warn_if_checked(backend);
+            solve_on(lat, &opts, backend, &|batch| batch, false)
+        }
     }
 }
 
@@ -72,7 +82,7 @@ fn over_ranks(lat: Lattice, grid: [usize; 4], opts: &Options) -> BenchResult<()>
     // Every rank times the same number of calls per batch (each call exchanges halos).
     let agree =
         |batch: usize| world.gather(&[batch as u64]).into_iter().max().unwrap_or(1) as usize;
-    solve_on(lat, opts, backend, &agree)
+    solve_on(lat, opts, backend, &agree, false)
 }
 
 #[cfg(not(feature = "mpi"))]
@@ -85,12 +95,14 @@ fn over_ranks(_: Lattice, _: [usize; 4], _: &Options) -> BenchResult<()> {
 }
 
 /// Solves on the space `lat`, checks the true residual with the host operator, times the
-/// passes (batches of `agree(n)` calls), and prints the report on the root process.
+/// passes (batches of `agree(n)` calls; with the host clock when the calls `span` several
+/// GPUs), and prints the report on the root process.
 fn solve_on<S: Space>(
     lat: S,
     opts: &Options,
     backend: Backend,
     agree: &dyn Fn(usize) -> usize,
+    span: bool,
 ) -> BenchResult<()> {
     let whole = lat.whole();
     let gauge = match opts.gauge {
@@ -105,7 +117,12 @@ fn solve_on<S: Space>(
     let (solution, solve_seconds) = bench::time_solves(&mut solver, &op, &b, &mut x, opts.repeat)?;
     let host_op = HostStaggered::new(whole, gauge.to_host()?, opts.mass);
     let host_residual = check_on_host(&host_op, &b_host, &x, opts.tol, &solution)?;
-    let passes = bench::time_passes(backend, lat, opts.mass, op.links(), &b, opts.reps, agree)?;
+    let timing = bench::Timing {
+        backend,
+        agree,
+        span,
+    };
+    let passes = bench::time_passes(&timing, lat, opts.mass, op.links(), &b, opts.reps)?;
     if lat.is_root() {
         report::print(&report::Measured {
             opts,

@@ -35,6 +35,8 @@ pub struct Options {
     pub seed: u64,
     /// The MPI process grid to cut the lattice over (`--ranks X,Y,Z,T`), if any.
     pub ranks: Option<[usize; 4]>,
+    /// Split the lattice over this many GPUs of the process (`--devices N`), if any.
+    pub devices: Option<usize>,
     /// Also solve with mixed-precision CG, inner iterations stored in this precision
     /// (`--mixed f32|f16|bf16`), and compare its time to solution with the f64 CG's.
     pub mixed: Option<Sloppy>,
@@ -55,7 +57,7 @@ pub enum Sloppy {
 pub const USAGE: &str =
     "cargo run --release --example staggered_cg -- [--size L | --dims X,Y,Z,T] \
      [--mass M] [--tol T] [--max-iter N] [--repeat N] [--reps N] [--smooth] [--seed S] \
-     [--ranks X,Y,Z,T] [--mixed f32|f16|bf16]";
+     [--ranks X,Y,Z,T | --devices N] [--mixed f32|f16|bf16]";
 
 impl Options {
     /// Parses the process's arguments.
@@ -71,6 +73,7 @@ impl Options {
             gauge: GaugeKind::Random,
             seed: 1,
             ranks: None,
+            devices: None,
             mixed: None,
         };
         let mut p = lexopt::Parser::from_env();
@@ -86,6 +89,7 @@ impl Options {
                 Long("smooth") => o.gauge = GaugeKind::Smooth,
                 Long("seed") => o.seed = p.value()?.parse()?,
                 Long("ranks") => o.ranks = Some(crate::common::parse_dims(&p.value()?.string()?)?),
+                Long("devices") => o.devices = Some(p.value()?.parse::<usize>()?),
                 Long("mixed") => {
                     o.mixed = Some(match p.value()?.string()?.as_str() {
                         "f32" => Sloppy::F32,
@@ -109,6 +113,12 @@ impl Options {
                 o.mass
             )
             .into());
+        }
+        if o.ranks.is_some() && o.devices.is_some() {
+            return Err("--ranks and --devices: choose one (ranks take one GPU each)".into());
+        }
+        if o.devices == Some(0) {
+            return Err("--devices 0: want at least one device".into());
         }
         if o.tol.is_nan() || o.tol <= 0.0 {
             return Err(format!("--tol {}: want a positive tolerance", o.tol).into());

@@ -56,7 +56,7 @@ pub fn print(m: &Measured) {
             GaugeKind::Smooth => "smooth SU(3)",
         }
     );
-    println!("device: {}; fields on the {}", m.device, m.space);
+    println!("device: {}; space: {}", m.device, m.space);
     println!(
         "solve: {} iterations, {} restarts; |b − A x|/|b| = {:.2e} (solver), {:.2e} (host check)",
         s.iterations, s.restarts, s.relative_residual, m.host_residual

@@ -102,6 +102,12 @@ pub trait Space:
     fn halo_refreshes(&self) -> HaloRefreshes {
         HaloRefreshes::default()
     }
+    /// Waits until the work queued on every device of the space has finished (this
+    /// process's: its GPU, or each part's for a split lattice), and reports an error it
+    /// raised: what a host-clock timing of calls over the space ends with.
+    fn synchronize(&self) -> Result<()> {
+        crate::backend::synchronize()
+    }
 }
 
 /// All sites or one parity of a [`Space`]: the index space of a call. A function that takes
@@ -222,6 +228,9 @@ impl Space for SplitLattice {
     }
     fn halo_refreshes(&self) -> HaloRefreshes {
         SplitLattice::halo_refreshes(self)
+    }
+    fn synchronize(&self) -> Result<()> {
+        SplitLattice::synchronize(self)
     }
 }
 
