@@ -147,13 +147,16 @@ pub fn time_spanning(
     time_batches(reps, &|batch| batch, &mut clock, f)
 }
 
+/// Calls to time.
+type Calls<'a> = &'a mut dyn FnMut() -> ongpu::Result<()>;
+
 /// The median seconds per call of `f` over `reps` batches timed by `clock`, after a warm-up
 /// call; batches of `agree(n)` calls, `n` making about 20 ms.
 fn time_batches(
     reps: usize,
     agree: &dyn Fn(usize) -> usize,
-    clock: &mut dyn FnMut(&mut dyn FnMut() -> ongpu::Result<()>) -> ongpu::Result<f64>,
-    f: &mut dyn FnMut() -> ongpu::Result<()>,
+    clock: &mut dyn FnMut(Calls) -> ongpu::Result<f64>,
+    f: Calls,
 ) -> ongpu::Result<f64> {
     f()?;
     let mut batch_seconds = |batch: usize, f: &mut dyn FnMut() -> ongpu::Result<()>| {
