@@ -16,6 +16,8 @@ pub(crate) mod ipc;
 pub(crate) mod launch;
 pub mod loop_condition;
 mod module;
+#[cfg(feature = "mpi")]
+pub(crate) mod nccl;
 pub mod nvrtc;
 pub mod nvrtc_warnings;
 pub(crate) mod peer;

@@ -42,6 +42,10 @@ pub enum HaloTransport {
     /// others'; a rank's unpack kernels read its neighbours' faces through CUDA IPC, and MPI
     /// carries only their descriptors.
     Ipc,
+    /// GPU faces sent GPU to GPU by NCCL (`ncclSend`/`ncclRecv` on a halo stream, over
+    /// NVLink, PCIe or the network, with no host copy and no host wait): ranks on several
+    /// nodes where NCCL is installed.
+    Nccl,
 }
 
 impl std::fmt::Display for HaloTransport {
@@ -50,25 +54,83 @@ impl std::fmt::Display for HaloTransport {
             HaloTransport::Host => "host memory (CPU backend)",
             HaloTransport::Staged => "staged through page-locked host memory",
             HaloTransport::Ipc => "CUDA IPC between the node's GPUs",
+            HaloTransport::Nccl => "NCCL send/recv between the GPUs",
         })
     }
 }
 
 impl HaloTransport {
-    /// The transport of a call on the GPU (`on_gpu`) or the CPU; on the GPU the choice
-    /// between IPC and staging is made once per run, by every rank together (a collective
-    /// the first time).
+    /// The transport of a call on the GPU (`on_gpu`) or the CPU. On the GPU it is chosen
+    /// once per run, by every rank together (a collective the first time): the one
+    /// `ONGPU_HALO_TRANSPORT` names (`ipc`, `nccl`, `staged`; an error where it cannot
+    /// work), or else IPC when every rank is on one node with GPUs that read each other's
+    /// memory (unless `ONGPU_MPI_IPC=0`), NCCL where every rank can load it, and staging
+    /// through host memory otherwise.
     pub(crate) fn choose(on_gpu: bool, comm: &SimpleCommunicator) -> Result<HaloTransport> {
         #[cfg(feature = "cuda")]
         if on_gpu {
-            return Ok(if super::node_peers::enabled(comm)? {
-                HaloTransport::Ipc
-            } else {
-                HaloTransport::Staged
-            });
+            static CHOSEN: std::sync::OnceLock<HaloTransport> = std::sync::OnceLock::new();
+            if let Some(&t) = CHOSEN.get() {
+                return Ok(t);
+            }
+            let t = choose_on_gpu(comm)?;
+            return Ok(*CHOSEN.get_or_init(|| t));
         }
         let _ = (on_gpu, comm);
         Ok(HaloTransport::Host)
+    }
+}
+
+/// The GPU transport, decided by every rank together.
+#[cfg(feature = "cuda")]
+fn choose_on_gpu(comm: &SimpleCommunicator) -> Result<HaloTransport> {
+    use super::gather::gather_on;
+    let var = std::env::var("ONGPU_HALO_TRANSPORT").unwrap_or_default();
+    let forced: u8 = match var.as_str() {
+        "" | "auto" => 0,
+        "ipc" => 1,
+        "nccl" => 2,
+        "staged" => 3,
+        "mpi" => 4,
+        other => {
+            return Err(Error::InvalidArgument(format!(
+                "ONGPU_HALO_TRANSPORT={other}: want ipc, nccl, staged or auto"
+            )))
+        }
+    };
+    // Every rank must take the same branch: each collective below is made by all of them.
+    let votes = gather_on(comm, &[forced]);
+    if votes.iter().any(|&v| v != forced) {
+        return Err(Error::Mpi(format!(
+            "ONGPU_HALO_TRANSPORT differs between the ranks ({votes:?} by rank: 0 auto, 1 ipc, \
+             2 nccl, 3 staged, 4 mpi): set it alike for all"
+        )));
+    }
+    let nccl_everywhere = |comm: &SimpleCommunicator| {
+        let all = gather_on(comm, &[u8::from(crate::cuda::nccl::available())]);
+        all.iter().all(|&v| v == 1)
+    };
+    match forced {
+        1 if super::node_peers::enabled(comm)? => Ok(HaloTransport::Ipc),
+        1 => Err(Error::Mpi(
+            "ONGPU_HALO_TRANSPORT=ipc: the ranks are not all on one node with GPUs that can \
+             read each other's memory (or ONGPU_MPI_IPC=0)"
+                .to_string(),
+        )),
+        2 if nccl_everywhere(comm) => Ok(HaloTransport::Nccl),
+        2 => Err(Error::Mpi(
+            "ONGPU_HALO_TRANSPORT=nccl: NCCL (libnccl.so.2) cannot be loaded on every rank"
+                .to_string(),
+        )),
+        3 => Ok(HaloTransport::Staged),
+        4 => Err(Error::Mpi(
+            "ONGPU_HALO_TRANSPORT=mpi: handing device memory to a CUDA-aware MPI is not \
+             built; use nccl (GPU to GPU) or staged"
+                .to_string(),
+        )),
+        _ if super::node_peers::enabled(comm)? => Ok(HaloTransport::Ipc),
+        _ if nccl_everywhere(comm) => Ok(HaloTransport::Nccl),
+        _ => Ok(HaloTransport::Staged),
     }
 }
 

@@ -15,6 +15,8 @@ pub(crate) mod agree;
 pub(crate) mod exchange;
 pub(crate) mod gather;
 #[cfg(feature = "cuda")]
+pub(crate) mod nccl_world;
+#[cfg(feature = "cuda")]
 pub(crate) mod node_peers;
 pub(crate) mod staging;
 pub(crate) mod world;

@@ -4,7 +4,8 @@
 //! the default stream) and MPI sends and receives as host memory: the staging an MPI
 //! without CUDA support needs. Between the ranks of one node the faces stay on the GPUs:
 //! packed into device memory exported through CUDA IPC and unpacked straight from the
-//! neighbour's (`node_peers`). On the CPU ordinary vectors.
+//! neighbour's (`node_peers`). NCCL sends and receives device buffers directly. On the CPU
+//! ordinary vectors.
 
 use crate::error::Result;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -28,6 +29,9 @@ enum Memory {
     /// through IPC).
     #[cfg(feature = "cuda")]
     Peer(u64),
+    /// Device memory alone (a face NCCL sends or receives).
+    #[cfg(feature = "cuda")]
+    Device(crate::cuda::DeviceBuffer),
 }
 
 /// The kind of buffers a round's faces use.
@@ -41,6 +45,9 @@ pub(crate) enum FaceMemory {
     /// Device buffers exported through CUDA IPC (MPI carries descriptors).
     #[cfg(feature = "cuda")]
     Exported,
+    /// Device buffers NCCL sends from and receives into.
+    #[cfg(feature = "cuda")]
+    Device,
 }
 
 /// One face's buffer: at least `len` bytes, of which the first `len` are the face.
@@ -62,8 +69,8 @@ impl Slot {
             #[cfg(feature = "cuda")]
             Memory::Staged { host, .. } => &host.as_slice::<u8>()[..self.len],
             #[cfg(feature = "cuda")]
-            Memory::Exported { .. } | Memory::Peer(_) => {
-                unreachable!("faces exchanged through IPC stay in device memory")
+            Memory::Exported { .. } | Memory::Peer(_) | Memory::Device(_) => {
+                unreachable!("faces exchanged through IPC or NCCL stay in device memory")
             }
         }
     }
@@ -75,8 +82,8 @@ impl Slot {
             #[cfg(feature = "cuda")]
             Memory::Staged { host, .. } => &mut host.as_mut_slice::<u8>()[..self.len],
             #[cfg(feature = "cuda")]
-            Memory::Exported { .. } | Memory::Peer(_) => {
-                unreachable!("faces exchanged through IPC stay in device memory")
+            Memory::Exported { .. } | Memory::Peer(_) | Memory::Device(_) => {
+                unreachable!("faces exchanged through IPC or NCCL stay in device memory")
             }
         }
     }
@@ -89,6 +96,7 @@ impl Slot {
             Memory::Staged { device, .. } => Some(device.ptr()),
             Memory::Exported { buffer, .. } => Some(buffer.ptr()),
             Memory::Peer(ptr) => Some(*ptr),
+            Memory::Device(buffer) => Some(buffer.ptr()),
         }
     }
 
@@ -147,6 +155,8 @@ impl Slot {
             Memory::Exported { buffer, .. } => buffer.bytes(),
             #[cfg(feature = "cuda")]
             Memory::Peer(_) => self.len,
+            #[cfg(feature = "cuda")]
+            Memory::Device(buffer) => buffer.bytes(),
         }
     }
 
@@ -167,6 +177,8 @@ impl Slot {
             Memory::Exported { .. } => Some(FaceMemory::Exported),
             #[cfg(feature = "cuda")]
             Memory::Peer(_) => None,
+            #[cfg(feature = "cuda")]
+            Memory::Device(_) => Some(FaceMemory::Device),
         }
     }
 }
@@ -251,6 +263,12 @@ impl Faces {
                     buffer: crate::cuda::ipc::ExportedBuffer::alloc(dev, bytes, what)?,
                     id: IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                 });
+            }
+            if self.kind == FaceMemory::Device {
+                let what = "the device buffer of a halo face";
+                return Ok(Memory::Device(crate::cuda::DeviceBuffer::alloc(
+                    dev, bytes, what,
+                )?));
             }
             let what = "the staging buffer of a halo face";
             return Ok(Memory::Staged {

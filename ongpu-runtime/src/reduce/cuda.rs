@@ -28,6 +28,7 @@ use std::any::TypeId;
 pub(super) struct Checked;
 use std::ptr;
 
+use cudarc::driver::sys::CUstream;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Blocks resident on one multiprocessor at most, on every architecture ongpu supports: the
@@ -285,29 +286,11 @@ where
         )
     };
     let Some(out) = out else {
-        // Back to the host: the shared scratch, held until the value has been read.
-        if sites.is_empty() {
-            return Ok(None);
-        }
-        let scratch = scratch(dev)?;
-        let mut scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
-        let blocks = grid_blocks(sites.len(), tpb, k, wave, scratch.max_blocks);
-        let ticket = scratch.buffer.ptr();
-        let result = scratch.result.device;
-        let mut done_on = std::ptr::null_mut();
-        let queue = queue_of(dev)?;
-        scratch.pending.before_write(queue)?;
-        crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
-            done_on = stream;
-            launch_one(
-                site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
-            )
-        })?;
-        // SAFETY: the stream the kernel went to; still live (the scope holds it).
-        unsafe { cudarc::driver::result::stream::synchronize(done_on) }
-            .map_err(|e| crate::cuda::driver_error("waiting for a reduction", e))?;
-        scratch.pending.after_write(&Mark::DONE);
-        return Ok(Some(read_result::<Op::Acc>(&scratch.result)));
+        // Back to the host: queued, then waited for.
+        return match queue_to_host(site, kernel, sites, tpb, caps, dev, wave, what)? {
+            Some(queued) => queued.wait().map(Some),
+            None => Ok(None),
+        };
     };
     // Into a device scalar: prepared on the call's queue like a written field.
     let in_graph = crate::graph_pass::mode().is_some();
@@ -345,6 +328,129 @@ where
         out.mark(&mark);
     }
     Ok(None)
+}
+
+/// Queues the reduction over `sites` (none when there are no sites) into the device's
+/// mapped result slot; the device's scratch is held until the value has been read.
+#[allow(clippy::too_many_arguments)]
+fn queue_to_host<C: Captures, A: Pod>(
+    site: &'static ReduceSite,
+    kernel: &LoadedKernel,
+    sites: &Sites,
+    tpb: u32,
+    caps: &mut C,
+    dev: &'static Device,
+    wave: usize,
+    what: impl FnOnce() -> String,
+) -> Result<Option<Queued<A>>> {
+    if sites.is_empty() {
+        return Ok(None);
+    }
+    let k = kernel.sites_per_thread();
+    let mut scratch = scratch(dev)?.lock().unwrap_or_else(PoisonError::into_inner);
+    let blocks = grid_blocks(sites.len(), tpb, k, wave, scratch.max_blocks);
+    let ticket = scratch.buffer.ptr();
+    let result = scratch.result.device;
+    let mut done_on = std::ptr::null_mut();
+    let queue = queue_of(dev)?;
+    scratch.pending.before_write(queue)?;
+    crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
+        done_on = stream;
+        launch_one(
+            site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
+        )
+    })?;
+    Ok(Some(Queued {
+        scratch,
+        stream: done_on,
+        dev,
+        waited: false,
+        _acc: std::marker::PhantomData,
+    }))
+}
+
+/// A reduction queued on the GPU whose value comes back to the host: its device's scratch
+/// (partials and result slot) is held until [`wait`](Queued::wait) reads the value, so
+/// that calls over a split lattice queue every part's reduction before they wait for any.
+pub(crate) struct Queued<A> {
+    scratch: std::sync::MutexGuard<'static, Scratch>,
+    /// The stream the kernel went to (null: the device's default stream).
+    stream: CUstream,
+    dev: &'static Device,
+    waited: bool,
+    _acc: std::marker::PhantomData<A>,
+}
+
+impl<A: Pod> Queued<A> {
+    /// The device the reduction runs on (whose scratch it holds).
+    pub(crate) fn device(&self) -> &'static Device {
+        self.dev
+    }
+
+    /// Waits for the kernel and reads its value.
+    pub(crate) fn wait(mut self) -> Result<A> {
+        self.finish()?;
+        Ok(read_result::<A>(&self.scratch.result))
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        self.waited = true;
+        self.dev.bind()?;
+        // SAFETY: the stream the kernel went to, of the bound device; still live (a
+        // stream scope outlives the calls inside it).
+        unsafe { cudarc::driver::result::stream::synchronize(self.stream) }
+            .map_err(|e| crate::cuda::driver_error("waiting for a reduction", e))?;
+        self.scratch.pending.after_write(&Mark::DONE);
+        Ok(())
+    }
+}
+
+impl<A> Drop for Queued<A> {
+    /// A reduction abandoned (another part failed) is still waited for: the scratch is
+    /// reused only after its kernel.
+    fn drop(&mut self) {
+        if !self.waited {
+            self.waited = true;
+            if self.dev.bind().is_ok() {
+                // SAFETY: as in `finish`.
+                let _ = unsafe { cudarc::driver::result::stream::synchronize(self.stream) };
+                self.scratch.pending.after_write(&Mark::DONE);
+            }
+        }
+    }
+}
+
+/// Queues the reduction kernel of `site` over `sites`, its value to be read by
+/// [`Queued::wait`] (none for no sites): a part of a reduction over a split lattice.
+pub(crate) fn run_queued<Op, C, V>(
+    site: &'static ReduceSite,
+    sites: &Sites,
+    tpb: Option<u32>,
+    caps: &mut C,
+) -> Result<Option<Queued<Op::Acc>>>
+where
+    Op: Reduction<V>,
+    C: Captures,
+    V: 'static,
+{
+    let dev = cuda::device()?;
+    let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
+    check_threads_per_block(
+        site.site.location(),
+        tpb,
+        Some(dev.info().max_threads_per_block),
+    )?;
+    let checked = crate::launch::bounds::bounds_checks()?;
+    let kernel = kernel_for::<Op, C, V>(&site.site.info, &site.kernels, dev, checked)?;
+    let wave = kernel.one_wave(dev, tpb)?;
+    let what = || {
+        format!(
+            "the kernel of on_gpu!({}: ...) at {}",
+            Op::KEYWORD,
+            site.site.location()
+        )
+    };
+    queue_to_host(site, kernel, sites, tpb, caps, dev, wave, what)
 }
 
 /// The queue a call on this thread goes to.

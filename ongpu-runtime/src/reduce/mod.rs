@@ -155,11 +155,36 @@ where
     F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
 {
     let mut acc = Op::identity();
+    // On the GPU every part's kernels are queued before any is waited for (one scratch per
+    // device: a second part on a device waits for the first), and the values combine in
+    // the order the parts were queued.
+    #[cfg(feature = "cuda")]
+    let mut queued: Vec<cuda::Queued<Op::Acc>> = Vec::new();
+    #[cfg(feature = "cuda")]
+    let drain = |queued: &mut Vec<cuda::Queued<Op::Acc>>, acc: &mut Op::Acc| -> Result<()> {
+        for q in queued.drain(..) {
+            *acc = Op::combine(*acc, q.wait()?);
+        }
+        Ok(())
+    };
     crate::lattice::split::run::for_each_part(&site.site, subset, caps, false, |caps, sites| {
+        #[cfg(feature = "cuda")]
+        if backend::current()? == Backend::Cuda {
+            let dev = crate::cuda::device()?;
+            if queued.iter().any(|q| std::ptr::eq(q.device(), dev)) {
+                drain(&mut queued, &mut acc)?;
+            }
+            queued.extend(cuda::run_queued::<Op, C, V>(site, sites, tpb, caps)?);
+            return Ok(());
+        }
+        #[cfg(feature = "cuda")]
+        drain(&mut queued, &mut acc)?;
         let part = run_sites::<Op, C, V, F>(site, sites, tpb, caps, body)?;
         acc = Op::combine(acc, part);
         Ok(())
     })?;
+    #[cfg(feature = "cuda")]
+    drain(&mut queued, &mut acc)?;
     Ok(acc)
 }
 

@@ -118,7 +118,8 @@ impl<T: Element, L: Layout> RankField<T, L> {
         self.state.refreshes()
     }
 
-    /// The stored part (block and halos) as a field of the part's sites.
+    /// The stored part (block and halos) as a field of the part's sites. Its halos are
+    /// those of the last exchange: stale after a call wrote the field, until a call shifts it.
     pub fn part(&self) -> &Field<T, L> {
         &self.part
     }

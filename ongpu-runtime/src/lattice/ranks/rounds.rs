@@ -65,8 +65,85 @@ pub(super) fn round<C: Captures>(
     match transport {
         #[cfg(feature = "cuda")]
         HaloTransport::Ipc => ipc_round(x, caps, interior),
+        #[cfg(feature = "cuda")]
+        HaloTransport::Nccl => nccl_round(x, caps, interior),
         _ => bytes_round(transport, x, caps, interior),
     }
+}
+
+/// The order a round's `faces` faces (two per field: sent down, sent up) and halos (two
+/// per field: from below, from above) are posted to NCCL: faces sent up, then faces sent
+/// down; halos from below, then halos from above (see `nccl_round`).
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+fn nccl_order(faces: usize) -> (Vec<usize>, Vec<usize>) {
+    let odd = (0..faces).filter(|i| i % 2 == 1);
+    let even = (0..faces).filter(|i| i % 2 == 0);
+    let sends = odd.clone().chain(even.clone()).collect();
+    let recvs = even.chain(odd).collect();
+    (sends, recvs)
+}
+
+/// A round whose faces NCCL sends GPU to GPU: packed on the default stream into device
+/// buffers, sent and received on the halo stream (after the packs) while the interior runs
+/// on the default stream, unpacked on the default stream after the transfers. The host
+/// queues everything and waits for nothing.
+///
+/// NCCL pairs the transfers between two ranks in the order each posts them (no tags), so
+/// the faces go in an order both sides agree on: every face sent up (to the upper rank),
+/// then every face sent down; every halo from below (the lower rank's faces sent up), then
+/// every halo from above. With two ranks along the direction, the lower and upper rank are
+/// one, and its faces sent up pair with this rank's halos from below.
+#[cfg(feature = "cuda")]
+fn nccl_round<C: Captures>(
+    x: &Exchange,
+    caps: &mut C,
+    interior: &mut dyn FnMut(&mut C) -> Result<()>,
+) -> Result<bool> {
+    use crate::cuda::nccl::PointToPoint;
+    let dev = crate::cuda::device()?;
+    let mut staging = staging();
+    let Staging { send, recv } = &mut *staging;
+    send.clear(FaceMemory::Device);
+    caps.halo_send(x.k, send)?;
+    if send.taken().is_empty() {
+        return Ok(false);
+    }
+    recv.clear(FaceMemory::Device);
+    for slot in send.taken() {
+        recv.take(slot.len())?;
+    }
+    let comm = crate::mpi::nccl_world::world_nccl(x.comm)?;
+    let halo = crate::cuda::peer::halo_stream(dev)?;
+    // The transfers after the packs (and after the previous round's unpacks, which read
+    // the receive buffers).
+    crate::launch::queue::order_after(dev, std::ptr::null_mut(), halo)?;
+    let ptr = |slot: &crate::mpi::staging::Slot| slot.device_ptr().expect("device faces");
+    let (send_order, recv_order) = nccl_order(send.taken().len());
+    let sends = send_order.into_iter().map(|i| {
+        let slot = &send.taken()[i];
+        PointToPoint::Send {
+            ptr: ptr(slot),
+            bytes: slot.len(),
+            peer: x.to(i),
+        }
+    });
+    let recvs = recv_order.into_iter().map(|i| {
+        let slot = &recv.taken()[i];
+        PointToPoint::Recv {
+            ptr: ptr(slot),
+            bytes: slot.len(),
+            peer: x.to(i),
+        }
+    });
+    let ops: Vec<PointToPoint> = sends.chain(recvs).collect();
+    // SAFETY: the faces are device buffers of this device, as long as their ops; the
+    // halo stream runs the group after the packs, the default stream's unpacks and the
+    // next packs into these buffers come after it (joined below).
+    unsafe { comm.group(halo, &ops)? };
+    interior(caps)?;
+    crate::launch::queue::join_side(dev, halo)?;
+    caps.halo_receive(x.k, &mut recv.taken_mut().iter_mut())?;
+    Ok(true)
 }
 
 /// A round whose faces MPI carries as bytes (host or staged).
@@ -200,4 +277,45 @@ fn ipc_round<C: Captures>(
     caps.halo_receive(x.k, &mut halos.iter_mut())?;
     peers.round(x.lattice, x.k).finish(set)?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nccl_order;
+
+    /// NCCL pairs the transfers between two ranks in posting order: along a ring of `n`
+    /// ranks, the k-th face rank r posts to rank p must land in the k-th halo p posts from
+    /// r, and that halo must be the one the face fills (a face sent up fills the upper
+    /// rank's lower halo of the same field, one sent down its upper halo).
+    #[test]
+    fn nccl_transfers_pair_each_face_with_its_halo() {
+        for n in 2..=4 {
+            for fields in 1..=3 {
+                let faces = 2 * fields;
+                let (sends, recvs) = nccl_order(faces);
+                let lower = |r: usize| (r + n - 1) % n;
+                let upper = |r: usize| (r + 1) % n;
+                // Face i goes down (even) or up (odd); halo j comes from below (even) or
+                // above (odd).
+                let to = |r: usize, i: usize| if i % 2 == 1 { upper(r) } else { lower(r) };
+                for r in 0..n {
+                    for p in (0..n).filter(|&p| p != r) {
+                        let posted: Vec<usize> =
+                            sends.iter().copied().filter(|&i| to(r, i) == p).collect();
+                        let expected: Vec<usize> =
+                            recvs.iter().copied().filter(|&j| to(p, j) == r).collect();
+                        assert_eq!(posted.len(), expected.len(), "{n} ranks, {r} -> {p}");
+                        for (i, j) in posted.into_iter().zip(expected) {
+                            let fills = if i % 2 == 1 {
+                                2 * (i / 2)
+                            } else {
+                                2 * (i / 2) + 1
+                            };
+                            assert_eq!(fills, j, "{n} ranks, {fields} fields, {r} -> {p}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
