@@ -147,6 +147,32 @@ pub fn time_spanning(
     time_batches(reps, &|batch| batch, &mut clock, f)
 }
 
+/// How a program times calls on its space: CUDA events on one GPU (batch sizes agreed by
+/// every rank of an MPI run, which make the same calls), or the host clock between
+/// synchronisations of every GPU when the calls `span` several (a split lattice).
+pub struct Timing<'a> {
+    pub backend: Backend,
+    /// The batch size every rank of an MPI run uses (the identity in one process).
+    pub agree: &'a dyn Fn(usize) -> usize,
+    pub span: bool,
+}
+
+impl Timing<'_> {
+    /// Seconds per call of `f` over `lat` (see [`time`]).
+    pub fn time<S: ongpu::Space>(
+        &self,
+        lat: S,
+        reps: usize,
+        f: &mut dyn FnMut() -> ongpu::Result<()>,
+    ) -> ongpu::Result<f64> {
+        if self.span {
+            time_spanning(reps, &|| lat.synchronize(), f)
+        } else {
+            time_agreed(self.backend, reps, self.agree, f)
+        }
+    }
+}
+
 /// Calls to time.
 type Calls<'a> = &'a mut dyn FnMut() -> ongpu::Result<()>;
 

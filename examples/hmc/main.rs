@@ -12,8 +12,14 @@
 //!     [--traj 200] [--therm 100] [--length 1.0] [--steps 10] [--integrator omelyan|leapfrog]
 //!     [--start hot|cold] [--seed 1] [--csv FILE] [--svg FILE] [--save FILE]
 //!     [--mass M [--action-tol 1e-10] [--force-tol 1e-7] [--force-solver cg|mixed|loop]
-//!     [--gauge-substeps 1]]
+//!     [--gauge-substeps 1]] [--ranks X,Y,Z,T | --devices N]
 //! ```
+//!
+//! `--ranks X,Y,Z,T` (with `--features mpi`, under `mpirun -np X·Y·Z·T`) cuts the lattice
+//! over the MPI ranks on that process grid, `--devices N` splits it over the first N GPUs
+//! of the process; the trajectories are the same program (`ongpu::qcd::hmc` is written over
+//! `ongpu::Space`), rank 0 prints. The device-loop force solver needs one lattice on one
+//! device.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -22,7 +28,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::force::{accumulate_force, exp_times};
 use ongpu::qcd::gauge::{GaugeField, LinksOf};
-use ongpu::qcd::hmc::{Action, Hmc, Integrator, MdParams, StaggeredQuarks};
+use ongpu::qcd::hmc::{Action, Hmc, Integrator, MdParams, StaggeredQuarks, StaggeredSolver};
 use ongpu::qcd::quenched::QuenchedUpdate;
 use ongpu::qcd::staggered::{Cg, LoopCg, MixedCg};
 use ongpu::qcd::stats;
@@ -46,6 +52,10 @@ struct Options {
     svg: Option<String>,
     save: Option<String>,
     quarks: Option<QuarkOptions>,
+    /// The MPI process grid (`--ranks`), if any.
+    ranks: Option<[usize; 4]>,
+    /// The GPUs of this process to split the lattice over (`--devices`), if any.
+    devices: Option<usize>,
 }
 
 /// The dynamical quarks' mass and solvers.
@@ -95,6 +105,10 @@ impl Options {
             },
             hot,
             seed: common::arg("--seed", 1) as u64,
+            ranks: common::value("--ranks")
+                .map(|v| common::parse_dims(&v))
+                .transpose()?,
+            devices: common::value("--devices").map(|_| common::arg("--devices", 1)),
             csv: common::value("--csv"),
             svg: common::value("--svg"),
             save: common::value("--save"),
@@ -123,9 +137,62 @@ impl Options {
 
 fn main() -> AnyResult<()> {
     let o = Options::parse()?;
-    let backend = ongpu::backend()?;
-    common::warn_if_checked(backend);
     let lat = Lattice::new(o.dims)?;
+    match (o.ranks, o.devices) {
+        // The World first: it picks each rank's GPU before the first GPU call.
+        (Some(grid), _) => over_ranks(lat, grid, &o),
+        (None, Some(n)) => {
+            let split = lat.split_over(&Devices::first(n)?)?;
+            run(split, &o, &|batch| batch, n > 1)
+        }
+        (None, None) => run(lat, &o, &|batch| batch, false),
+    }
+}
+
+/// The run on `lat` cut over the MPI ranks on process grid `grid`.
+#[cfg(feature = "mpi")]
+fn over_ranks(lat: Lattice, grid: [usize; 4], o: &Options) -> AnyResult<()> {
+    let world = ongpu::mpi::World::init()?;
+    world.abort_on_panic();
+    let lat = lat.over_ranks(&world, grid)?;
+    let agree =
+        |batch: usize| world.gather(&[batch as u64]).into_iter().max().unwrap_or(1) as usize;
+    run(lat, o, &agree, false)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn over_ranks(_: Lattice, _: [usize; 4], _: &Options) -> AnyResult<()> {
+    Err(
+        "--ranks needs the mpi feature: cargo run --release --features mpi --example hmc -- \
+         --ranks X,Y,Z,T (under mpirun)"
+            .into(),
+    )
+}
+
+/// The device-loop CG, on a whole lattice only.
+fn loop_solver<S: Space>(lat: S, tol: f64, max_iter: usize) -> AnyResult<StaggeredSolver<S>> {
+    let Some(&whole) = (&lat as &dyn std::any::Any).downcast_ref::<Lattice>() else {
+        return Err(
+            "--force-solver loop runs on one lattice on one device (not with \
+                    --ranks or --devices)"
+                .into(),
+        );
+    };
+    let solver: Box<dyn std::any::Any> =
+        Box::new(Box::new(LoopCg::new(whole, tol, max_iter)?) as StaggeredSolver<Lattice>);
+    Ok(*solver
+        .downcast::<StaggeredSolver<S>>()
+        .expect("S is Lattice"))
+}
+
+/// The simulation on the space `lat` (the root process prints and writes); calls are timed
+/// with batch sizes `agree`d by every rank, with the host clock when they `span` GPUs.
+fn run<S: Space>(lat: S, o: &Options, agree: &dyn Fn(usize) -> usize, span: bool) -> AnyResult<()> {
+    let backend = ongpu::backend()?;
+    let root = lat.is_root();
+    if root {
+        common::warn_if_checked(backend);
+    }
     let mut u = GaugeField::unit(lat)?;
     if o.hot {
         QuenchedUpdate::new(lat, o.seed ^ 0x5eed).heatbath(&mut u, 0.0)?;
@@ -134,12 +201,10 @@ fn main() -> AnyResult<()> {
     let mut theory = "quenched".to_string();
     if let Some(q) = &o.quarks {
         const MAX_ITER: usize = 20_000;
-        let force: ongpu::qcd::hmc::StaggeredSolver<Lattice> = match q.solver {
+        let force: StaggeredSolver<S> = match q.solver {
             ForceSolver::Cg => Box::new(Cg::new(lat, q.force_tol, MAX_ITER)),
-            ForceSolver::Mixed => {
-                Box::new(MixedCg::<Lattice, f32>::new(lat, q.force_tol, MAX_ITER))
-            }
-            ForceSolver::Loop => Box::new(LoopCg::new(lat, q.force_tol, MAX_ITER)?),
+            ForceSolver::Mixed => Box::new(MixedCg::<S, f32>::new(lat, q.force_tol, MAX_ITER)),
+            ForceSolver::Loop => loop_solver(lat, q.force_tol, MAX_ITER)?,
         };
         let action_solver = Box::new(Cg::new(lat, q.action_tol, MAX_ITER));
         action = action.with_gauge_substeps(q.gauge_substeps)?;
@@ -164,7 +229,12 @@ fn main() -> AnyResult<()> {
         );
     }
     let mut hmc = Hmc::with_action(lat, action, o.seed);
-    println!(
+    let say = |line: String| {
+        if root {
+            println!("{line}");
+        }
+    };
+    say(format!(
         "HMC, {theory}, Wilson gauge action: {lat}, β = {}, {} start, τ = {} in {} {:?} \
          steps, {} thermalisation + {} measured trajectories, seed {}; device: {}",
         o.beta,
@@ -176,9 +246,13 @@ fn main() -> AnyResult<()> {
         o.traj,
         o.seed,
         common::device_name(backend)
-    );
+    ));
     let total = o.therm + o.traj;
-    let bar = ProgressBar::new(total as u64);
+    let bar = if root {
+        ProgressBar::new(total as u64)
+    } else {
+        ProgressBar::hidden()
+    };
     bar.set_style(ProgressStyle::with_template(
         "{bar:40} {pos}/{len} trajectories, {msg}",
     )?);
@@ -216,26 +290,31 @@ fn main() -> AnyResult<()> {
     let mean_w = weights.iter().sum::<f64>() / n;
     let err_w =
         (weights.iter().map(|w| (w - mean_w).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() / n.sqrt();
-    println!(
+    say(format!(
         "acceptance {:.1}% ({accepted} of {}); <exp(-ΔH)> = {mean_w:.4} ± {err_w:.4} ({:.1}σ from 1)",
         100.0 * accepted as f64 / n,
         weights.len(),
         (mean_w - 1.0).abs() / err_w
-    );
-    println!(
+    ));
+    say(format!(
         "plaquette = {:.6} ± {:.6} (τ_int {:.1} trajectories, bins of {})",
         s.mean, s.error, s.tau_int, s.bin
-    );
+    ));
     if o.beta == 6.0 && o.quarks.is_none() {
         let (p, pe) = PUBLISHED_PLAQUETTE_BETA_6;
-        println!(
+        say(format!(
             "published heatbath plaquette at β = 6.0: {p} ± {pe} (Boyd et al. 1996); ours − published = {:+.6} ({:.1} combined σ)",
             s.mean - p,
             (s.mean - p).abs() / (s.error * s.error + pe * pe).sqrt()
-        );
+        ));
     }
     let per_traj = measured_seconds / n;
-    let (force, link) = shares(backend, lat, &u, &o)?;
+    let timing = common::Timing {
+        backend,
+        agree,
+        span,
+    };
+    let (force, link) = shares(&timing, lat, &u, o)?;
     // Gauge forces and link updates a trajectory: with two time scales, every link move of
     // the outer integrator is a whole inner integration of `substeps` steps.
     let fps = o.md.integrator.forces_per_step();
@@ -249,7 +328,7 @@ fn main() -> AnyResult<()> {
     } else {
         (outer_forces, outer_links)
     };
-    println!(
+    say(format!(
         "speed: {:.2} trajectories/s ({:.2} ms each, {:.1} s in all); per trajectory {} forces \
          ({:.1}% of the time, {:.1} us each) and {} link updates ({:.1}%, {:.1} us each)",
         1.0 / per_traj,
@@ -261,22 +340,22 @@ fn main() -> AnyResult<()> {
         links,
         100.0 * links as f64 * link / per_traj,
         link * 1e6
-    );
+    ));
     if solves.solves > 0 {
-        println!(
+        say(format!(
             "quarks: {:.1} solves and {:.0} CG iterations per trajectory ({:.0} per solve), \
              the solves {:.1}% of the time",
             solves.solves as f64 / n,
             solves.iterations as f64 / n,
             solves.iterations as f64 / solves.solves as f64,
             100.0 * solves.seconds / measured_seconds
-        );
+        ));
     }
     let title = format!("HMC, {theory}, {lat}, β = {}", o.beta);
-    if let Some(path) = &o.csv {
+    if let (true, Some(path)) = (root, &o.csv) {
         common::history::csv(&history, "trajectory", path)?;
     }
-    if let Some(path) = &o.svg {
+    if let (true, Some(path)) = (root, &o.svg) {
         common::history::svg(&history, "trajectory", &title, s.mean, s.error, path)?;
     }
     if let Some(path) = &o.save {
@@ -289,25 +368,25 @@ fn main() -> AnyResult<()> {
             ..Default::default()
         };
         u.write_nersc(path, Default::default(), &ensemble)?;
-        println!("saved the last configuration to {path}");
+        say(format!("saved the last configuration to {path}"));
     }
     Ok(())
 }
 
 /// Seconds of one force pass set (four directions) and one link update, each timed alone
-/// (CUDA events on the GPU).
-fn shares(
-    backend: ongpu::Backend,
-    lat: Lattice,
-    u: &GaugeField,
+/// (CUDA events on the GPU, the host clock over several).
+fn shares<S: Space>(
+    timing: &common::Timing,
+    lat: S,
+    u: &GaugeField<S>,
     o: &Options,
 ) -> AnyResult<(f64, f64)> {
-    let mut p: LinksOf<Lattice> = lat.zeros()?;
-    let mut w = GaugeField::from_links(lat, Field::from_vec(u.to_host()?))?;
-    let force = common::time(backend, 10, || {
+    let mut p: LinksOf<S> = lat.zeros()?;
+    let mut w = GaugeField::from_links(lat, lat.field_from_vec(u.to_host()?)?)?;
+    let force = timing.time(lat, 10, &mut || {
         accumulate_force(lat, u.links(), 0.0, 1.0, &mut p)
     })?;
-    let link = common::time(backend, 10, || {
+    let link = timing.time(lat, 10, &mut || {
         exp_times(lat, &p, 1e-3 / o.beta, w.links_mut())
     })?;
     Ok((force, link))

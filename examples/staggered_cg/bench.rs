@@ -8,7 +8,6 @@ use ongpu::qcd::gauge::LinksOf;
 use ongpu::qcd::solver::{LinearSolver, Solution, SolverError};
 use ongpu::qcd::staggered::passes::{apply_and_reduce, dslash_eo_oe, hop, update};
 use ongpu::qcd::staggered::{FermionOf, Staggered};
-use ongpu::Backend;
 
 /// Seconds per call of each pass, and of `D_oe` then `D_eo` alone.
 #[derive(Debug, Clone, Copy)]
@@ -37,23 +36,13 @@ pub fn time_solves<S: Space>(
     common::time_runs_synced(repeat, &|| lat.synchronize(), || solver.solve(op, b, x))
 }
 
-/// How passes are timed.
-pub struct Timing<'a> {
-    pub backend: Backend,
-    /// The batch size every rank of an MPI run uses.
-    pub agree: &'a dyn Fn(usize) -> usize,
-    /// The calls span several GPUs (a split lattice): the host clock between
-    /// synchronisations of them all, not one GPU's events.
-    pub span: bool,
-}
-
 /// Times each pass on its own on fields like the solver's (the source as `r`; α and β keep
 /// the updated fields bounded), `reps` batches each of `agree(n)` calls (every rank of a
 /// lattice cut over ranks makes the same calls). A pass that shifts a field the timed
 /// calls do not write (the hop of `r`) exchanges no halos here, as halos move only after a
 /// write: the solve's time holds the exchanges.
 pub fn time_passes<S: Space>(
-    timing: &Timing,
+    timing: &common::Timing,
     lat: S,
     mass: f64,
     u: &LinksOf<S>,
@@ -64,13 +53,7 @@ pub fn time_passes<S: Space>(
     let (mut t, mut w): (FermionOf<S>, FermionOf<S>) = (lat.zeros()?, lat.zeros()?);
     let (mut p, mut s, mut x): (FermionOf<S>, FermionOf<S>, FermionOf<S>) =
         (lat.zeros()?, lat.zeros()?, lat.zeros()?);
-    let time = |f: &mut dyn FnMut() -> ongpu::Result<()>| {
-        if timing.span {
-            common::time_spanning(reps, &|| lat.synchronize(), f)
-        } else {
-            common::time_agreed(timing.backend, reps, timing.agree, f)
-        }
-    };
+    let time = |f: &mut dyn FnMut() -> ongpu::Result<()>| timing.time(lat, reps, f);
     let hop_s = time(&mut || hop(lat.odd(), u, &r, &mut t))?;
     let apply_s = time(&mut || apply_and_reduce(lat, u, &t, &r, mass * mass, &mut w).map(|_| ()))?;
     let update_s = time(&mut || update(lat, 1e-6, 0.5, &w, &mut p, &mut s, &mut x, &mut r))?;

@@ -76,8 +76,11 @@ fn over_ranks(lat: Lattice, grid: [usize; 4], opts: &Options) -> BenchResult<()>
     world.abort_on_panic();
     let backend = ongpu::backend()?;
     let lat = lat.over_ranks(&world, grid)?;
+    // A collective on the GPU: every rank asks.
+    let transport = world.halo_transport()?;
     if world.rank() == 0 {
         common::warn_if_checked(backend);
+        println!("halos between the ranks: {transport}");
     }
     // Every rank times the same number of calls per batch (each call exchanges halos).
     let agree =
@@ -117,7 +120,7 @@ fn solve_on<S: Space>(
     let (solution, solve_seconds) = bench::time_solves(&mut solver, &op, &b, &mut x, opts.repeat)?;
     let host_op = HostStaggered::new(whole, gauge.to_host()?, opts.mass);
     let host_residual = check_on_host(&host_op, &b_host, &x, opts.tol, &solution)?;
-    let timing = bench::Timing {
+    let timing = common::Timing {
         backend,
         agree,
         span,

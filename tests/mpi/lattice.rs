@@ -180,6 +180,18 @@ fn wrong_fields_are_errors(ranks: &RankLattice, lat: &Lattice) {
         })
         .unwrap_err();
         assert!(e.to_string().contains("beyond the halo"), "{e}");
+        // A graph would replay the call without marking halos stale or refreshing them: a
+        // call over a cut lattice is refused there, whether or not it exchanges.
+        if ongpu::backend().unwrap() == ongpu::Backend::Cuda {
+            let e = ongpu::Graph::new()
+                .run(|| {
+                    on_gpu!(ranks, {
+                        out = a;
+                    })
+                })
+                .unwrap_err();
+            assert!(matches!(e, Error::Graph(_)), "{e}");
+        }
     }
 }
 

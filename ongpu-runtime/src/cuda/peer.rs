@@ -66,8 +66,24 @@ impl DeviceEvent {
 /// order them where they touch the same memory.
 pub(crate) fn halo_stream(dev: &'static Device) -> Result<CUstream> {
     static STREAMS: Mutex<Vec<(usize, &'static RawStream)>> = Mutex::new(Vec::new());
+    side_stream(&STREAMS, dev)
+}
+
+/// Device `dev`'s stream for the interior of a call over a lattice cut over ranks, beside
+/// the default stream's face packing, unpacking and boundary (and the halo stream's
+/// transfers).
+pub(crate) fn interior_stream(dev: &'static Device) -> Result<CUstream> {
+    static STREAMS: Mutex<Vec<(usize, &'static RawStream)>> = Mutex::new(Vec::new());
+    side_stream(&STREAMS, dev)
+}
+
+/// `dev`'s stream in `streams` (one per device, made at first use and kept).
+fn side_stream(
+    streams: &Mutex<Vec<(usize, &'static RawStream)>>,
+    dev: &'static Device,
+) -> Result<CUstream> {
     let ordinal = dev.info().ordinal;
-    let mut streams = STREAMS
+    let mut streams = streams
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some((_, s)) = streams.iter().find(|(o, _)| *o == ordinal) {

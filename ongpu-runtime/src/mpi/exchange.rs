@@ -106,9 +106,19 @@ fn choose_on_gpu(comm: &SimpleCommunicator) -> Result<HaloTransport> {
              2 nccl, 3 staged, 4 mpi): set it alike for all"
         )));
     }
-    let nccl_everywhere = |comm: &SimpleCommunicator| {
+    // NCCL needs it on every rank, and one rank per GPU (a communicator refuses two ranks
+    // on one device).
+    let nccl_everywhere = |comm: &SimpleCommunicator| -> Result<bool> {
         let all = gather_on(comm, &[u8::from(crate::cuda::nccl::available())]);
-        all.iter().all(|&v| v == 1)
+        let uuid = crate::cuda::ipc::uuid(crate::cuda::device()?).unwrap_or([0; 16]);
+        let mut uuids: Vec<[u8; 16]> = gather_on(comm, &uuid)
+            .chunks_exact(16)
+            .map(|u| u.try_into().expect("16 bytes"))
+            .collect();
+        let ranks = uuids.len();
+        uuids.sort_unstable();
+        uuids.dedup();
+        Ok(all.iter().all(|&v| v == 1) && uuids.len() == ranks)
     };
     match forced {
         1 if super::node_peers::enabled(comm)? => Ok(HaloTransport::Ipc),
@@ -117,9 +127,10 @@ fn choose_on_gpu(comm: &SimpleCommunicator) -> Result<HaloTransport> {
              read each other's memory (or ONGPU_MPI_IPC=0)"
                 .to_string(),
         )),
-        2 if nccl_everywhere(comm) => Ok(HaloTransport::Nccl),
+        2 if nccl_everywhere(comm)? => Ok(HaloTransport::Nccl),
         2 => Err(Error::Mpi(
-            "ONGPU_HALO_TRANSPORT=nccl: NCCL (libnccl.so.2) cannot be loaded on every rank"
+            "ONGPU_HALO_TRANSPORT=nccl: NCCL (libnccl.so.2) cannot be loaded on every rank, \
+             or two ranks share a GPU (NCCL takes one rank per GPU)"
                 .to_string(),
         )),
         3 => Ok(HaloTransport::Staged),
@@ -129,7 +140,7 @@ fn choose_on_gpu(comm: &SimpleCommunicator) -> Result<HaloTransport> {
                 .to_string(),
         )),
         _ if super::node_peers::enabled(comm)? => Ok(HaloTransport::Ipc),
-        _ if nccl_everywhere(comm) => Ok(HaloTransport::Nccl),
+        _ if nccl_everywhere(comm)? => Ok(HaloTransport::Nccl),
         _ => Ok(HaloTransport::Staged),
     }
 }

@@ -156,14 +156,21 @@ where
 {
     let mut acc = Op::identity();
     // On the GPU every part's kernels are queued before any is waited for (one scratch per
-    // device: a second part on a device waits for the first), and the values combine in
-    // the order the parts were queued.
+    // device: a second part on a device waits for the first); a part on the host computes
+    // meanwhile. Values combine in the order of the parts' ranges.
     #[cfg(feature = "cuda")]
     let mut queued: Vec<cuda::Queued<Op::Acc>> = Vec::new();
-    #[cfg(feature = "cuda")]
-    let drain = |queued: &mut Vec<cuda::Queued<Op::Acc>>, acc: &mut Op::Acc| -> Result<()> {
+    let mut on_host: Vec<Op::Acc> = Vec::new();
+    let settle = |acc: &mut Op::Acc,
+                  #[cfg(feature = "cuda")] queued: &mut Vec<cuda::Queued<Op::Acc>>,
+                  on_host: &mut Vec<Op::Acc>|
+     -> Result<()> {
+        #[cfg(feature = "cuda")]
         for q in queued.drain(..) {
             *acc = Op::combine(*acc, q.wait()?);
+        }
+        for v in on_host.drain(..) {
+            *acc = Op::combine(*acc, v);
         }
         Ok(())
     };
@@ -171,20 +178,28 @@ where
         #[cfg(feature = "cuda")]
         if backend::current()? == Backend::Cuda {
             let dev = crate::cuda::device()?;
-            if queued.iter().any(|q| std::ptr::eq(q.device(), dev)) {
-                drain(&mut queued, &mut acc)?;
+            if !on_host.is_empty() || queued.iter().any(|q| std::ptr::eq(q.device(), dev)) {
+                settle(&mut acc, &mut queued, &mut on_host)?;
             }
             queued.extend(cuda::run_queued::<Op, C, V>(site, sites, tpb, caps)?);
             return Ok(());
         }
-        #[cfg(feature = "cuda")]
-        drain(&mut queued, &mut acc)?;
-        let part = run_sites::<Op, C, V, F>(site, sites, tpb, caps, body)?;
-        acc = Op::combine(acc, part);
+        on_host.push(run_sites::<Op, C, V, F>(site, sites, tpb, caps, body)?);
         Ok(())
     })?;
     #[cfg(feature = "cuda")]
-    drain(&mut queued, &mut acc)?;
+    let waited = !queued.is_empty();
+    settle(
+        &mut acc,
+        #[cfg(feature = "cuda")]
+        &mut queued,
+        &mut on_host,
+    )?;
+    #[cfg(feature = "cuda")]
+    if waited {
+        // Waiting bound each part's device: the thread's device again.
+        crate::cuda::device()?;
+    }
     Ok(acc)
 }
 

@@ -140,8 +140,10 @@ fn nccl_round<C: Captures>(
     // halo stream runs the group after the packs, the default stream's unpacks and the
     // next packs into these buffers come after it (joined below).
     unsafe { comm.group(halo, &ops)? };
-    interior(caps)?;
+    let during = interior(caps);
+    // Joined whatever the interior did: later packs must not refill buffers in flight.
     crate::launch::queue::join_side(dev, halo)?;
+    during?;
     caps.halo_receive(x.k, &mut recv.taken_mut().iter_mut())?;
     Ok(true)
 }

@@ -80,43 +80,92 @@ pub(crate) fn for_rank<C: Captures>(
     check_captures(site, subset, caps)?;
     let inner = subset.lattice().inner();
     let parity = subset.parity();
-    if !inner.has_halos() || !caps.stale_halos() {
+    if !inner.has_halos() {
         run_box(inner, 0, parity, caps, &mut run)?;
         caps.mark_written(parity);
         return Ok(());
     }
+    // Checked for every call over a cut lattice, whether or not this one exchanges: a
+    // graph replay would neither mark halos stale nor refresh them.
     let on_gpu = faces_on_gpu()?;
+    if !caps.stale_halos() {
+        run_box(inner, 0, parity, caps, &mut run)?;
+        caps.mark_written(parity);
+        return Ok(());
+    }
     let comm = world_comm()?;
     let transport = HaloTransport::choose(on_gpu, &comm)?;
     let lattice = subset.lattice().id();
+    #[cfg(feature = "cuda")]
+    let beside = if on_gpu {
+        Some(Beside::new(inner, parity, caps)?)
+    } else {
+        None
+    };
     let mut interior_done = false;
-    // Runs once, during the first exchange (or after the rounds when nothing was sent).
+    // Runs once, during the first exchange (or after the rounds when nothing was sent); on
+    // the GPU on a stream of its own, beside the unpacks and the boundary.
     let mut interior = |caps: &mut C| -> Result<()> {
         if std::mem::replace(&mut interior_done, true) {
             return Ok(());
         }
-        inner
-            .interior
-            .iter()
-            .try_for_each(|&b| run_box(inner, b, parity, caps, &mut run))
-    };
-    for (k, r) in inner.rounds.iter().enumerate() {
-        let exchange = Exchange {
-            comm: &comm,
-            lattice,
-            k,
-            round: r,
+        let mut boxes = || {
+            inner
+                .interior
+                .iter()
+                .try_for_each(|&b| run_box(inner, b, parity, caps, &mut run))
         };
-        if !round(transport, &exchange, caps, &mut interior)? {
-            break; // no stale halos (every rank decides alike: it never happens here)
+        #[cfg(feature = "cuda")]
+        if let Some(b) = &beside {
+            return crate::launch::queue::on_side_stream(b.stream, boxes);
         }
+        boxes()
+    };
+    let exchanged = (|| {
+        for (k, r) in inner.rounds.iter().enumerate() {
+            let exchange = Exchange {
+                comm: &comm,
+                lattice,
+                k,
+                round: r,
+            };
+            if !round(transport, &exchange, caps, &mut interior)? {
+                break; // no stale halos (every rank decides alike: it never happens here)
+            }
+        }
+        interior(caps)
+    })();
+    // The interior's stream joins the default stream whatever happened.
+    #[cfg(feature = "cuda")]
+    if let Some(b) = &beside {
+        crate::launch::queue::join_side(b.dev, b.stream)?;
     }
-    interior(caps)?;
+    exchanged?;
     for &b in &inner.boundary {
         run_box(inner, b, parity, caps, &mut run)?;
     }
     caps.mark_written(parity);
     Ok(())
+}
+
+/// The stream a call's interior runs on, beside the default stream where the faces are
+/// packed and unpacked and the boundary runs: ordered after the default stream's earlier
+/// work, with the captured fields prepared there first (as a split lattice's boundary is).
+#[cfg(feature = "cuda")]
+struct Beside {
+    dev: &'static crate::cuda::Device,
+    stream: cudarc::driver::sys::CUstream,
+}
+
+#[cfg(feature = "cuda")]
+impl Beside {
+    fn new<C: Captures>(inner: &Inner, parity: Option<usize>, caps: &mut C) -> Result<Beside> {
+        let dev = crate::cuda::device()?;
+        let stream = crate::cuda::peer::interior_stream(dev)?;
+        caps.device_prepare(dev, &inner.box_range(0, parity))?;
+        crate::launch::queue::order_after(dev, std::ptr::null_mut(), stream)?;
+        Ok(Beside { dev, stream })
+    }
 }
 
 /// Runs box `b`'s sites of `parity`: on the GPU as one launch counting the box's sites

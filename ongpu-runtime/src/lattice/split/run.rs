@@ -145,7 +145,8 @@ pub(crate) fn for_each_part<C: Captures>(
 
 /// Runs the host part `p` of a call on the GPUs' backend: its own sites on the CPU
 /// backend's threads, after the GPU parts' kernels are queued. Its halos were copied through
-/// host memory when they were written, synchronously, so nothing is waited for.
+/// host memory when the call began (`refresh_halos`), synchronously, so nothing is waited
+/// for.
 fn run_host_part<C: Captures>(
     subset: &SplitSubset,
     p: usize,
