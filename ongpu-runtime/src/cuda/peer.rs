@@ -72,6 +72,7 @@ pub(crate) fn halo_stream(dev: &'static Device) -> Result<CUstream> {
 /// Device `dev`'s stream for the interior of a call over a lattice cut over ranks, beside
 /// the default stream's face packing, unpacking and boundary (and the halo stream's
 /// transfers).
+#[cfg(feature = "mpi")]
 pub(crate) fn interior_stream(dev: &'static Device) -> Result<CUstream> {
     static STREAMS: Mutex<Vec<(usize, &'static RawStream)>> = Mutex::new(Vec::new());
     side_stream(&STREAMS, dev)
