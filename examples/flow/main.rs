@@ -149,9 +149,8 @@ fn main() -> AnyResult<()> {
             let (u, update) = match &mut chain {
                 Some(state) => state,
                 empty => {
-                    let mut u = GaugeField::unit(lat)?;
-                    let mut update = QuenchedUpdate::new(lat, o.seed);
-                    update.heatbath(&mut u, 0.0)?;
+                    let mut u = GaugeField::hot(lat, o.seed)?;
+                    let mut update = QuenchedUpdate::resume(lat, o.seed, 1);
                     for _ in 0..o.therm {
                         update.sweep(&mut u, o.beta, o.or_steps)?;
                     }

@@ -29,7 +29,6 @@ use ongpu::prelude::*;
 use ongpu::qcd::gauge::force::{accumulate_force, exp_times};
 use ongpu::qcd::gauge::{GaugeField, LinksOf};
 use ongpu::qcd::hmc::{Action, Hmc, Integrator, MdParams, StaggeredQuarks, StaggeredSolver};
-use ongpu::qcd::quenched::QuenchedUpdate;
 use ongpu::qcd::staggered::{Cg, LoopCg, MixedCg};
 use ongpu::qcd::stats;
 use std::time::Instant;
@@ -193,10 +192,11 @@ fn run<S: Space>(lat: S, o: &Options, agree: &dyn Fn(usize) -> usize, span: bool
     if root {
         common::warn_if_checked(backend);
     }
-    let mut u = GaugeField::unit(lat)?;
-    if o.hot {
-        QuenchedUpdate::new(lat, o.seed ^ 0x5eed).heatbath(&mut u, 0.0)?;
-    }
+    let mut u = if o.hot {
+        GaugeField::hot(lat, o.seed ^ 0x5eed)?
+    } else {
+        GaugeField::unit(lat)?
+    };
     let mut action = Action::wilson(o.beta)?;
     let mut theory = "quenched".to_string();
     if let Some(q) = &o.quarks {

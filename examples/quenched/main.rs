@@ -182,12 +182,13 @@ fn simulate<S: Space>(start: Start<S>, o: &Options) -> AnyResult<()> {
             (u, QuenchedUpdate::resume(lat, o.seed, done))
         }
         Start::New(lat) => {
-            let mut u = GaugeField::unit(lat)?;
-            let mut update = QuenchedUpdate::new(lat, o.seed);
             if o.hot {
-                update.heatbath(&mut u, 0.0)?; // the Haar measure: a sweep at β = 0
+                // The Haar measure, standing for sweep 0 of the chain's streams.
+                let u = GaugeField::hot(lat, o.seed)?;
+                (u, QuenchedUpdate::resume(lat, o.seed, 1))
+            } else {
+                (GaugeField::unit(lat)?, QuenchedUpdate::new(lat, o.seed))
             }
-            (u, update)
         }
     };
     let lat = u.lattice().whole();

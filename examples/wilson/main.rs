@@ -144,9 +144,8 @@ fn configuration(o: &Options) -> AnyResult<GaugeField> {
         return Ok(u);
     }
     let lat = Lattice::new(o.dims)?;
-    let mut u = GaugeField::unit(lat)?;
-    let mut update = QuenchedUpdate::new(lat, o.seed);
-    update.heatbath(&mut u, 0.0)?;
+    let mut u = GaugeField::hot(lat, o.seed)?;
+    let mut update = QuenchedUpdate::resume(lat, o.seed, 1);
     let bar = ProgressBar::new(o.sweeps as u64);
     bar.set_style(ProgressStyle::with_template(
         "{bar:40} {pos}/{len} heatbath sweeps, eta {eta} {msg}",

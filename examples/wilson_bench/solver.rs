@@ -27,9 +27,8 @@ pub fn run(l: usize, reps: usize, sweeps: usize, kappa: f64, delta: f64) -> Benc
     let backend = ongpu::backend()?;
     let c_sw = 1.769;
     let lat = Lattice::new([l; 4])?;
-    let mut u = GaugeField::unit(lat)?;
-    let mut update = QuenchedUpdate::new(lat, 21);
-    update.heatbath(&mut u, 0.0)?;
+    let mut u = GaugeField::hot(lat, 21)?;
+    let mut update = QuenchedUpdate::resume(lat, 21, 1);
     for _ in 0..sweeps {
         update.sweep(&mut u, 6.0, 4)?;
     }

@@ -7,6 +7,7 @@ mod support;
 
 mod compressed_links;
 mod gradient_flow;
+mod haar;
 mod hmc;
 mod nersc;
 mod quenched;

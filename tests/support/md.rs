@@ -11,9 +11,8 @@ use rand::SeedableRng;
 
 /// A thermalised-looking configuration: a hot start and a few heatbath sweeps at β.
 pub fn configuration(lat: Lattice, beta: f64, seed: u64) -> GaugeField {
-    let mut u = GaugeField::unit(lat).unwrap();
-    let mut update = QuenchedUpdate::new(lat, seed);
-    update.heatbath(&mut u, 0.0).unwrap();
+    let mut u = GaugeField::hot(lat, seed).unwrap();
+    let mut update = QuenchedUpdate::resume(lat, seed, 1);
     for _ in 0..5 {
         update.sweep(&mut u, beta, 1).unwrap();
     }

@@ -54,11 +54,24 @@ impl<S: Space> GaugeField<S> {
         })
     }
 
-    /// Every link an independent random SU(3) matrix (Gram–Schmidt of a matrix with entries
-    /// uniform in the unit square), drawn on the host from `seed`: maximal disorder, the
+    /// Every link an independent SU(3) matrix from the Haar measure
+    /// ([`su3::random_su3`]), drawn on the host from `seed`: maximal disorder (β = 0), the
     /// hardest case for a solver.
     pub fn random(lat: S, seed: u64) -> ongpu::Result<GaugeField<S>> {
         GaugeField::drawn(lat, seed, su3::random_su3)
+    }
+
+    /// The hot start of a Markov chain: every link drawn from the Haar measure, the
+    /// equilibrium of β = 0 (as [`random`](Self::random): on the host, site by site of the
+    /// whole lattice, so every space gets the same links). It stands for sweep 0 of the
+    /// chain: the updates that go on from it draw from the later streams,
+    /// `QuenchedUpdate::resume(lat, seed, 1)`.
+    ///
+    /// One heatbath sweep at β = 0 from the unit field, which this was before, is not Haar:
+    /// its link is a product of three SU(2)-subgroup elements, with `⟨|U₀₀|²⟩ = 1/4` and
+    /// `⟨|tr U|²⟩ = 7/8` where the Haar measure has 1/3 and 1 (`tests/gauge/haar.rs`).
+    pub fn hot(lat: S, seed: u64) -> ongpu::Result<GaugeField<S>> {
+        GaugeField::random(lat, seed)
     }
 
     /// Links the SU(3) projection of `1 + spread · X`, `X` with entries uniform in the unit

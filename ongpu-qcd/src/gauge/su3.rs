@@ -41,9 +41,26 @@ pub fn project_su3(m: &ColorMatrix<f64>) -> ColorMatrix<f64> {
     ColorMatrix::new([r0, r1, r2])
 }
 
-/// A random SU(3) matrix (Gram-Schmidt of a random complex matrix).
+/// A standard complex normal deviate (Box–Muller: independent real and imaginary parts).
+pub fn gaussian_complex(r: &mut SmallRng) -> Complex<f64> {
+    // 1 − u lies in (0, 1], so the logarithm is finite.
+    let radius = (-2.0 * (1.0 - r.random::<f64>()).ln()).sqrt();
+    let (sin, cos) = (std::f64::consts::TAU * r.random::<f64>()).sin_cos();
+    Complex::new(radius * cos, radius * sin)
+}
+
+/// An SU(3) matrix from the Haar measure. Gram–Schmidt of rows of independent complex
+/// normal entries is the QR decomposition with a positive diagonal of a Ginibre matrix,
+/// whose unitary factor is Haar-distributed on U(3) (Mezzadri, Notices AMS 54 (2007) 592,
+/// math-ph/0609050); its first two rows are then distributed as those of a Haar SU(3)
+/// matrix (the invariant measure on pairs of orthonormal rows is unique), and the third row
+/// `(r0 × r1)*` is the one that makes the determinant 1. (Rows of entries uniform in a
+/// square, which this drew before, are not rotation-invariant: not Haar.)
 pub fn random_su3(r: &mut SmallRng) -> ColorMatrix<f64> {
-    project_su3(&random_matrix(r))
+    let gaussian = ColorMatrix::new(std::array::from_fn(|_| {
+        std::array::from_fn(|_| gaussian_complex(r))
+    }));
+    project_su3(&gaussian)
 }
 
 /// The largest deviation of `m` from SU(3): the entries of `m†m − 1` and `|det m − 1|`.

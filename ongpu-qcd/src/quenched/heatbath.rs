@@ -19,7 +19,8 @@ use ongpu::prelude::*;
 /// drawn here. For α < 1, where KP mostly rejects, the first coordinate of a uniform point of
 /// the unit disk (`√r1` times a uniform direction, from two normals) has density `√(1 − x0²)`
 /// and is accepted with probability `exp(α (x0 − 1))`. Both are exact; 256 attempts fail
-/// with probability below 0.6^256 (then the link keeps `x0 = 1`, the identity move). No
+/// with probability below 0.6^256 (then `x0 = 1`: `X = 1`, and the subgroup block becomes
+/// `v†`, the most probable element, the draw's limit as β → ∞, not the old link). No
 /// trigonometric function is called: the GPU's would bring a stack frame for its slow path.
 #[ongpu::device]
 pub fn su2_x0(alpha: f64, rng: Philox, site: usize, base: u32) -> f64 {

@@ -10,7 +10,6 @@
 //! counters per site, so a run is the same on both backends and for any launch shape.
 
 mod heatbath;
-mod hot;
 mod su2;
 mod sweeps;
 
