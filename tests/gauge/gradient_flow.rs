@@ -386,8 +386,8 @@ fn plane_wave_decays_at_the_lattice_momentum() {
         let want = amplitude * (p * lat.coord(i, 1) as f64).cos() * decay;
         worst = worst.max((l[0][0][0].arg() - want).abs());
         worst = worst.max((l[0][1][1].arg() + want).abs());
-        for mu in 1..4 {
-            worst = worst.max((l[mu][0][0].arg()).abs());
+        for other in &l[1..] {
+            worst = worst.max(other[0][0].arg().abs());
         }
     }
     assert!(
