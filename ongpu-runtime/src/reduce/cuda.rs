@@ -266,32 +266,20 @@ where
     C: Captures,
     V: 'static,
 {
-    let dev = cuda::device()?;
-    let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
-    check_threads_per_block(
-        site.site.location(),
-        tpb,
-        Some(dev.info().max_threads_per_block),
-    )?;
-    let checked = crate::launch::bounds::bounds_checks()?;
-    // Compile before touching the fields, so that a compile error leaves them as they were.
-    let kernel = kernel_for::<Op, C, V>(&site.site.info, &site.kernels, dev, checked)?;
-    let wave = kernel.one_wave(dev, tpb)?;
-    let k = kernel.sites_per_thread();
-    let what = || {
-        format!(
-            "the kernel of on_gpu!({}: ...) at {}",
-            Op::KEYWORD,
-            site.site.location()
-        )
-    };
     let Some(out) = out else {
         // Back to the host: queued, then waited for.
-        return match queue_to_host(site, kernel, sites, tpb, caps, dev, wave, what)? {
-            Some(queued) => queued.wait().map(Some),
-            None => Ok(None),
-        };
+        return run_queued::<Op, C, V>(site, sites, tpb, caps)?
+            .map(Queued::wait)
+            .transpose();
     };
+    let Prepared {
+        dev,
+        tpb,
+        kernel,
+        wave,
+    } = prepare::<Op, C, V>(site, tpb)?;
+    let k = kernel.sites_per_thread();
+    let what = kernel_what::<Op, V>(site);
     // Into a device scalar: prepared on the call's queue like a written field.
     let in_graph = crate::graph_pass::mode().is_some();
     let queue = if in_graph {
@@ -328,45 +316,6 @@ where
         out.mark(&mark);
     }
     Ok(None)
-}
-
-/// Queues the reduction over `sites` (none when there are no sites) into the device's
-/// mapped result slot; the device's scratch is held until the value has been read.
-#[allow(clippy::too_many_arguments)]
-fn queue_to_host<C: Captures, A: Pod>(
-    site: &'static ReduceSite,
-    kernel: &LoadedKernel,
-    sites: &Sites,
-    tpb: u32,
-    caps: &mut C,
-    dev: &'static Device,
-    wave: usize,
-    what: impl FnOnce() -> String,
-) -> Result<Option<Queued<A>>> {
-    if sites.is_empty() {
-        return Ok(None);
-    }
-    let k = kernel.sites_per_thread();
-    let mut scratch = scratch(dev)?.lock().unwrap_or_else(PoisonError::into_inner);
-    let blocks = grid_blocks(sites.len(), tpb, k, wave, scratch.max_blocks);
-    let ticket = scratch.buffer.ptr();
-    let result = scratch.result.device;
-    let mut done_on = std::ptr::null_mut();
-    let queue = queue_of(dev)?;
-    scratch.pending.before_write(queue)?;
-    crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
-        done_on = stream;
-        launch_one(
-            site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
-        )
-    })?;
-    Ok(Some(Queued {
-        scratch,
-        stream: done_on,
-        dev,
-        waited: false,
-        _acc: std::marker::PhantomData,
-    }))
 }
 
 /// A reduction queued on the GPU whose value comes back to the host: its device's scratch
@@ -420,14 +369,65 @@ impl<A> Drop for Queued<A> {
     }
 }
 
-/// Queues the reduction kernel of `site` over `sites`, its value to be read by
-/// [`Queued::wait`] (none for no sites): a part of a reduction over a split lattice.
+/// Queues the reduction kernel of `site` over `sites` into the device's mapped result
+/// slot, its value to be read by [`Queued::wait`] (none for no sites): a part of a
+/// reduction over a split lattice, or a whole one waited for at once. The device's scratch
+/// is held until the value has been read.
 pub(crate) fn run_queued<Op, C, V>(
     site: &'static ReduceSite,
     sites: &Sites,
     tpb: Option<u32>,
     caps: &mut C,
 ) -> Result<Option<Queued<Op::Acc>>>
+where
+    Op: Reduction<V>,
+    C: Captures,
+    V: 'static,
+{
+    let Prepared {
+        dev,
+        tpb,
+        kernel,
+        wave,
+    } = prepare::<Op, C, V>(site, tpb)?;
+    if sites.is_empty() {
+        return Ok(None);
+    }
+    let k = kernel.sites_per_thread();
+    let mut scratch = scratch(dev)?.lock().unwrap_or_else(PoisonError::into_inner);
+    let blocks = grid_blocks(sites.len(), tpb, k, wave, scratch.max_blocks);
+    let ticket = scratch.buffer.ptr();
+    let result = scratch.result.device;
+    let mut done_on = std::ptr::null_mut();
+    let queue = queue_of(dev)?;
+    scratch.pending.before_write(queue)?;
+    let what = kernel_what::<Op, V>(site);
+    crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
+        done_on = stream;
+        launch_one(
+            site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
+        )
+    })?;
+    Ok(Some(Queued {
+        scratch,
+        stream: done_on,
+        dev,
+        waited: false,
+        _acc: std::marker::PhantomData,
+    }))
+}
+
+/// What every launch of a reduction settles first: the device, the block size (checked),
+/// the kernel (compiled before the fields are touched, so that a compile error leaves them
+/// as they were) and the blocks of one wave of it.
+struct Prepared {
+    dev: &'static Device,
+    tpb: u32,
+    kernel: &'static LoadedKernel,
+    wave: usize,
+}
+
+fn prepare<Op, C, V>(site: &'static ReduceSite, tpb: Option<u32>) -> Result<Prepared>
 where
     Op: Reduction<V>,
     C: Captures,
@@ -443,14 +443,23 @@ where
     let checked = crate::launch::bounds::bounds_checks()?;
     let kernel = kernel_for::<Op, C, V>(&site.site.info, &site.kernels, dev, checked)?;
     let wave = kernel.one_wave(dev, tpb)?;
-    let what = || {
+    Ok(Prepared {
+        dev,
+        tpb,
+        kernel,
+        wave,
+    })
+}
+
+/// The kernel's name in a launch error (built only if one happens).
+fn kernel_what<Op: Reduction<V>, V>(site: &'static ReduceSite) -> impl FnOnce() -> String {
+    move || {
         format!(
             "the kernel of on_gpu!({}: ...) at {}",
             Op::KEYWORD,
             site.site.location()
         )
-    };
-    queue_to_host(site, kernel, sites, tpb, caps, dev, wave, what)
+    }
 }
 
 /// The queue a call on this thread goes to.
