@@ -12,7 +12,7 @@
 //!     [--traj 200] [--therm 100] [--length 1.0] [--steps 10] [--integrator omelyan|leapfrog]
 //!     [--start hot|cold] [--seed 1] [--csv FILE] [--svg FILE] [--save FILE]
 //!     [--mass M [--action-tol 1e-10] [--force-tol 1e-7] [--force-solver cg|mixed|loop]
-//!     [--gauge-substeps 1]] [--ranks X,Y,Z,T | --devices N]
+//!     [--gauge-substeps 1] [--boundary antiperiodic|periodic]] [--ranks X,Y,Z,T | --devices N]
 //! ```
 //!
 //! `--ranks X,Y,Z,T` (with `--features mpi`, under `mpirun -np X·Y·Z·T`) cuts the lattice
@@ -26,6 +26,7 @@ mod common;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
+use ongpu::qcd::boundary::TimeBoundary;
 use ongpu::qcd::gauge::force::{accumulate_force, exp_times};
 use ongpu::qcd::gauge::{GaugeField, LinksOf};
 use ongpu::qcd::hmc::{Action, Hmc, Integrator, MdParams, StaggeredQuarks, StaggeredSolver};
@@ -60,6 +61,8 @@ struct Options {
 /// The dynamical quarks' mass and solvers.
 struct QuarkOptions {
     mass: f64,
+    /// The quarks' time boundary (`--boundary`, antiperiodic unless told).
+    boundary: TimeBoundary,
     action_tol: f64,
     force_tol: f64,
     solver: ForceSolver,
@@ -115,6 +118,10 @@ impl Options {
                 None => None,
                 Some(_) => Some(QuarkOptions {
                     mass: common::arg_f64("--mass", 0.0)?,
+                    boundary: match common::value("--boundary") {
+                        None => TimeBoundary::Antiperiodic,
+                        Some(b) => b.parse().map_err(|e| format!("--boundary: {e}"))?,
+                    },
                     action_tol: common::arg_f64("--action-tol", 1e-10)?,
                     force_tol: common::arg_f64("--force-tol", 1e-7)?,
                     gauge_substeps: common::arg("--gauge-substeps", 1),
@@ -208,16 +215,15 @@ fn run<S: Space>(lat: S, o: &Options, agree: &dyn Fn(usize) -> usize, span: bool
         };
         let action_solver = Box::new(Cg::new(lat, q.action_tol, MAX_ITER));
         action = action.with_gauge_substeps(q.gauge_substeps)?;
-        action = action.with_quarks(StaggeredQuarks::with_solvers(
-            lat,
-            q.mass,
-            action_solver,
-            force,
-        )?);
+        action = action.with_quarks(
+            StaggeredQuarks::with_solvers(lat, q.mass, action_solver, force)?
+                .with_boundary(q.boundary),
+        );
         theory = format!(
-            "N_f = 4 staggered, m = {} (action solves to {:e}, force solves to {:e} by {}; {} \
+            "N_f = 4 staggered, m = {}, {} in time (action solves to {:e}, force solves to {:e} by {}; {} \
              gauge step(s) per link move)",
             q.mass,
+            q.boundary,
             q.action_tol,
             q.force_tol,
             match q.solver {

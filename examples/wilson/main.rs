@@ -6,8 +6,11 @@
 //! ```text
 //! cargo run --release --example wilson -- [--size 8 | --dims 8,8,8,16] [--beta 6.0]
 //!     [--sweeps 200] [--seed 1] [--load FILE] [--kappa 0.132] [--csw 1.769]
-//!     [--solver bicgstab|cgnr] [--tol 1e-10] [--svg meff.svg]
+//!     [--solver bicgstab|cgnr] [--tol 1e-10] [--boundary antiperiodic|periodic]
+//!     [--svg meff.svg]
 //! ```
+//!
+//! The quarks are antiperiodic in time (the physical choice) unless `--boundary periodic`.
 //!
 //! The default `c_sw = 1.769` is the non-perturbative value at β = 6.0 of Lüscher, Sint,
 //! Sommer, Weisz and Wolff (Nucl. Phys. B491 (1997) 323); κ = 0.132 lies below its critical
@@ -19,6 +22,7 @@ mod plot;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
+use ongpu::qcd::boundary::TimeBoundary;
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::quenched::QuenchedUpdate;
 use ongpu::qcd::solver::Solution;
@@ -29,7 +33,7 @@ type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 const USAGE: &str = "usage: wilson [--size L | --dims X,Y,Z,T] [--beta B] [--sweeps N] \
                      [--seed S] [--load FILE] [--kappa K] [--csw C] [--solver bicgstab|cgnr] \
-                     [--tol T] [--svg FILE]";
+                     [--tol T] [--boundary antiperiodic|periodic] [--svg FILE]";
 
 /// The command line.
 struct Options {
@@ -42,6 +46,7 @@ struct Options {
     c_sw: f64,
     cgnr: bool,
     tolerance: f64,
+    boundary: TimeBoundary,
     svg: String,
 }
 
@@ -58,6 +63,7 @@ impl Options {
             c_sw: 1.769,
             cgnr: false,
             tolerance: 1e-10,
+            boundary: TimeBoundary::Antiperiodic,
             svg: "wilson_meff.svg".into(),
         };
         let mut p = lexopt::Parser::from_env();
@@ -81,6 +87,7 @@ impl Options {
                     }
                 }
                 Long("tol") => o.tolerance = p.value()?.parse()?,
+                Long("boundary") => o.boundary = p.value()?.string()?.parse()?,
                 Long("svg") => o.svg = p.value()?.string()?,
                 Short('h') | Long("help") => {
                     println!("{USAGE}");
@@ -98,16 +105,19 @@ fn main() -> AnyResult<()> {
     let u = configuration(&o)?;
     let lat = u.lattice();
     println!(
-        "plaquette {:.6}; clover-improved Wilson quarks, κ = {}, c_sw = {}, {} solver to {:e}, backend {:?}",
+        "plaquette {:.6}; clover-improved Wilson quarks, κ = {}, c_sw = {}, {} in time, {} solver to {:e}, backend {:?}",
         u.plaquette()?,
         o.kappa,
         o.c_sw,
+        o.boundary,
         if o.cgnr { "CGNR" } else { "BiCGStab" },
         o.tolerance,
         ongpu::backend()?
     );
     let clover = Clover::new(&u, o.kappa, o.c_sw)?;
-    let op = Wilson::new(&u, o.kappa).with_clover(&clover)?;
+    let op = Wilson::new(&u, o.kappa)
+        .with_boundary(o.boundary)?
+        .with_clover(&clover)?;
     let bar = ProgressBar::new(12);
     bar.set_style(ProgressStyle::with_template(
         "{bar:40} {pos}/{len} solves (source spin and colour), eta {eta}",

@@ -6,6 +6,7 @@
 //!
 //! | module | holds |
 //! |---|---|
+//! | [`boundary`] | [`TimeBoundary`](boundary::TimeBoundary): periodic or antiperiodic quarks in time |
 //! | [`gauge`] | [`GaugeField`](gauge::GaugeField): the four links per site; unit, random, smooth and hot starts, the plaquette, staples, reunitarisation, gauge transformations, NERSC files |
 //! | [`quenched`] | [`QuenchedUpdate`](quenched::QuenchedUpdate): Cabibbo–Marinari heatbath and overrelaxation sweeps for the Wilson gauge action |
 //! | [`staggered`] | the staggered operator [`Staggered`](staggered::Staggered) (`D_eo`, `D_oe`, the even-odd normal operator), its passes, and its CG solvers: eager, graph and device loop |
@@ -71,6 +72,7 @@ mod __private {
 /// colour vectors and matrices in blocks of 32 sites, one coalesced load per component.
 pub type SiteLayout = ongpu_runtime::AoSoA<32>;
 
+pub mod boundary;
 pub mod flow;
 pub mod gauge;
 pub mod hmc;

@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod conventions;
 mod mixed_cg;
 mod small_lattice;
 mod staggered_cg;

@@ -12,9 +12,14 @@
 //!   `ε(x) P(Ũ_mu(x) W(x+mû) W(x)†)` with `W = X` on even and `Y` on odd sites,
 //!   `ε = +1` on even and `−1` on odd sites, and `P` the traceless anti-Hermitian part.
 //!
+//! The quarks are antiperiodic in time unless told otherwise
+//! ([`StaggeredQuarks::with_boundary`]); the sign sits in the operator's folded links, so
+//! the force above, written with those links, carries it too.
+//!
 //! Every solve starts from zero (the solver contract), so the molecular dynamics is
 //! reversible to the solver's tolerance.
 
+use crate::boundary::TimeBoundary;
 use crate::gauge::algebra::{outer_product, traceless_antihermitian};
 use crate::gauge::{GaugeField, LinksOf};
 use crate::solver::{LinearSolver, Solution, SolverError};
@@ -56,6 +61,7 @@ impl SolveCounts {
 pub struct StaggeredQuarks<S: Space = Lattice> {
     lat: S,
     mass: f64,
+    boundary: TimeBoundary,
     action_solver: StaggeredSolver<S>,
     force_solver: StaggeredSolver<S>,
     phi: FermionOf<S>,
@@ -65,7 +71,7 @@ pub struct StaggeredQuarks<S: Space = Lattice> {
 }
 
 impl<S: Space + 'static> StaggeredQuarks<S> {
-    /// Quarks of mass `mass` (> 0) on `lat`, both solves by [`Cg`]: the action's to
+    /// Antiperiodic quarks of mass `mass` (> 0) on `lat`, both solves by [`Cg`]: the action's to
     /// `action_tol`, the force's to `force_tol`, each in at most `max_iter` iterations.
     pub fn new(
         lat: S,
@@ -84,8 +90,8 @@ impl<S: Space + 'static> StaggeredQuarks<S> {
 }
 
 impl<S: Space> StaggeredQuarks<S> {
-    /// Quarks of mass `mass` (> 0) on `lat` with the given solvers for the action and the
-    /// force.
+    /// Antiperiodic quarks of mass `mass` (> 0) on `lat` with the given solvers for the
+    /// action and the force.
     pub fn with_solvers(
         lat: S,
         mass: f64,
@@ -100,6 +106,7 @@ impl<S: Space> StaggeredQuarks<S> {
         Ok(StaggeredQuarks {
             lat,
             mass,
+            boundary: TimeBoundary::Antiperiodic,
             action_solver,
             force_solver,
             phi: lat.zeros()?,
@@ -109,9 +116,24 @@ impl<S: Space> StaggeredQuarks<S> {
         })
     }
 
+    /// The quarks with the time boundary `boundary` instead of antiperiodic.
+    pub fn with_boundary(self, boundary: TimeBoundary) -> Self {
+        StaggeredQuarks { boundary, ..self }
+    }
+
     /// The quark mass.
     pub fn mass(&self) -> f64 {
         self.mass
+    }
+
+    /// The quarks' boundary condition in time.
+    pub fn boundary(&self) -> TimeBoundary {
+        self.boundary
+    }
+
+    /// The staggered operator of `u` for these quarks.
+    fn operator(&self, u: &GaugeField<S>) -> ongpu::Result<Staggered<S>> {
+        Staggered::with_boundary(u, self.mass, self.boundary)
     }
 
     /// The pseudofermion `φ` (on the even sites).
@@ -141,7 +163,7 @@ impl<S: Space> StaggeredQuarks<S> {
                 Complex::new(rng.normal_f64(w, d + 4) * s, rng.normal_f64(w, d + 5) * s),
             ]);
         })?;
-        let op = Staggered::new(u, self.mass)?;
+        let op = self.operator(u)?;
         op.d_eo(&self.y, &mut self.phi)?;
         let (phi, chi, m) = (&mut self.phi, &self.y, self.mass);
         on_gpu!(lat.even(), {
@@ -152,7 +174,7 @@ impl<S: Space> StaggeredQuarks<S> {
 
     /// `S_f = φ† A⁻¹ φ` on the links of `u` (one solve by the action's solver).
     pub fn action(&mut self, u: &GaugeField<S>) -> Result<f64, SolverError> {
-        let op = Staggered::new(u, self.mass)?;
+        let op = self.operator(u)?;
         let solution = self.action_solver.solve(&op, &self.phi, &mut self.x)?;
         self.counts.add(&solution);
         let (phi, x) = (&self.phi, &self.x);
@@ -168,7 +190,7 @@ impl<S: Space> StaggeredQuarks<S> {
         p: &mut LinksOf<S>,
     ) -> Result<(), SolverError> {
         let lat = self.lat;
-        let op = Staggered::new(u, self.mass)?;
+        let op = self.operator(u)?;
         let solution = self.force_solver.solve(&op, &self.phi, &mut self.x)?;
         self.counts.add(&solution);
         op.d_oe(&self.x, &mut self.y)?;

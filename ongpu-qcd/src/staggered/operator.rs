@@ -2,6 +2,7 @@
 
 use super::passes::{self, hop, normal};
 use super::FermionOf;
+use crate::boundary::{apply_time_boundary, TimeBoundary};
 use crate::gauge::{GaugeField, LinksOf};
 use crate::solver::{CgOperator, LinearOperator, VectorAlgebra};
 use ongpu::prelude::*;
@@ -22,17 +23,30 @@ pub fn staggered_phase(c: [usize; 4], mu: usize) -> f64 {
 /// exact because `η_mu(x − mû) = η_mu(x)`, so the backward term `η_mu(x) U_mu(x−mû)†` reads
 /// the folded link of its own neighbour. `D` is then the plain hopping term
 /// `D ψ(x) = Σ_mu Ũ_mu(x) ψ(x+mû) − Ũ_mu(x−mû)† ψ(x−mû)`; it connects only sites of
-/// opposite parity, so a call over one parity is one block of it.
+/// opposite parity, so a call over one parity is one block of it. A time boundary other
+/// than periodic is folded in too ([`crate::boundary`]).
 pub struct Staggered<S: Space = Lattice> {
     lat: S,
     links: LinksOf<S>,
     mass: f64,
+    boundary: TimeBoundary,
 }
 
 impl<S: Space> Staggered<S> {
     /// The operator of the links of `u` and the mass `mass` (the phases folded in on the
-    /// device).
+    /// device), periodic in every direction: [`with_boundary`](Self::with_boundary) for
+    /// antiperiodic quarks.
     pub fn new(u: &GaugeField<S>, mass: f64) -> ongpu::Result<Staggered<S>> {
+        Self::with_boundary(u, mass, TimeBoundary::Periodic)
+    }
+
+    /// The operator of `u` and `mass` with the quarks' time boundary `boundary`
+    /// (antiperiodic: the folded time links of the last time slice negated).
+    pub fn with_boundary(
+        u: &GaugeField<S>,
+        mass: f64,
+        boundary: TimeBoundary,
+    ) -> ongpu::Result<Staggered<S>> {
         let lat = u.lattice();
         let src = u.links();
         let mut links: LinksOf<S> = lat.zeros()?;
@@ -44,7 +58,18 @@ impl<S: Space> Staggered<S> {
                 below += lat.coord(i, mu);
             }
         })?;
-        Ok(Staggered { lat, links, mass })
+        apply_time_boundary(lat, boundary, &mut links)?;
+        Ok(Staggered {
+            lat,
+            links,
+            mass,
+            boundary,
+        })
+    }
+
+    /// The quarks' boundary condition in time.
+    pub fn boundary(&self) -> TimeBoundary {
+        self.boundary
     }
 
     /// Where its vectors live (for an operator on a [`Lattice`], the lattice).

@@ -4,7 +4,8 @@
 //! `D_W ψ(x) = ψ(x) − κ Σ_mu [(1 − γ_mu) U_mu(x) ψ(x+mû) + (1 + γ_mu) U_mu(x−mû)† ψ(x−mû)]`
 //!
 //! in the hopping-parameter form (bare mass `m = 1/(2κ) − 4`), DeGrand–Rossi γ matrices,
-//! periodic boundaries in every direction.
+//! periodic boundaries in every direction unless built with an antiperiodic time boundary
+//! ([`Wilson::with_boundary`], [`crate::boundary`]).
 //!
 //! - [`Spinor`]: a Dirac spinor, `[ColorVector<T>; 4]` (a field element like the links'
 //!   `[ColorMatrix; 4]`, in every layout, on both backends);

@@ -7,6 +7,7 @@
 use super::clover::{Clover, CloverFieldOf, CloverSite};
 use super::clover_algebra::{block_bottom, block_top};
 use super::{Spinor, SpinorFieldOf};
+use crate::boundary::{apply_time_boundary, TimeBoundary};
 use crate::gauge::{GaugeField, LinksOf};
 use ongpu::prelude::*;
 use ongpu::Element;
@@ -30,25 +31,70 @@ pub const CLOVER_BYTES: f64 = 72.0 * 8.0;
 
 /// The Wilson operator `D_W = 1 − κ H` of a gauge field, with the hopping term
 /// `H ψ(x) = Σ_mu [(1 − γ_mu) U_mu(x) ψ(x+mû) + (1 + γ_mu) U_mu(x−mû)† ψ(x−mû)]`
-/// (DeGrand–Rossi γ's, [`gamma`](super::gamma::gamma)), periodic in every direction; with a
-/// [`Clover`] term ([`Wilson::with_clover`]) the clover-improved `D = A − κ H`.
+/// (DeGrand–Rossi γ's, [`gamma`](super::gamma::gamma)), periodic in every direction unless
+/// built [`with_boundary`](Wilson::with_boundary); with a [`Clover`] term
+/// ([`Wilson::with_clover`]) the clover-improved `D = A − κ H`.
 pub struct Wilson<'u, S: Space = Lattice> {
     lat: S,
-    links: &'u LinksOf<S>,
+    links: HopLinks<'u, S>,
     kappa: f64,
     clover: Option<&'u Clover<S>>,
+    boundary: TimeBoundary,
+}
+
+/// The links the hops read: the gauge field's own (periodic quarks), or a copy with the
+/// time boundary's sign on the last time slice.
+enum HopLinks<'u, S: Space> {
+    Gauge(&'u LinksOf<S>),
+    WithBoundary(LinksOf<S>),
 }
 
 impl<'u, S: Space> Wilson<'u, S> {
     /// The operator of the links of `u` and the hopping parameter `kappa` (the bare mass is
-    /// `1/(2κ) − 4`).
+    /// `1/(2κ) − 4`), periodic in every direction.
     pub fn new(u: &'u GaugeField<S>, kappa: f64) -> Wilson<'u, S> {
         Wilson {
             lat: u.lattice(),
-            links: u.links(),
+            links: HopLinks::Gauge(u.links()),
             kappa,
             clover: None,
+            boundary: TimeBoundary::Periodic,
         }
+    }
+
+    /// The operator with the quarks' time boundary `boundary`: antiperiodic hops across the
+    /// last time slice read a copy of the links with its time links negated
+    /// ([`crate::boundary`]; the clover term is unchanged by it). Another call replaces the
+    /// boundary, it does not compound.
+    pub fn with_boundary(self, boundary: TimeBoundary) -> ongpu::Result<Wilson<'u, S>> {
+        if boundary == self.boundary {
+            return Ok(self);
+        }
+        let links = match self.links {
+            HopLinks::Gauge(gauge) => {
+                let mut copy: LinksOf<S> = self.lat.zeros()?;
+                on_gpu!(self.lat, {
+                    copy = gauge;
+                })?;
+                apply_time_boundary(self.lat, boundary, &mut copy)?;
+                HopLinks::WithBoundary(copy)
+            }
+            // The other boundary: the sign flips back (an involution).
+            HopLinks::WithBoundary(mut own) => {
+                apply_time_boundary(self.lat, TimeBoundary::Antiperiodic, &mut own)?;
+                HopLinks::WithBoundary(own)
+            }
+        };
+        Ok(Wilson {
+            links,
+            boundary,
+            ..self
+        })
+    }
+
+    /// The quarks' boundary condition in time.
+    pub fn boundary(&self) -> TimeBoundary {
+        self.boundary
     }
 
     /// The clover-improved operator `D = A − κ H` with the blocks `A` of `clover`, which
@@ -80,9 +126,12 @@ impl<'u, S: Space> Wilson<'u, S> {
         self.lat
     }
 
-    /// The links the hops read.
-    pub fn links(&self) -> &'u LinksOf<S> {
-        self.links
+    /// The links the hops read (with the time boundary's sign, if not periodic).
+    pub fn links(&self) -> &LinksOf<S> {
+        match &self.links {
+            HopLinks::Gauge(links) => links,
+            HopLinks::WithBoundary(links) => links,
+        }
     }
 
     /// Its clover term, if it has one.
@@ -95,7 +144,7 @@ impl<'u, S: Space> Wilson<'u, S> {
     /// would hold 48 more registers through the hops, past what an f64 kernel has without
     /// spilling).
     pub fn apply(&self, psi: &SpinorFieldOf<S>, out: &mut SpinorFieldOf<S>) -> ongpu::Result<()> {
-        hop(self.lat.all(), self.links, psi, out)?;
+        hop(self.lat.all(), self.links(), psi, out)?;
         let kappa = self.kappa;
         match self.clover {
             None => on_gpu!(self.lat, {
@@ -128,7 +177,7 @@ impl<'u, S: Space> Wilson<'u, S> {
         psi: &SpinorFieldOf<S>,
         out: &mut SpinorFieldOf<S>,
     ) -> ongpu::Result<()> {
-        hop(sites, self.links, psi, out)
+        hop(sites, self.links(), psi, out)
     }
 
     /// `out = A⁻¹ H psi` at `sites` (`H psi` without a clover term): one off-diagonal block
@@ -140,8 +189,8 @@ impl<'u, S: Space> Wilson<'u, S> {
         out: &mut SpinorFieldOf<S>,
     ) -> ongpu::Result<()> {
         match self.clover {
-            None => hop(sites, self.links, psi, out),
-            Some(c) => hop_clover(sites, self.links, c.inverses(), psi, out),
+            None => hop(sites, self.links(), psi, out),
+            Some(c) => hop_clover(sites, self.links(), c.inverses(), psi, out),
         }
     }
 }

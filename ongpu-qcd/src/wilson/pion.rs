@@ -56,7 +56,9 @@ fn cosh_mass(ratio: f64, t: usize, t_len: usize) -> f64 {
 impl<S: Space> Wilson<'_, S> {
     /// The pion correlator of a point source at `source` (coordinates on the whole
     /// lattice): twelve solves by `solver`, `after_solve(k)` called after the `k`-th
-    /// (for a progress bar). Time runs along direction 3, periodic.
+    /// (for a progress bar). Time runs along direction 3; the quarks have the operator's time
+    /// boundary (antiperiodic quarks make a periodic pion, so the correlator is periodic
+    /// either way).
     pub fn pion_correlator<Sol>(
         &self,
         solver: &mut Sol,
