@@ -13,6 +13,7 @@
 //! | [`wilson`] | Wilson and Wilson-clover fermions: Dirac spinors, gamma matrices, the even-odd preconditioned operator, CGNR and BiCGStab, propagators and the pion correlator |
 //! | [`hmc`] | hybrid Monte Carlo: the Wilson gauge action alone or with `N_f = 4` dynamical staggered quarks, leapfrog and Omelyan integrators |
 //! | [`flow`] | the Wilson (gradient) flow: `E(t)`, `t₀`, `w₀`, the topological charge |
+//! | [`scale`] | scale setting: Wilson loops, the static potential, `r₀`, the flow scales `t₀` and `w₀` of an ensemble, with jackknife errors; the published interpolations |
 //! | [`smearing`] | APE and stout smearing, in four or three directions |
 //! | [`solver`] | the interface every solver implements: [`LinearSolver`](solver::LinearSolver), [`Solution`](solver::Solution), [`SolverError`](solver::SolverError) |
 //! | [`nersc`] | gauge configurations on disk in the NERSC archive format |
@@ -78,6 +79,7 @@ pub mod gauge;
 pub mod hmc;
 pub mod nersc;
 pub mod quenched;
+pub mod scale;
 pub mod smearing;
 pub mod solver;
 pub mod staggered;

@@ -11,5 +11,6 @@ mod haar;
 mod hmc;
 mod nersc;
 mod quenched;
+mod scale;
 mod smearing;
 mod staggered_hmc;

@@ -1,4 +1,5 @@
-//! What a gauge field measures: the plaquette, the link trace and the staples.
+//! What a gauge field measures: the plaquette, the link trace, the Polyakov loop and the
+//! staples.
 
 use super::staple_sum::{by_direction, with_staples};
 use super::GaugeField;
@@ -36,6 +37,32 @@ impl<S: Space> GaugeField<S> {
             s
         })?;
         Ok(sum / (12.0 * self.lattice().whole().volume() as f64))
+    }
+
+    /// The Polyakov loop `(1/V) Σ_x tr Π_{t=0}^{T−1} U_t(x + t t̂) / 3`: the mean over every
+    /// site of the trace of the time-like line that winds once round the lattice from it
+    /// (by cyclicity the same at every time of a spatial site, so this is the usual mean
+    /// over spatial sites). Zero on average in the confined phase by the centre symmetry;
+    /// `T − 1` passes of one colour-matrix product each.
+    pub fn polyakov_loop(&self) -> ongpu::Result<Complex<f64>> {
+        let lat = self.lattice();
+        let u = self.links();
+        let t_len = lat.whole().extents()[3];
+        let mut line: S::Field<ColorMatrix<f64>, SiteLayout> = lat.zeros()?;
+        let mut longer: S::Field<ColorMatrix<f64>, SiteLayout> = lat.zeros()?;
+        on_gpu!(lat, {
+            line = u[3];
+        })?;
+        for k in 1..t_len {
+            let step = k as i64;
+            on_gpu!(lat, {
+                longer = line * u.shift(3, step)[3];
+            })?;
+            std::mem::swap(&mut line, &mut longer);
+        }
+        let line = &line;
+        let sum: Complex<f64> = on_gpu!(sum: lat, { line.trace() })?;
+        Ok(sum / (3.0 * lat.whole().volume() as f64))
     }
 
     /// `staple = A_mu(x)` at the sites of `sites`: the sum of the six staples around
