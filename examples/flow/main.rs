@@ -11,10 +11,13 @@
 //! Without `--load` it makes its own configurations with the library's heatbath and
 //! overrelaxation (`--therm` sweeps from a hot start, then `--sep` between configurations);
 //! `--load` flows NERSC files instead (those `quenched --save` writes). Each configuration is
-//! flowed until `t² E` has passed 0.35, or to `--tmax` (by default `L²/32` for the shortest
+//! flowed until `t² E` has passed 0.45, or to `--tmax` (by default `L²/32` for the shortest
 //! extent L: the smoothing radius `√(8t)` at half of it); the program prints `t₀/a²` and
-//! `w₀/a` per configuration and their means with jackknife errors, `Q` at the end of the
-//! flow, and the flow's speed (steps per second, measurements excluded). At β = 5.96 it
+//! `w₀/a` per configuration, then both solved on the ensemble mean `⟨t² E⟩` over the flow
+//! times every configuration reached (the definition; with jackknife errors), the Polyakov
+//! loop of each configuration (before the flow) and the history of the topological charge
+//! `Q` at the end of the flow with its autocorrelation time and `⟨Q²⟩/V`, and the flow's
+//! speed (steps per second, measurements excluded). At β = 5.96 it
 //! prints the published `t₀/a²` beside its own (docs/physics.md gives the source).
 
 #[path = "../common/mod.rs"]
@@ -25,7 +28,8 @@ use ongpu::prelude::*;
 use ongpu::qcd::flow::{t0, w0_squared, FlowPoint, WilsonFlow};
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::quenched::QuenchedUpdate;
-use ongpu::qcd::stats::jackknife;
+use ongpu::qcd::scale::flow_scales;
+use ongpu::qcd::stats::{jackknife, summarise};
 use std::io::Write;
 use std::time::Instant;
 
@@ -35,8 +39,9 @@ type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
 /// JHEP 08 (2010) 071; docs/physics.md says how it was read).
 const PUBLISHED_T0: (f64, f64, f64) = (5.96, 2.7854, 0.0062);
 
-/// `t² E` past which a configuration's flow stops.
-const STOP_T2E: f64 = 0.35;
+/// `t² E` past which a configuration's flow stops (beyond 0.3, so that `w₀`, where the
+/// derivative reaches 0.3, is reached too).
+const STOP_T2E: f64 = 0.45;
 
 struct Options {
     dims: [usize; 4],
@@ -141,6 +146,7 @@ fn main() -> AnyResult<()> {
     )?);
     let mut chain: Option<(GaugeField, QuenchedUpdate)> = None;
     let (mut t0s, mut w0s, mut charges) = (vec![], vec![], vec![]);
+    let (mut histories, mut polyakov) = (vec![], vec![]);
     let (mut step_seconds, mut steps, mut volume) = (0.0, 0, 0);
     for c in 0..configs {
         let mut u = if let Some(path) = o.load.get(c) {
@@ -170,6 +176,7 @@ fn main() -> AnyResult<()> {
             // timing should not include.
             WilsonFlow::new(u.lattice(), o.eps)?.step(&mut GaugeField::unit(u.lattice())?)?;
         }
+        let loop_before = u.polyakov_loop()?;
         let (history, seconds, n) = flow(&mut u, &o)?;
         step_seconds += seconds;
         steps += n;
@@ -186,15 +193,19 @@ fn main() -> AnyResult<()> {
         let (t0c, w0c) = (t0(&history), w0_squared(&history).map(f64::sqrt));
         bar.suspend(|| {
             println!(
-                "config {c}: plaquette {:.6} → {:.6} at t = {:.2}; t0/a² = {}, w0/a = {}, Q = {:+.3}",
+                "config {c}: plaquette {:.6} → {:.6} at t = {:.2}; t0/a² = {}, w0/a = {}, Q = {:+.3}, Polyakov loop {:+.4}{:+.4}i",
                 history[0].plaquette,
                 last.plaquette,
                 last.t,
                 t0c.map_or("not reached".into(), |t| format!("{t:.4}")),
                 w0c.map_or("not reached".into(), |w| format!("{w:.4}")),
-                last.charge
+                last.charge,
+                loop_before.re,
+                loop_before.im
             )
         });
+        polyakov.push(loop_before);
+        histories.push(history.clone());
         t0s.extend(t0c);
         w0s.extend(w0c);
         charges.push(last.charge);
@@ -204,8 +215,21 @@ fn main() -> AnyResult<()> {
     if let Some(mut f) = csv {
         f.flush()?;
     }
-    report("t0/a²", &t0s);
-    report("w0/a", &w0s);
+    report("t0/a² (per configuration)", &t0s);
+    report("w0/a (per configuration)", &w0s);
+    // The definition: solved on the ensemble mean, over the flow times all reached.
+    let common = histories.iter().map(Vec::len).min().unwrap_or(0);
+    histories.iter_mut().for_each(|h| h.truncate(common));
+    let scales = flow_scales(&histories, histories.len())?;
+    let show = |e: Option<ongpu::qcd::scale::Estimate>| {
+        e.map_or("not reached by the mean".to_string(), |e| format!("{e:.4}"))
+    };
+    println!(
+        "ensemble mean ⟨t² E⟩ over {} configurations: t0/a² = {}, w0/a = {}",
+        histories.len(),
+        show(scales.t0),
+        show(scales.w0)
+    );
     let (published_beta, p, pe) = PUBLISHED_T0;
     // Only generated configurations at the published β compare with the published value.
     if o.load.is_empty() && o.beta == published_beta && t0s.len() > 1 {
@@ -218,13 +242,36 @@ fn main() -> AnyResult<()> {
         );
     }
     println!(
-        "Q at the end of the flow: {}",
+        "Q at the end of the flow, in the order of the chain: {}",
         charges
             .iter()
             .map(|q| format!("{q:+.3}"))
             .collect::<Vec<_>>()
             .join(" ")
     );
+    if charges.len() > 1 {
+        let q2: Vec<f64> = charges.iter().map(|q| q * q).collect();
+        let q = summarise(&charges);
+        let s = summarise(&q2);
+        println!(
+            "⟨Q⟩ = {:+.3} ± {:.3} (τ_int {:.1} configurations), ⟨Q²⟩ = {:.3} ± {:.3}, \
+             ⟨Q²⟩/V = {:.3e} a⁻⁴",
+            q.mean,
+            q.error,
+            q.tau_int,
+            s.mean,
+            s.error,
+            s.mean / volume as f64
+        );
+        let mean_loop = polyakov.iter().sum::<Complex<f64>>() / polyakov.len() as f64;
+        let abs_loop: Vec<f64> = polyakov.iter().map(|p| p.norm()).collect();
+        println!(
+            "Polyakov loop (before the flow): mean {:+.4}{:+.4}i, ⟨|P|⟩ = {:.4} (confined: ⟨P⟩ → 0, |P| ~ 1/√V_3)",
+            mean_loop.re,
+            mean_loop.im,
+            abs_loop.iter().sum::<f64>() / abs_loop.len() as f64
+        );
+    }
     if steps > 0 {
         println!(
             "flow speed: {:.1} steps/s on {} sites ({:.3} ms per step, measurements excluded)",

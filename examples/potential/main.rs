@@ -13,8 +13,9 @@
 //! `--therm` sweeps, then `--sep` between configurations). On each it measures `W(r, t)` for
 //! `r ≤ --rmax`, `t ≤ --tmax + 1`, and (on the first `--flow-configs`) the flow to 1.6 times
 //! the reference `t₀`. `V(r)` is `ln W(r, t)/W(r, t + 1)`; `r₀` is printed for every `t`, and
-//! the result is taken at the first `t ≥ 2` where `r₀(t)` and `r₀(t + 1)` agree within the
-//! larger of their errors (the plateau: excited states have decayed). The defaults scale with
+//! the result is taken at the first `t ≥ 2` where the difference `r₀(t + 1) − r₀(t)` (with
+//! its correlated jackknife error) is within one error of zero (the plateau: the excited
+//! states' pull is below the noise). The defaults scale with
 //! the reference `r₀/a` at `β`: APE steps `0.9 (r₀/a)²` at α = 0.5 (a smearing radius in
 //! proportion to `r₀`), `r` up to `1.6 r₀/a`, `t` up to `r₀/a`, each within half the lattice.
 //! Exit status 1 if `r₀/a` or `t₀/a²` is farther from the reference than 2σ and 1.5%.
@@ -202,9 +203,15 @@ fn main() -> AnyResult<()> {
             None => println!("  t = {t}: r² F never reaches 1.65 within r ≤ {}", o.r_max),
         }
     }
-    let plateau = (2..o.t_max).find(|&t| match (per_t[t - 1], per_t[t]) {
-        (Some(a), Some(b)) => (a.value - b.value).abs() <= a.error.max(b.error),
-        _ => false,
+    // The plateau: the first t ≥ 2 at which r0(t + 1) − r0(t), with its (correlated)
+    // jackknife error, is within one error of zero: the excited states' pull is below the
+    // noise from there on.
+    let plateau = (2..o.t_max).find(|&t| {
+        jackknife_of(&loop_samples, bins, |m| {
+            let l = loops_of(m)?;
+            Some(sommer_r0(&potential(&l, t + 1))? - sommer_r0(&potential(&l, t))?)
+        })
+        .is_some_and(|d| d.value.abs() <= d.error)
     });
     let t_used = plateau.unwrap_or(o.t_max.max(2) - 1);
     if plateau.is_none() {

@@ -16,6 +16,7 @@
 //! | [`scale`] | scale setting: Wilson loops, the static potential, `r₀`, the flow scales `t₀` and `w₀` of an ensemble, with jackknife errors; the published interpolations |
 //! | [`smearing`] | APE and stout smearing, in four or three directions |
 //! | [`solver`] | the interface every solver implements: [`LinearSolver`](solver::LinearSolver), [`Solution`](solver::Solution), [`SolverError`](solver::SolverError) |
+//! | [`ildg`] | gauge configurations in ILDG/SciDAC (LIME) files, read per process and checksummed |
 //! | [`nersc`] | gauge configurations on disk in the NERSC archive format |
 //! | [`stats`] | Monte Carlo statistics: autocorrelation times and jackknife errors |
 //!
@@ -77,6 +78,7 @@ pub mod boundary;
 pub mod flow;
 pub mod gauge;
 pub mod hmc;
+pub mod ildg;
 pub mod nersc;
 pub mod quenched;
 pub mod scale;

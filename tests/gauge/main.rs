@@ -9,6 +9,7 @@ mod compressed_links;
 mod gradient_flow;
 mod haar;
 mod hmc;
+mod ildg;
 mod nersc;
 mod quenched;
 mod scale;

@@ -30,11 +30,11 @@ fn walk(
     let mut m = ColorMatrix::identity();
     for &(mu, forward) in path {
         if forward {
-            m = m * links[lat.index(x)][mu];
+            m *= links[lat.index(x)][mu];
             x = step(lat, x, mu, true);
         } else {
             x = step(lat, x, mu, false);
-            m = m * links[lat.index(x)][mu].adj();
+            m *= links[lat.index(x)][mu].adj();
         }
     }
     m
@@ -130,7 +130,7 @@ fn polyakov_loop_matches_host_walk() {
             want += walk(&lat, &links, x, &[(3, true); 6]).trace();
         }
     }
-    want = want / (3.0 * (lat.volume() / 6) as f64);
+    want /= 3.0 * (lat.volume() / 6) as f64;
     let got = u.polyakov_loop().unwrap();
     assert!((got - want).norm() < 1e-13, "{got} vs host {want}");
     let mut ug = u;

@@ -8,6 +8,9 @@
 //! the runs with 1, 2 and 4 ranks. NERSC files written from a lattice cut over ranks
 //! hold the bytes the whole lattice writes, read back onto every grid they give the same
 //! links, and a truncated file or one of another lattice is the same error on every rank.
+//! ILDG files likewise: written from the ranks with the whole lattice's links and checksum,
+//! read back with each rank reading only its own sites, and a flipped byte the same checksum
+//! error on every rank.
 
 use ongpu::mpi::World;
 use ongpu::prelude::*;
@@ -164,6 +167,58 @@ fn check_files(world: &World, u: &GaugeField<RankLattice>, links: &[[ColorMatrix
         wrong.is_err(),
         "{ranks}: a file of another lattice was read"
     );
+    check_ildg(world, u, links, &stem);
+    world.barrier();
+    if world.rank() == 0 {
+        for p in [&whole_path, &ranks_path, &bad_path] {
+            std::fs::remove_file(p).ok();
+        }
+    }
+}
+
+/// The ILDG checks on `u` (as [`check_files`]).
+fn check_ildg(
+    world: &World,
+    u: &GaugeField<RankLattice>,
+    links: &[[ColorMatrix<f64>; 4]],
+    stem: &std::path::Path,
+) {
+    use ongpu::qcd::nersc::Precision;
+    let ranks = u.lattice();
+    let (whole_path, ranks_path, bad_path) = (
+        stem.with_extension("whole.lime"),
+        stem.with_extension("ranks.lime"),
+        stem.with_extension("bad.lime"),
+    );
+    let whole_info = if world.rank() == 0 {
+        let whole = GaugeField::from_host(ranks.whole(), links.to_vec()).unwrap();
+        let info = whole.write_ildg(&whole_path, Precision::Double).unwrap();
+        let mut bytes = std::fs::read(&whole_path).unwrap();
+        let at = bytes.len() / 2;
+        bytes[at] ^= 0x01;
+        std::fs::write(&bad_path, &bytes).unwrap();
+        Some(info)
+    } else {
+        None
+    };
+    world.barrier();
+    let info = u.write_ildg(&ranks_path, Precision::Double).unwrap();
+    world.barrier();
+    if let Some(whole_info) = whole_info {
+        assert_eq!(
+            info.checksum, whole_info.checksum,
+            "{ranks}: the checksums differ"
+        );
+    }
+    let (back, read_info) = GaugeField::read_ildg_onto(ranks, &ranks_path).unwrap();
+    assert_eq!(read_info.checksum, info.checksum);
+    assert!(
+        back.to_host().unwrap() == links,
+        "{ranks}: ILDG links read back differ"
+    );
+    let bad = GaugeField::read_ildg_onto(ranks, &bad_path).map(drop);
+    let message = bad.expect_err("a flipped byte is an error").to_string();
+    assert!(message.contains("checksum"), "{ranks}: {message}");
     world.barrier();
     if world.rank() == 0 {
         for p in [&whole_path, &ranks_path, &bad_path] {

@@ -307,6 +307,10 @@ fn boundary_kernels_compile() {
             .unwrap();
         Staggered::with_boundary(&u, 0.1, TimeBoundary::Antiperiodic).unwrap();
     });
-    assert!(kernels.len() >= 3, "only {} distinct kernels", kernels.len());
+    assert!(
+        kernels.len() >= 3,
+        "only {} distinct kernels",
+        kernels.len()
+    );
     crate::support::check_kernels_compile(&kernels);
 }

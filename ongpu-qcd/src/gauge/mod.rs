@@ -14,6 +14,7 @@ pub mod compressed;
 mod field_strength;
 mod files;
 pub mod force;
+mod ildg_files;
 mod observables;
 mod projection;
 pub(crate) mod staple_sum;

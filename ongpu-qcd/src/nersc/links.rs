@@ -7,10 +7,10 @@ use ongpu_runtime::ColorMatrix;
 use ongpu_runtime::Complex;
 
 /// A site's links, in double precision.
-pub(super) type SiteLinks = [ColorMatrix<f64>; 4];
+pub(crate) type SiteLinks = [ColorMatrix<f64>; 4];
 
 /// Writes the stored reals of `links` into `out` (exactly `format.site_bytes()` long).
-pub(super) fn encode(links: &SiteLinks, format: Format, out: &mut [u8]) {
+pub(crate) fn encode(links: &SiteLinks, format: Format, out: &mut [u8]) {
     let size = format.precision.bytes();
     let reals = links.iter().flat_map(|u| {
         u.m[..format.rows.count()]
@@ -31,7 +31,7 @@ pub(super) fn encode(links: &SiteLinks, format: Format, out: &mut [u8]) {
 }
 
 /// The links stored in `bytes` (exactly `format.site_bytes()` long).
-pub(super) fn decode(bytes: &[u8], format: Format) -> SiteLinks {
+pub(crate) fn decode(bytes: &[u8], format: Format) -> SiteLinks {
     let size = format.precision.bytes();
     let mut reals = bytes.chunks_exact(size).map(|b| real(b, format));
     let mut links = [ColorMatrix::<f64>::zero(); 4];

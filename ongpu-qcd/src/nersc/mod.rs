@@ -39,10 +39,10 @@ mod date;
 mod format;
 mod gauge_stats;
 mod header;
-mod links;
+pub(crate) mod links;
 mod read;
-mod site_order;
-mod write;
+pub(crate) mod site_order;
+pub(crate) mod write;
 
 pub use format::{ByteOrder, Format, Precision, Rows};
 pub use header::{Ensemble, Header};

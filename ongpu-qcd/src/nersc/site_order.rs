@@ -6,7 +6,7 @@
 use ongpu_runtime::Lattice;
 
 /// The field index of each site of a file, in the file's order.
-pub(super) fn file_order(lat: Lattice) -> impl Iterator<Item = usize> {
+pub(crate) fn file_order(lat: Lattice) -> impl Iterator<Item = usize> {
     let [lx, ly, lz, lt] = lat.extents();
     (0..lt).flat_map(move |t| {
         (0..lz).flat_map(move |z| {

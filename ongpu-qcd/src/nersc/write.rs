@@ -197,7 +197,7 @@ where
 }
 
 /// A link in double precision (exactly).
-fn widen<R: Real>(m: ColorMatrix<R>) -> ColorMatrix<f64> {
+pub(crate) fn widen<R: Real>(m: ColorMatrix<R>) -> ColorMatrix<f64> {
     let f = |x: R| x.to_f64().unwrap_or(f64::NAN);
     ColorMatrix::new(m.m.map(|row| row.map(|z| Complex::new(f(z.re), f(z.im)))))
 }
@@ -210,7 +210,7 @@ fn is_finite(m: &ColorMatrix<f64>) -> bool {
 
 /// Writes a new file with `fill` under a temporary name next to `path`, then renames it to
 /// `path`; on failure the temporary file is removed.
-fn write_atomically(
+pub(crate) fn write_atomically(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<&File>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {

@@ -8,9 +8,12 @@
 //!   one: `1/(4π r_I²) = −(G(r) − G(r − 1))`, `G` the lattice Coulomb potential of unit
 //!   charge on the axis (R. Sommer, Nucl. Phys. B411 (1994) 839). This removes the leading
 //!   lattice artefact of the short-distance force.
-//! - `r₀` solves `r² F(r) = 1.65` (Sommer's definition): between the two distances that
-//!   bracket 1.65, `r² F` is taken as `σ r² + c` (the Cornell force `σ + c/r²`) through both,
-//!   so `r₀ = √((1.65 − c)/σ)`.
+//! - `r₀` solves `r² F(r) = 1.65` (Sommer's definition): around the first distance where
+//!   `r_I² F` rises through 1.65, `r² F` is taken as `σ r² + c` (the Cornell force
+//!   `σ + c/r²`), fitted by least squares to the two points below and the two above (fewer
+//!   where the data end), so `r₀ = √((1.65 − c)/σ)`. Four points rather than the two that
+//!   bracket the crossing average the noise of single force differences, which grows with
+//!   `r`.
 
 use std::f64::consts::PI;
 use std::sync::OnceLock;
@@ -95,19 +98,28 @@ pub fn force(v: &[f64]) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// `r₀/a` from `v[r − 1] = V(r)`: where `r_I² F` first rises through 1.65, between the two
-/// distances around it as the module says; `None` if it never does (or a value is NaN
-/// before it does).
+/// `r₀/a` from `v[r − 1] = V(r)`: where `r_I² F` first rises through 1.65, by the local
+/// fit the module describes; `None` if it never does (or a value is NaN before it does).
 pub fn sommer_r0(v: &[f64]) -> Option<f64> {
     let points = force(v);
-    let pair = points
+    let k = points
         .windows(2)
-        .find(|w| w[0].1 < SOMMER_REFERENCE && w[1].1 >= SOMMER_REFERENCE)?;
-    let ((ra, ya), (rb, yb)) = (pair[0], pair[1]);
-    let sigma = (yb - ya) / (rb * rb - ra * ra);
-    let c = ya - sigma * ra * ra;
+        .position(|w| w[0].1 < SOMMER_REFERENCE && w[1].1 >= SOMMER_REFERENCE)?;
+    let window = &points[k.saturating_sub(1)..(k + 3).min(points.len())];
+    // Least squares of y = σ x + c in x = r_I².
+    let n = window.len() as f64;
+    let (sx, sy) = window
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(r, y)| (a + r * r, b + y));
+    let (mx, my) = (sx / n, sy / n);
+    let (sxx, sxy) = window.iter().fold((0.0, 0.0), |(a, b), &(r, y)| {
+        let dx = r * r - mx;
+        (a + dx * dx, b + dx * (y - my))
+    });
+    let sigma = sxy / sxx;
+    let c = my - sigma * mx;
     let r0_squared = (SOMMER_REFERENCE - c) / sigma;
-    (r0_squared > 0.0).then(|| r0_squared.sqrt())
+    (sigma > 0.0 && r0_squared > 0.0).then(|| r0_squared.sqrt())
 }
 
 #[cfg(test)]
