@@ -3,6 +3,7 @@
 //! writer), and damaged files, each of which must be an error that returns nothing.
 
 use ongpu::prelude::*;
+use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::nersc::{self, ByteOrder, Ensemble, Format, Precision, Rows};
 use ongpu::Error;
 use std::path::{Path, PathBuf};
@@ -422,6 +423,14 @@ fn a_hand_built_file_reads_back_to_its_links() {
         assert_eq!(lat.extents(), [2, 2, 2, 2]);
         assert_eq!(header.format.byte_order == ByteOrder::Big, s.big, "{s:?}");
         let u = u.to_vec().unwrap();
+        // Site by site, as each process of a space reads its part: the same links and
+        // header (the byte order of the bare names settled by the checksum the same way).
+        let (onto, onto_header) = GaugeField::read_nersc_onto(lat, &path).unwrap();
+        assert_eq!(onto_header, header, "{s:?}");
+        assert!(
+            onto.to_host().unwrap() == u,
+            "{s:?}: links read by sites differ"
+        );
         for t in 0..L {
             for z in 0..L {
                 for y in 0..L {
@@ -467,6 +476,13 @@ fn refused(dir: &Path, name: &str, bytes: &[u8], words: &[&str]) {
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
     let result: ongpu::Result<(Lattice, Field<Links>, nersc::Header)> = nersc::read(&path);
+    // Read site by site onto the valid file's lattice: the same error.
+    let by_sites = GaugeField::read_nersc_onto(Lattice::new([2, 4, 2, 4]).unwrap(), &path);
+    match by_sites {
+        Err(e) if e.to_string().contains("nothing was read") => {}
+        Err(e) => panic!("{name}: read by sites, not a gauge-file error: {e}"),
+        Ok(_) => panic!("{name}: a damaged file was read by sites"),
+    }
     match result {
         Err(e @ Error::GaugeFile { .. }) => {
             let message = e.to_string();

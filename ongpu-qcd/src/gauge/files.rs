@@ -1,8 +1,9 @@
 //! A gauge field to and from a NERSC archive file ([`crate::nersc`]), on any space: on a
-//! lattice cut over MPI ranks every rank reads the file and keeps its part, and rank 0
-//! writes it from the links gathered from every rank.
+//! lattice cut over MPI ranks every rank reads only its own sites, and rank 0 writes the
+//! file from the links gathered from every rank.
 
-use super::{GaugeField, HostLinks};
+use super::site_reads::read_sites;
+use super::GaugeField;
 use crate::nersc::{self, Ensemble, Format, Header};
 use ongpu::prelude::*;
 use std::path::Path;
@@ -20,29 +21,52 @@ impl GaugeField {
 impl<S: Space> GaugeField<S> {
     /// Reads a NERSC file onto `lat`, whose whole lattice must be the file's, as
     /// [`GaugeField::read_nersc`] does: checksum, plaquette and link trace verified over the
-    /// whole lattice. On a lattice cut over MPI ranks (a collective) every rank reads and
-    /// checks the whole file and keeps its part, and the outcome is agreed: a damaged or
-    /// missing file, or one of another lattice, is the same error on every rank (naming the
-    /// ranks it failed on), and nothing is loaded anywhere.
+    /// whole lattice. Each process reads only the sites it stores (on a lattice cut over MPI
+    /// ranks, a rank never reads the whole file): the checksum, a sum over sites, from every
+    /// site's term gathered once; the plaquette and link trace computed on the loaded field.
+    /// The outcome is agreed (a collective on ranks): a damaged or missing file, or one of
+    /// another lattice, is the same error on every process (naming the ranks it failed on),
+    /// and nothing is loaded.
     pub fn read_nersc_onto(lat: S, path: impl AsRef<Path>) -> ongpu::Result<(Self, Header)> {
         let path = path.as_ref();
-        let read = (|| {
-            let (file_lat, links, header) = nersc::read::<AoS>(path)?;
-            let whole: Lattice = lat.whole();
-            if file_lat != whole {
-                return Err(ongpu::Error::GaugeFile {
-                    path: path.display().to_string(),
-                    reason: format!(
-                        "it holds a {file_lat}, but the field is to be on the {whole}; nothing \
-                         was read"
-                    ),
-                });
+        let whole: Lattice = lat.whole();
+        let opened = nersc::open(path).and_then(|file| {
+            if file.lat != whole {
+                return Err(file.fail(format!(
+                    "it holds a {}, but the field is to be on the {whole}",
+                    file.lat
+                )));
             }
-            let host: HostLinks = links.to_vec()?;
+            Ok(file)
+        });
+        let file = lat.agree(opened)?;
+        let not_finite = |i: usize| {
+            file.fail(format!(
+                "the links of site {i} hold values that are not finite numbers"
+            ))
+        };
+        let first = file.orders[0];
+        let (links, terms) = read_sites(lat, |i| file.read_site(i, first), not_finite)?;
+        let sums = terms.iter().fold([0u32; 2], |[a, b], [x, y]| {
+            [a.wrapping_add(*x), b.wrapping_add(*y)]
+        });
+        let order = lat.agree(file.settle_order(sums))?;
+        // The bare IEEE names in the other byte order: read again in it.
+        let links = if order == first {
+            links
+        } else {
             drop(links);
-            Ok((GaugeField::from_host(lat, host)?, header))
-        })();
-        lat.agree(read)
+            read_sites(lat, |i| file.read_site(i, order), not_finite)?.0
+        };
+        let mut header = file.header.clone();
+        header.format.byte_order = order;
+        let u = GaugeField { lat, links };
+        let stats = u.plaquette().and_then(|p| {
+            let t = u.link_trace()?;
+            nersc::check_stats(&header, p, t).map_err(|reason| file.fail(reason))
+        });
+        lat.agree(stats)?;
+        Ok((u, header))
     }
 
     /// Writes the links as a NERSC file in `format`, with the labels of `ensemble` (its

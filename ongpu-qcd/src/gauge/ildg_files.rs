@@ -4,7 +4,8 @@
 //! counts once, their XOR is compared with the file's, and the outcome agreed: a damaged
 //! file is the same error everywhere and nothing is loaded. Writing, the links are gathered and rank 0 writes.
 
-use super::{GaugeField, LinksOf};
+use super::site_reads::read_sites;
+use super::GaugeField;
 use crate::ildg::{self, IldgFile};
 use crate::nersc::Precision;
 use ongpu::prelude::*;
@@ -22,7 +23,7 @@ impl GaugeField {
 impl<S: Space> GaugeField<S> {
     /// Reads an ILDG file onto `lat`, whose whole lattice must be the file's. Each process
     /// reads the sites it stores (a rank of a lattice cut over MPI ranks reads only its own,
-    /// never the whole file), its part of the checksum is combined with the others', and
+    /// never the whole file), every site's term of the checksum is gathered once, and
     /// the outcome is agreed (a collective on ranks): a damaged or missing file, or one of
     /// another lattice, is the same error on every process, and nothing is loaded.
     pub fn read_ildg_onto(lat: S, path: impl AsRef<Path>) -> ongpu::Result<(Self, IldgFile)> {
@@ -42,41 +43,17 @@ impl<S: Space> GaugeField<S> {
             Ok(file)
         });
         let file = lat.agree(opened)?;
-        // The sites this process stores (a rank's halos among them), each read once, and
-        // each site's term of the checksum kept by site.
-        let mut terms = std::collections::HashMap::new();
-        let mut failure = None;
-        let links: LinksOf<S> = lat.field_from_fn(|i| match file.read_site(whole, i) {
-            Ok((site, term)) if failure.is_none() => {
-                terms.insert(i, term);
-                site
-            }
-            Ok(_) => [ColorMatrix::zero(); 4],
-            Err(e) => {
-                failure.get_or_insert(e);
-                [ColorMatrix::zero(); 4]
-            }
-        })?;
-        let read = match failure {
-            Some(e) => Err(e),
-            None => Ok(()),
-        };
-        lat.agree(read)?;
-        // The terms as a field, gathered in the whole lattice's order: every site's term
-        // once (its owner's), whatever halos the processes hold; their XOR is the file's
-        // checksum.
-        let parts: <S as Space>::Field<Complex<f64>, crate::SiteLayout> =
-            lat.field_from_fn(|i| {
-                let (a, b) = terms.get(&i).copied().unwrap_or((0, 0));
-                Complex::new(a as f64, b as f64)
-            })?;
-        drop(terms);
-        let gathered = parts.values()?;
-        let verified = file.verify_parts(gathered.iter().map(|z| (z.re as u32, z.im as u32)));
+        let (links, terms) = read_sites(
+            lat,
+            |i| {
+                file.read_site(whole, i)
+                    .map(|(site, (a, b))| (site, [a, b]))
+            },
+            |i| file.not_finite(i),
+        )?;
+        let verified = file.verify_parts(terms.into_iter().map(|[a, b]| (a, b)));
         lat.agree(verified)?;
         let field = GaugeField { lat, links };
-        let finite = field.to_host().and_then(|host| file.check_finite(&host));
-        lat.agree(finite)?;
         Ok((field, file.info))
     }
 

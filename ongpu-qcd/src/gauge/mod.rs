@@ -17,6 +17,7 @@ pub mod force;
 mod ildg_files;
 mod observables;
 mod projection;
+mod site_reads;
 pub(crate) mod staple_sum;
 pub mod su3;
 mod transform;

@@ -169,6 +169,13 @@ impl OpenFile {
         }
     }
 
+    /// The error for a site whose links are not finite.
+    pub(crate) fn not_finite(&self, i: usize) -> Error {
+        self.fail(format!(
+            "the links of site {i} hold values that are not finite numbers"
+        ))
+    }
+
     /// An error if a link holds a NaN or an infinity.
     pub(crate) fn check_finite(&self, links: &[SiteLinks]) -> Result<()> {
         let finite = links

@@ -47,6 +47,7 @@ pub(crate) mod write;
 pub use format::{ByteOrder, Format, Precision, Rows};
 pub use header::{Ensemble, Header};
 pub use read::read;
+pub(crate) use read::{check_stats, open};
 pub(crate) use write::header_and_file;
 pub use write::{write, write_with};
 

@@ -15,7 +15,7 @@ use ongpu_runtime::Layout;
 use ongpu_runtime::{Error, Result};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Reads the gauge configuration in the NERSC archive file at `path`: its lattice (from
 /// `DIMENSION_1..4`), its links as a field on that lattice (in the lattice's even-odd site
@@ -56,15 +56,68 @@ use std::path::Path;
 /// # }
 /// ```
 pub fn read<L: Layout>(path: impl AsRef<Path>) -> Result<(Lattice, LinkField<L>, Header)> {
-    let path = path.as_ref();
+    let opened = open(path.as_ref())?;
+    let OpenFile {
+        path,
+        file,
+        mut header,
+        lat,
+        orders,
+        data_start,
+    } = opened;
+    let fail = |reason: String| file_error(&path, format!("{reason}; nothing was read"));
+    let mut input = BufReader::with_capacity(1 << 20, file);
+    let mut mismatches = Vec::new();
+    let mut found = None;
+    for &byte_order in &orders {
+        let format = Format {
+            byte_order,
+            ..header.format
+        };
+        input
+            .seek(SeekFrom::Start(data_start))
+            .map_err(|e| fail(format!("could not read the data: {e}")))?;
+        let (links, checksum) = read_links(&mut input, lat, format, &fail)?;
+        if checksum == header.checksum {
+            found = Some((links, format));
+            break;
+        }
+        mismatches.push((byte_order, checksum));
+    }
+    let Some((links, format)) = found else {
+        return Err(fail(checksum_mismatch(header.checksum, &mismatches)));
+    };
+    header.format = format;
+    check_stats(&header, plaquette(&lat, &links), link_trace(&links)).map_err(fail)?;
+    Ok((lat, Field::from_vec(links), header))
+}
+
+/// A NERSC file with its header parsed and the length of its data checked: what reading
+/// the whole file and reading one process's sites share.
+pub(crate) struct OpenFile {
+    path: PathBuf,
+    file: File,
+    /// The header (its format's byte order the first candidate).
+    pub(crate) header: Header,
+    /// The file's whole lattice.
+    pub(crate) lat: Lattice,
+    /// The byte orders the data may be in: one, or both for the bare `IEEE32`/`IEEE64`
+    /// (Grid's reading, little-endian, first; then QDP++'s), which the checksum settles.
+    pub(crate) orders: Vec<ByteOrder>,
+    data_start: u64,
+}
+
+/// Opens `path`, parses its header and checks the data's length.
+pub(crate) fn open(path: &Path) -> Result<OpenFile> {
     let fail = |reason: String| file_error(path, format!("{reason}; nothing was read"));
     let file = File::open(path).map_err(|e| fail(format!("could not open it: {e}")))?;
     let file_len = file
         .metadata()
         .map_err(|e| fail(format!("could not read its size: {e}")))?
         .len();
-    let mut input = BufReader::with_capacity(1 << 20, file);
+    let mut input = BufReader::with_capacity(1 << 16, &file);
     let parsed = header::parse(&mut input).map_err(fail)?;
+    drop(input);
     let mut header = parsed.header;
     let lat = Lattice::new(header.extents)
         .map_err(|e| fail(format!("its lattice is not one ongpu can hold: {e}")))?;
@@ -84,56 +137,91 @@ pub fn read<L: Layout>(path: impl AsRef<Path>) -> Result<(Lattice, LinkField<L>,
             }
         )));
     }
-
-    // The bare IEEE32/IEEE64: Grid's reading (little-endian) first, then QDP++'s.
     let orders = match parsed.byte_order {
         Some(order) => vec![order],
         None => vec![ByteOrder::Little, ByteOrder::Big],
     };
-    let mut mismatches = Vec::new();
-    let mut found = None;
-    for byte_order in orders {
-        let format = Format {
-            byte_order,
-            ..format
-        };
-        input
-            .seek(SeekFrom::Start(parsed.data_start))
-            .map_err(|e| fail(format!("could not read the data: {e}")))?;
-        let (links, checksum) = read_links(&mut input, lat, format, &fail)?;
-        if checksum == header.checksum {
-            found = Some((links, format));
-            break;
-        }
-        mismatches.push((byte_order, checksum));
-    }
-    let Some((links, format)) = found else {
-        return Err(fail(checksum_mismatch(header.checksum, &mismatches)));
-    };
-    header.format = format;
+    header.format.byte_order = orders[0];
+    Ok(OpenFile {
+        path: path.to_path_buf(),
+        file,
+        header,
+        lat,
+        orders,
+        data_start: parsed.data_start,
+    })
+}
 
+impl OpenFile {
+    /// The error for this file, with "nothing was read".
+    pub(crate) fn fail(&self, reason: String) -> Error {
+        file_error(&self.path, format!("{reason}; nothing was read"))
+    }
+
+    /// The links of whole-lattice site `i`, read in byte order `order` by one positioned
+    /// read, and the site's term of the checksum in each of [`orders`](Self::orders).
+    pub(crate) fn read_site(&self, i: usize, order: ByteOrder) -> Result<(SiteLinks, [u32; 2])> {
+        use std::os::unix::fs::FileExt;
+        let format = Format {
+            byte_order: order,
+            ..self.header.format
+        };
+        let [lx, ly, lz, _] = self.lat.extents();
+        let [x, y, z, t] = self.lat.coords(i);
+        let rank = (x + lx * (y + ly * (z + lz * t))) as u64;
+        let mut site = vec![0u8; format.site_bytes()];
+        let offset = self.data_start + rank * site.len() as u64;
+        self.file
+            .read_exact_at(&mut site, offset)
+            .map_err(|e| self.fail(format!("could not read the links of site {i}: {e}")))?;
+        let terms = [0, 1].map(|k| {
+            let o = self.orders[k.min(self.orders.len() - 1)];
+            word_sum(&site, format.precision, o)
+        });
+        Ok((decode(&site, format), terms))
+    }
+
+    /// The byte order whose checksum (`sums[k]` for `orders[k]`) is the header's, or the
+    /// error that says none is.
+    pub(crate) fn settle_order(&self, sums: [u32; 2]) -> Result<ByteOrder> {
+        let candidates: Vec<(ByteOrder, u32)> = self.orders.iter().copied().zip(sums).collect();
+        candidates
+            .iter()
+            .find(|(_, sum)| *sum == self.header.checksum)
+            .map(|(order, _)| *order)
+            .ok_or_else(|| self.fail(checksum_mismatch(self.header.checksum, &candidates)))
+    }
+}
+
+/// An error message unless the header's `PLAQUETTE` and `LINK_TRACE` agree with those of
+/// the links (`plaquette`, `link_trace`) within the tolerance of its precision.
+pub(crate) fn check_stats(
+    header: &Header,
+    plaquette: f64,
+    link_trace: f64,
+) -> std::result::Result<(), String> {
     let computed = [
-        ("PLAQUETTE", header.plaquette, plaquette(&lat, &links)),
-        ("LINK_TRACE", header.link_trace, link_trace(&links)),
+        ("PLAQUETTE", header.plaquette, plaquette),
+        ("LINK_TRACE", header.link_trace, link_trace),
     ];
     for (key, written, got) in computed {
-        let tolerance = tolerance(format.precision) * written.abs().max(1.0);
+        let tolerance = tolerance(header.format.precision) * written.abs().max(1.0);
         // Written so that a NaN from the links disagrees.
         let agrees = (written - got).abs() <= tolerance;
         if !agrees {
-            return Err(fail(format!(
+            return Err(format!(
                 "the {key} in the header is {written:?} but the links give {got:?}, a \
                  difference of {:.1e} beyond the tolerance {tolerance:.0e} for {} data: the \
                  links are damaged, or the header belongs to other links",
                 (written - got).abs(),
-                match format.precision {
+                match header.format.precision {
                     Precision::Double => "double",
                     Precision::Single => "single",
                 }
-            )));
+            ));
         }
     }
-    Ok((lat, Field::from_vec(links), header))
+    Ok(())
 }
 
 /// How far the header's plaquette and link trace may be from the links'.
