@@ -216,6 +216,20 @@ fn check_ildg(
         back.to_host().unwrap() == links,
         "{ranks}: ILDG links read back differ"
     );
+    // Across rank counts: the file the whole lattice wrote, read by these ranks, and the
+    // file these ranks wrote, read by one process.
+    let (from_whole, _) = GaugeField::read_ildg_onto(ranks, &whole_path).unwrap();
+    assert!(
+        from_whole.to_host().unwrap() == links,
+        "{ranks}: the whole lattice's ILDG file read over ranks differs"
+    );
+    if world.rank() == 0 {
+        let (one, _) = GaugeField::read_ildg(&ranks_path).unwrap();
+        assert!(
+            one.to_host().unwrap() == links,
+            "{ranks}: the ranks' ILDG file read by one process differs"
+        );
+    }
     let bad = GaugeField::read_ildg_onto(ranks, &bad_path).map(drop);
     let message = bad.expect_err("a flipped byte is an error").to_string();
     assert!(message.contains("checksum"), "{ranks}: {message}");
