@@ -6,16 +6,17 @@
 //! ```text
 //! cargo run --release --example potential -- [--size 16 | --dims X,Y,Z,T] [--beta 6.0]
 //!     [--configs 40] [--therm 300] [--sep 10] [--or 4] [--seed 1] [--rmax R] [--tmax T]
-//!     [--ape 0.5] [--ape-steps N] [--flow-configs N] [--eps 0.02] [--bins 20]
+//!     [--ape 0.5] [--ape-steps N] [--flow-configs N] [--eps 0.02] [--bins 20] [--t T]
+//!     [--max-error 0.01]
 //! ```
 //!
 //! Configurations come from the library's heatbath and overrelaxation (a Haar start,
 //! `--therm` sweeps, then `--sep` between configurations). On each it measures `W(r, t)` for
 //! `r ≤ --rmax`, `t ≤ --tmax + 1`, and (on the first `--flow-configs`) the flow to 1.6 times
 //! the reference `t₀`. `V(r)` is `ln W(r, t)/W(r, t + 1)`; `r₀` is printed for every `t`, and
-//! the result is taken at the first `t ≥ 2` where the difference `r₀(t + 1) − r₀(t)` (with
-//! its correlated jackknife error) is within one error of zero (the plateau: the excited
-//! states' pull is below the noise). The defaults scale with
+//! the result is taken at the largest `t` whose jackknife error is at most `--max-error`
+//! (1%) of `r₀`, or at `--t`: `r₀(t)` rises with `t` as the excited states decay, so the
+//! latest `t` the statistics resolve has the least of their pull. The defaults scale with
 //! the reference `r₀/a` at `β`: APE steps `0.9 (r₀/a)²` at α = 0.5 (a smearing radius in
 //! proportion to `r₀`), `r` up to `1.6 r₀/a`, `t` up to `r₀/a`, each within half the lattice.
 //! Exit status 1 if `r₀/a` or `t₀/a²` is farther from the reference than 2σ and 1.5%.
@@ -51,6 +52,8 @@ struct Options {
     flow_configs: usize,
     eps: f64,
     bins: usize,
+    t: Option<usize>,
+    max_error: f64,
 }
 
 impl Options {
@@ -75,6 +78,8 @@ impl Options {
             flow_configs: common::arg("--flow-configs", configs).min(configs),
             eps: common::arg_f64("--eps", 0.02)?,
             bins: common::arg("--bins", 20).max(2),
+            t: common::value("--t").map(|_| common::arg("--t", 0)),
+            max_error: common::arg_f64("--max-error", 0.01)?,
         };
         if o.t_max + 1 > dims[3] / 2 {
             return Err(format!(
@@ -203,19 +208,18 @@ fn main() -> AnyResult<()> {
             None => println!("  t = {t}: r² F never reaches 1.65 within r ≤ {}", o.r_max),
         }
     }
-    // The plateau: the first t ≥ 2 at which r0(t + 1) − r0(t), with its (correlated)
-    // jackknife error, is within one error of zero: the excited states' pull is below the
-    // noise from there on.
-    let plateau = (2..o.t_max).find(|&t| {
-        jackknife_of(&loop_samples, bins, |m| {
-            let l = loops_of(m)?;
-            Some(sommer_r0(&potential(&l, t + 1))? - sommer_r0(&potential(&l, t))?)
-        })
-        .is_some_and(|d| d.value.abs() <= d.error)
+    // r0(t) rises with t while excited states pull V(r) up at short distances more than at
+    // long ones, and its error grows with t: take the largest t at which the statistical
+    // error is still at most --max-error (1%) of r0, so the excited states' pull is cut as
+    // far as the statistics allow (or --t).
+    let t_used = o.t.unwrap_or_else(|| {
+        (1..=o.t_max)
+            .filter(|&t| per_t[t - 1].is_some_and(|e| e.error <= o.max_error * e.value))
+            .max()
+            .unwrap_or(1)
     });
-    let t_used = plateau.unwrap_or(o.t_max.max(2) - 1);
-    if plateau.is_none() {
-        println!("  no plateau by that rule: t = {t_used} taken");
+    if t_used == 0 || t_used > o.t_max {
+        return Err(format!("--t {t_used}: want 1..={}", o.t_max).into());
     }
     let mean_loops = loops_of(&mean(&loop_samples)).ok_or("loops of the mean")?;
     let v = potential(&mean_loops, t_used);
