@@ -168,7 +168,7 @@ fn main() -> AnyResult<()> {
                     update.sweep(u, o.beta, o.or_steps)?;
                 }
             }
-            GaugeField::from_links(lat, Field::from_vec(u.to_host()?))?
+            u.try_clone()?
         };
         volume = u.lattice().volume();
         if c == 0 {
@@ -221,7 +221,7 @@ fn main() -> AnyResult<()> {
     let common = histories.iter().map(Vec::len).min().unwrap_or(0);
     histories.iter_mut().for_each(|h| h.truncate(common));
     let scales = flow_scales(&histories, histories.len())?;
-    let show = |e: Option<ongpu::qcd::scale::Estimate>| {
+    let show = |e: Option<ongpu::qcd::stats::Estimate>| {
         e.map_or("not reached by the mean".to_string(), |e| format!("{e:.4}"))
     };
     println!(

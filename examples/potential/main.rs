@@ -29,10 +29,9 @@ use ongpu::prelude::*;
 use ongpu::qcd::flow::{FlowPoint, WilsonFlow};
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::quenched::QuenchedUpdate;
-use ongpu::qcd::scale::{
-    flow_scales, force, jackknife_of, potential, reference, sommer_r0, Estimate, WilsonLoops,
-};
+use ongpu::qcd::scale::{flow_scales, force, potential, reference, sommer_r0, WilsonLoops};
 use ongpu::qcd::smearing::Smearing;
+use ongpu::qcd::stats::{jackknife_of, Estimate};
 use std::time::Instant;
 
 type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -100,14 +99,14 @@ struct Sample {
 
 fn measure(u: &GaugeField, o: &Options, flow_it: bool, t_end: f64) -> AnyResult<Sample> {
     let lat = u.lattice();
-    let mut smeared = GaugeField::from_host(lat, u.to_host()?)?;
+    let mut smeared = u.try_clone()?;
     Smearing::ape(lat, o.ape_alpha)?
         .spatial()
         .apply(&mut smeared, o.ape_steps)?;
     let loops = ongpu::qcd::scale::wilson_loops(u, &smeared, o.r_max, o.t_max + 1)?;
     drop(smeared);
     let flow = if flow_it {
-        let mut v = GaugeField::from_host(lat, u.to_host()?)?;
+        let mut v = u.try_clone()?;
         let mut flow = WilsonFlow::new(lat, o.eps)?;
         let mut history = vec![flow.measure(&v)?];
         while flow.time() + 0.5 * o.eps < t_end {

@@ -159,15 +159,34 @@ impl<S: Space> WilsonFlow<S> {
 /// increasing `t`), by linear interpolation between the two points around it; `None` if it
 /// never does.
 pub fn t0(history: &[FlowPoint]) -> Option<f64> {
-    crossing(history.iter().map(|p| (p.t, p.t2e)))
+    let (times, t2e) = history
+        .iter()
+        .map(|p| (p.t, p.t2e))
+        .unzip::<_, _, Vec<_>, Vec<_>>();
+    t0_of(&times, &t2e)
 }
 
 /// `w₀²`: where `t d/dt (t² E)` first reaches [`SCALE_REFERENCE`] (the derivative by
 /// differences of neighbouring points, at their midpoints), by linear interpolation.
 pub fn w0_squared(history: &[FlowPoint]) -> Option<f64> {
-    crossing(history.windows(2).map(|w| {
-        let t = 0.5 * (w[0].t + w[1].t);
-        (t, t * (w[1].t2e - w[0].t2e) / (w[1].t - w[0].t))
+    let (times, t2e) = history
+        .iter()
+        .map(|p| (p.t, p.t2e))
+        .unzip::<_, _, Vec<_>, Vec<_>>();
+    w0_squared_of(&times, &t2e)
+}
+
+/// [`t0`] of the values `t2e[k]` of `t² E` at the flow times `times[k]` (an ensemble's
+/// mean, say).
+pub(crate) fn t0_of(times: &[f64], t2e: &[f64]) -> Option<f64> {
+    crossing(times.iter().copied().zip(t2e.iter().copied()))
+}
+
+/// [`w0_squared`] of the values `t2e[k]` of `t² E` at the flow times `times[k]`.
+pub(crate) fn w0_squared_of(times: &[f64], t2e: &[f64]) -> Option<f64> {
+    crossing(times.windows(2).zip(t2e.windows(2)).map(|(t, y)| {
+        let mid = 0.5 * (t[0] + t[1]);
+        (mid, mid * (y[1] - y[0]) / (t[1] - t[0]))
     }))
 }
 

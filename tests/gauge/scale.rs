@@ -70,12 +70,21 @@ fn host_loop(lat: &Lattice, links: &HostLinks, spatial: &HostLinks, r: usize, t:
 fn loops_match_host_walks() {
     let lat = Lattice::new([4, 6, 4, 8]).unwrap();
     let u = GaugeField::random(lat, 81).unwrap();
-    let mut smeared = GaugeField::from_host(lat, u.to_host().unwrap()).unwrap();
+    let before = u.to_host().unwrap();
+    let mut smeared = u.try_clone().unwrap();
+    assert!(
+        smeared.to_host().unwrap() == before,
+        "a clone is the field bit for bit"
+    );
     Smearing::ape(lat, 0.5)
         .unwrap()
         .spatial()
         .apply(&mut smeared, 2)
         .unwrap();
+    assert!(
+        u.to_host().unwrap() == before,
+        "smearing the clone left the field alone"
+    );
     let w = wilson_loops(&u, &smeared, 2, 4).unwrap();
     let (links, spatial) = (u.to_host().unwrap(), smeared.to_host().unwrap());
     for r in 1..=2 {

@@ -20,7 +20,7 @@ pub fn configuration(lat: Lattice, beta: f64, seed: u64) -> GaugeField {
 }
 
 pub fn copy(u: &GaugeField) -> GaugeField {
-    GaugeField::from_links(u.lattice(), Field::from_vec(u.to_host().unwrap())).unwrap()
+    u.try_clone().unwrap()
 }
 
 pub fn max_entry(m: &ColorMatrix<f64>) -> f64 {

@@ -2,7 +2,8 @@
 //! process reads only the sites it stores, by positioned reads, with each site's term of
 //! the SciDAC checksum (an XOR over sites); the terms are gathered in site order, so each
 //! counts once, their XOR is compared with the file's, and the outcome agreed: a damaged
-//! file is the same error everywhere and nothing is loaded. Writing, the links are gathered and rank 0 writes.
+//! file is the same error everywhere and nothing is loaded. Writing, the links are gathered
+//! and rank 0 writes.
 
 use super::site_reads::read_sites;
 use super::GaugeField;
@@ -27,31 +28,19 @@ impl<S: Space> GaugeField<S> {
     /// the outcome is agreed (a collective on ranks): a damaged or missing file, or one of
     /// another lattice, is the same error on every process, and nothing is loaded.
     pub fn read_ildg_onto(lat: S, path: impl AsRef<Path>) -> ongpu::Result<(Self, IldgFile)> {
-        let path = path.as_ref();
         let whole = lat.whole();
-        let opened = ildg::open(path).and_then(|file| {
+        let opened = ildg::open(path.as_ref()).and_then(|file| {
             if file.info.extents != whole.extents() {
-                return Err(ongpu::Error::GaugeFile {
-                    path: path.display().to_string(),
-                    reason: format!(
-                        "it holds a lattice of extents {:?}, but the field is to be on the \
-                         {whole}; nothing was read",
-                        file.info.extents
-                    ),
-                });
+                return Err(file.fail(format!(
+                    "it holds a lattice of extents {:?}, but the field is to be on the {whole}",
+                    file.info.extents
+                )));
             }
             Ok(file)
         });
         let file = lat.agree(opened)?;
-        let (links, terms) = read_sites(
-            lat,
-            |i| {
-                file.read_site(whole, i)
-                    .map(|(site, (a, b))| (site, [a, b]))
-            },
-            |i| file.not_finite(i),
-        )?;
-        let verified = file.verify_parts(terms.into_iter().map(|[a, b]| (a, b)));
+        let (links, terms) = read_sites(lat, |i| file.read_site(whole, i), |i| file.not_finite(i))?;
+        let verified = file.verify_parts(terms.into_iter());
         lat.agree(verified)?;
         let field = GaugeField { lat, links };
         Ok((field, file.info))

@@ -15,6 +15,7 @@ mod field_strength;
 mod files;
 pub mod force;
 mod ildg_files;
+mod lines;
 mod observables;
 mod projection;
 mod site_reads;
@@ -23,6 +24,7 @@ pub mod su3;
 mod transform;
 
 pub use field_strength::{plane, FieldStrengthOf, PLANES};
+pub(crate) use lines::StraightLine;
 pub use projection::{polar_su3, reunitarise};
 pub use su3::HostLinks;
 pub use transform::random_gauge_transformation;
@@ -117,6 +119,18 @@ impl<S: Space> GaugeField<S> {
         }
         let links = lat.field_from_vec(links)?;
         Ok(GaugeField { lat, links })
+    }
+
+    /// A copy of the field, made where the links live (one pass on the device, no trip
+    /// through the host): the start of a smearing or a flow that must leave the field as it
+    /// was.
+    pub fn try_clone(&self) -> ongpu::Result<GaugeField<S>> {
+        let (lat, links) = (self.lat, &self.links);
+        let mut copy: LinksOf<S> = lat.zeros()?;
+        on_gpu!(lat, {
+            copy = links;
+        })?;
+        Ok(GaugeField { lat, links: copy })
     }
 
     /// Where the links live (for a gauge field on a [`Lattice`], the lattice).

@@ -2,7 +2,7 @@
 //! staples.
 
 use super::staple_sum::{by_direction, with_staples};
-use super::GaugeField;
+use super::{GaugeField, StraightLine};
 use crate::SiteLayout;
 use ongpu::prelude::*;
 
@@ -47,20 +47,11 @@ impl<S: Space> GaugeField<S> {
     pub fn polyakov_loop(&self) -> ongpu::Result<Complex<f64>> {
         let lat = self.lattice();
         let u = self.links();
-        let t_len = lat.whole().extents()[3];
-        let mut line: S::Field<ColorMatrix<f64>, SiteLayout> = lat.zeros()?;
-        let mut longer: S::Field<ColorMatrix<f64>, SiteLayout> = lat.zeros()?;
-        on_gpu!(lat, {
-            line = u[3];
-        })?;
-        for k in 1..t_len {
-            let step = k as i64;
-            on_gpu!(lat, {
-                longer = line * u.shift(3, step)[3];
-            })?;
-            std::mem::swap(&mut line, &mut longer);
+        let mut winding = StraightLine::new(lat, u, 3)?;
+        for _ in 1..lat.whole().extents()[3] {
+            winding.extend(u)?;
         }
-        let line = &line;
+        let line = winding.line();
         let sum: Complex<f64> = on_gpu!(sum: lat, { line.trace() })?;
         Ok(sum / (3.0 * lat.whole().volume() as f64))
     }

@@ -4,11 +4,9 @@
 //! or an XOR over sites is checked over the whole file whatever the processes hold.
 
 use super::LinksOf;
+use crate::nersc::links::{links_are_finite, SiteLinks};
 use ongpu::prelude::*;
 use std::collections::HashMap;
-
-/// A site's four links.
-type SiteLinks = [ColorMatrix<f64>; 4];
 
 /// The links of the sites `lat` stores, from `read(i)` for whole-lattice site `i` (which
 /// also gives the site's two checksum terms), and the terms of every site of the whole
@@ -26,7 +24,7 @@ pub(super) fn read_sites<S: Space>(
             return [ColorMatrix::zero(); 4];
         }
         match read(i) {
-            Ok((site, term)) if is_finite(&site) => {
+            Ok((site, term)) if links_are_finite(&site) => {
                 terms.insert(i, term);
                 site
             }
@@ -55,10 +53,4 @@ pub(super) fn read_sites<S: Space>(
         .map(|z| [z.re as u32, z.im as u32])
         .collect();
     Ok((links, terms))
-}
-
-fn is_finite(site: &SiteLinks) -> bool {
-    site.iter()
-        .flat_map(|m| m.m.iter().flatten())
-        .all(|z| z.re.is_finite() && z.im.is_finite())
 }

@@ -74,8 +74,3 @@ fn file_error(path: &std::path::Path, reason: impl Into<String>) -> ongpu_runtim
         reason: reason.into(),
     }
 }
-
-/// The lexicographic rank of whole-lattice coordinates, x fastest.
-pub(crate) fn lexicographic_rank(extents: [usize; 4], c: [usize; 4]) -> u64 {
-    (c[0] + extents[0] * (c[1] + extents[1] * (c[2] + extents[2] * c[3]))) as u64
-}

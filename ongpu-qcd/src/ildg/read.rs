@@ -4,9 +4,9 @@
 use super::lime::{self, RecordHeader};
 use super::scidac_checksum::ScidacChecksum;
 use super::xml::{parse_scidac_private_file_dims, IldgFormat};
-use super::{file_error, lexicographic_rank, IldgFile};
-use crate::nersc::links::{decode, SiteLinks};
-use crate::nersc::site_order::file_order;
+use super::{file_error, IldgFile};
+use crate::nersc::links::{decode, links_are_finite, SiteLinks};
+use crate::nersc::site_order::{file_order, lexicographic_rank};
 use crate::nersc::{ByteOrder, Format, LinkField, Precision, Rows};
 use ongpu_runtime::{ColorMatrix, Error, Field, Lattice, Layout, Result};
 use std::fs::File;
@@ -103,7 +103,7 @@ pub(crate) fn open(path: &Path) -> Result<OpenFile> {
 
 impl OpenFile {
     /// The error for this file, with "nothing was read".
-    fn fail(&self, reason: String) -> Error {
+    pub(crate) fn fail(&self, reason: String) -> Error {
         file_error(&self.path, format!("{reason}; nothing was read"))
     }
 
@@ -133,10 +133,10 @@ impl OpenFile {
     /// The links of the whole-lattice site `i` of `lat` by one positioned read, and the
     /// site's term of the checksum (`(suma, sumb)` of that site alone; the file's is the XOR
     /// of every site's).
-    pub(crate) fn read_site(&self, lat: Lattice, i: usize) -> Result<(SiteLinks, (u32, u32))> {
+    pub(crate) fn read_site(&self, lat: Lattice, i: usize) -> Result<(SiteLinks, [u32; 2])> {
         use std::os::unix::fs::FileExt;
         let site_bytes = self.format.site_bytes();
-        let rank = lexicographic_rank(lat.extents(), lat.coords(i));
+        let rank = lexicographic_rank(lat, i);
         let mut site = vec![0u8; site_bytes];
         self.file
             .read_exact_at(
@@ -146,13 +146,13 @@ impl OpenFile {
             .map_err(|e| self.fail(format!("could not read the links of site {i}: {e}")))?;
         let mut sum = ScidacChecksum::default();
         sum.add_site(rank, &site);
-        Ok((decode(&site, self.format), (sum.suma, sum.sumb)))
+        Ok((decode(&site, self.format), [sum.suma, sum.sumb]))
     }
 
     /// An error unless the XOR of `parts` (the terms of every site once) is the file's
     /// checksum.
-    pub(crate) fn verify_parts(&self, parts: impl Iterator<Item = (u32, u32)>) -> Result<()> {
-        let sum = parts.fold(ScidacChecksum::default(), |acc, (suma, sumb)| {
+    pub(crate) fn verify_parts(&self, parts: impl Iterator<Item = [u32; 2]>) -> Result<()> {
+        let sum = parts.fold(ScidacChecksum::default(), |acc, [suma, sumb]| {
             acc.combine(ScidacChecksum { suma, sumb })
         });
         self.verify(sum)
@@ -178,12 +178,7 @@ impl OpenFile {
 
     /// An error if a link holds a NaN or an infinity.
     pub(crate) fn check_finite(&self, links: &[SiteLinks]) -> Result<()> {
-        let finite = links
-            .iter()
-            .flatten()
-            .flat_map(|m| m.m.iter().flatten())
-            .all(|z| z.re.is_finite() && z.im.is_finite());
-        if finite {
+        if links.iter().all(links_are_finite) {
             Ok(())
         } else {
             Err(self.fail("its links hold values that are not finite numbers".into()))

@@ -92,9 +92,7 @@ pub(crate) fn encode_file(
         precision_bits: bits,
         extents: lat.extents(),
     };
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let seconds = crate::nersc::date::seconds_now();
     let private_file = scidac_private_file_xml(lat.extents()).map_err(&fail)?;
     let private_record = scidac_private_record_xml(bits, &qio_date(seconds)).map_err(&fail)?;
     let format_xml = ildg.to_xml().map_err(&fail)?;

@@ -255,7 +255,7 @@ pub(crate) fn qio_date(seconds_since_unix_epoch: u64) -> String {
     ];
     let days = seconds_since_unix_epoch / 86_400;
     let second_of_day = seconds_since_unix_epoch % 86_400;
-    let (year, month, day) = civil_date(days);
+    let (year, month, day) = crate::nersc::date::civil_from_days(days);
     format!(
         "{} {}{day:>3} {:02}:{:02}:{:02} {year} UTC",
         WEEKDAYS[(days % 7) as usize],
@@ -264,28 +264,6 @@ pub(crate) fn qio_date(seconds_since_unix_epoch: u64) -> String {
         second_of_day / 60 % 60,
         second_of_day % 60
     )
-}
-
-/// Proleptic Gregorian (year, month 1..=12, day 1..=31) of a day count
-/// since 1970-01-01, counting in 400-year eras that start on March 1
-/// (H. Hinnant's public-domain days-to-civil algorithm).
-fn civil_date(days_since_epoch: u64) -> (u64, u64, u64) {
-    const DAYS_PER_ERA: u64 = 146_097;
-    let days_since_era_0 = days_since_epoch + 719_468;
-    let era = days_since_era_0 / DAYS_PER_ERA;
-    let day_of_era = days_since_era_0 % DAYS_PER_ERA;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    };
-    let year = era * 400 + year_of_era + u64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

@@ -1,14 +1,19 @@
-//! The `CREATION_DATE` of a written file: the current UTC time, from the system clock alone
-//! (no time-zone database, so no dependency).
+//! The dates written into gauge files: the current UTC time from the system clock alone (no
+//! time-zone database, so no dependency), as NERSC's `CREATION_DATE` here and as QIO's
+//! record date in `ildg`.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Now, as `YYYY-MM-DD hh:mm:ss UTC`.
 pub(super) fn utc_now() -> String {
-    let seconds = SystemTime::now()
+    utc(seconds_now())
+}
+
+/// Now, in seconds after 1970-01-01 00:00:00 UTC (0 if the clock is before it).
+pub(crate) fn seconds_now() -> u64 {
+    SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    utc(seconds)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// `seconds` after 1970-01-01 00:00:00 UTC, as `YYYY-MM-DD hh:mm:ss UTC`.
@@ -26,7 +31,7 @@ fn utc(seconds: u64) -> String {
 /// The proleptic Gregorian (year, month, day) of a day count since 1970-01-01: the
 /// `civil_from_days` algorithm of H. Hinnant's "chrono-Compatible Low-Level Date
 /// Algorithms", for non-negative counts.
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
+pub(crate) fn civil_from_days(days: u64) -> (u64, u64, u64) {
     let z = days + 719_468; // days since 0000-03-01
     let era = z / 146_097;
     let day_of_era = z % 146_097;

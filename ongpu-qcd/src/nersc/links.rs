@@ -9,6 +9,15 @@ use ongpu_runtime::Complex;
 /// A site's links, in double precision.
 pub(crate) type SiteLinks = [ColorMatrix<f64>; 4];
 
+/// Whether every entry of a site's links is a finite number (what a written or read file
+/// must hold).
+pub(crate) fn links_are_finite(links: &SiteLinks) -> bool {
+    links
+        .iter()
+        .flat_map(|m| m.m.iter().flatten())
+        .all(|z| z.re.is_finite() && z.im.is_finite())
+}
+
 /// Writes the stored reals of `links` into `out` (exactly `format.site_bytes()` long).
 pub(crate) fn encode(links: &SiteLinks, format: Format, out: &mut [u8]) {
     let size = format.precision.bytes();

@@ -35,7 +35,7 @@
 //! each file of this module names what it follows.
 
 mod checksum;
-mod date;
+pub(crate) mod date;
 mod format;
 mod gauge_stats;
 mod header;

@@ -6,7 +6,7 @@ use super::format::{ByteOrder, Format, Precision};
 use super::gauge_stats::{link_trace, plaquette};
 use super::header::{self, Header};
 use super::links::{decode, SiteLinks};
-use super::site_order::file_order;
+use super::site_order::{file_order, lexicographic_rank};
 use super::{file_error, LinkField};
 use ongpu_runtime::ColorMatrix;
 use ongpu_runtime::Field;
@@ -166,9 +166,7 @@ impl OpenFile {
             byte_order: order,
             ..self.header.format
         };
-        let [lx, ly, lz, _] = self.lat.extents();
-        let [x, y, z, t] = self.lat.coords(i);
-        let rank = (x + lx * (y + ly * (z + lz * t))) as u64;
+        let rank = lexicographic_rank(self.lat, i);
         let mut site = vec![0u8; format.site_bytes()];
         let offset = self.data_start + rank * site.len() as u64;
         self.file

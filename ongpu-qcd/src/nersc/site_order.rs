@@ -15,6 +15,13 @@ pub(crate) fn file_order(lat: Lattice) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The place of the lattice's site `i` in a file's order: its lexicographic rank, x fastest.
+pub(crate) fn lexicographic_rank(lat: Lattice, i: usize) -> u64 {
+    let [lx, ly, lz, _] = lat.extents();
+    let [x, y, z, t] = lat.coords(i);
+    (x + lx * (y + ly * (z + lz * t))) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -28,6 +35,7 @@ mod tests {
         for (lex, &i) in order.iter().enumerate() {
             let [x, y, z, t] = lat.coords(i);
             assert_eq!(lex, x + 2 * (y + 4 * (z + 2 * t)));
+            assert_eq!(lexicographic_rank(lat, i), lex as u64);
             assert!(!seen[i]);
             seen[i] = true;
         }

@@ -8,7 +8,7 @@ use super::file_error;
 use super::format::Format;
 use super::gauge_stats::{link_trace, plaquette};
 use super::header::{for_writing, Contents, Ensemble, Header};
-use super::links::{decode, encode, SiteLinks};
+use super::links::{decode, encode, links_are_finite, SiteLinks};
 use super::site_order::file_order;
 use ongpu_runtime::Complex;
 use ongpu_runtime::Element;
@@ -130,7 +130,7 @@ where
     }
 
     let stored = stored_links(lat, u, format, &fail)?;
-    if !stored.iter().flatten().all(is_finite) {
+    if !stored.iter().all(links_are_finite) {
         return Err(fail(
             "the links hold values that are not finite numbers (NaN or infinity, or beyond \
              the range of single precision)"
@@ -200,12 +200,6 @@ where
 pub(crate) fn widen<R: Real>(m: ColorMatrix<R>) -> ColorMatrix<f64> {
     let f = |x: R| x.to_f64().unwrap_or(f64::NAN);
     ColorMatrix::new(m.m.map(|row| row.map(|z| Complex::new(f(z.re), f(z.im)))))
-}
-
-fn is_finite(m: &ColorMatrix<f64>) -> bool {
-    m.m.iter()
-        .flatten()
-        .all(|z| z.re.is_finite() && z.im.is_finite())
 }
 
 /// Writes a new file with `fill` under a temporary name next to `path`, then renames it to

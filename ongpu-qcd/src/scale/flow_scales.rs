@@ -3,8 +3,8 @@
 //! the mean (not averaging per-configuration crossings) is the definition, and keeps every
 //! configuration: one whose own `t² E` never reaches 0.3 within the flow still counts.
 
-use super::{jackknife_of, Estimate};
-use crate::flow::{t0, w0_squared, FlowPoint};
+use crate::flow::{t0_of, w0_squared_of, FlowPoint};
+use crate::stats::{jackknife_of, Estimate};
 
 /// `t₀/a²` and `w₀/a` of an ensemble (`None` where the mean never reaches 0.3 within the
 /// flow).
@@ -41,24 +41,9 @@ pub fn flow_scales(histories: &[Vec<FlowPoint>], bins: usize) -> ongpu::Result<F
         .iter()
         .map(|h| h.iter().map(|p| p.t2e).collect())
         .collect();
-    let mean_history = |t2e: &[f64]| -> Vec<FlowPoint> {
-        times
-            .iter()
-            .zip(t2e)
-            .map(|(&t, &t2e)| FlowPoint {
-                t,
-                energy: t2e / (t * t),
-                t2e,
-                charge: 0.0,
-                plaquette: 0.0,
-            })
-            .collect()
-    };
     Ok(FlowScales {
-        t0: jackknife_of(&samples, bins, |m| t0(&mean_history(m))),
-        w0: jackknife_of(&samples, bins, |m| {
-            w0_squared(&mean_history(m)).map(f64::sqrt)
-        }),
+        t0: jackknife_of(&samples, bins, |m| t0_of(&times, m)),
+        w0: jackknife_of(&samples, bins, |m| w0_squared_of(&times, m).map(f64::sqrt)),
     })
 }
 

@@ -8,7 +8,7 @@
 //! `S_0 = L†`: one pass per `(direction, r, t)`, fused with its sum, and four colour-matrix
 //! fields of memory, whatever `r` and `t` reach.
 
-use crate::gauge::GaugeField;
+use crate::gauge::{GaugeField, StraightLine};
 use crate::SiteLayout;
 use ongpu::prelude::*;
 
@@ -47,7 +47,7 @@ impl WilsonLoops {
     }
 
     /// Every `W(r, t)`, `r`-major (`r = 1` first, `t = 0..=t_max` within): one
-    /// configuration's sample for [`jackknife_of`](super::jackknife_of).
+    /// configuration's sample for [`jackknife_of`](crate::stats::jackknife_of).
     pub fn values(&self) -> &[f64] {
         &self.values
     }
@@ -87,35 +87,28 @@ pub fn wilson_loops<S: Space>(
     }
     let links = u.links();
     let smeared = spatial.links();
-    let mut line: MatrixFieldOf<S> = lat.zeros()?;
-    let mut longer: MatrixFieldOf<S> = lat.zeros()?;
     let mut s: MatrixFieldOf<S> = lat.zeros()?;
     let mut s_next: MatrixFieldOf<S> = lat.zeros()?;
     let mut sums = vec![0.0; r_max * (t_max + 1)];
     for dir in 0..3usize {
-        on_gpu!(lat, {
-            line = smeared[dir];
-        })?;
+        let mut spatial_line = StraightLine::new(lat, smeared, dir)?;
         for r in 1..=r_max {
             if r > 1 {
-                let last = (r - 1) as i64;
-                on_gpu!(lat, {
-                    longer = line * smeared.shift(dir, last)[dir];
-                })?;
-                std::mem::swap(&mut line, &mut longer);
+                spatial_line.extend(smeared)?;
             }
+            let line = spatial_line.line();
             let row = (r - 1) * (t_max + 1);
-            let (l, s0) = (&line, &mut s);
+            let s0 = &mut s;
             sums[row] += on_gpu!(sum: lat, {
-                s0 = l.adj();
-                (l * s0).trace().re
+                s0 = line.adj();
+                (line * s0).trace().re
             })?;
             let far = r as i64;
             for t in 1..=t_max {
-                let (l, s_t, s_up) = (&line, &s, &mut s_next);
+                let (s_t, s_up) = (&s, &mut s_next);
                 sums[row + t] += on_gpu!(sum: lat, {
                     s_up = links.shift(dir, far)[3] * s_t.shift(3, 1) * links[3].adj();
-                    (l * s_up).trace().re
+                    (line * s_up).trace().re
                 })?;
                 std::mem::swap(&mut s, &mut s_next);
             }
