@@ -106,7 +106,7 @@ impl Graph {
         at: &'static std::panic::Location<'static>,
         f: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
-        use crate::graph_pass::{self, Mode, Pass};
+        use crate::graph_pass::{self, Pass};
         let dev = crate::cuda::device()?;
         if crate::graph_pass::mode().is_some() {
             return Err(Error::Graph(format!(
@@ -118,15 +118,7 @@ impl Graph {
         let Some(rec) = self.recorded.as_mut() else {
             let stream = crate::cuda::stream::RawStream::create(dev)?;
             let capture = crate::cuda::graph::Capture::begin(dev, stream.raw())?;
-            let pass = Pass {
-                mode: Mode::Recording,
-                stream: stream.raw(),
-                launches: Vec::new(),
-                checked: 0,
-                scratch: Vec::new(),
-                recorded_scratch: Vec::new(),
-                scratch_used: 0,
-            };
+            let pass = Pass::recording(stream.raw());
             let (r, pass) = graph_pass::run(pass, f);
             r?; // `capture` is dropped, which ends it and discards the graph
             let exec = capture.end()?;
@@ -151,15 +143,7 @@ impl Graph {
                 rec.at.line()
             )));
         }
-        let pass = Pass {
-            mode: Mode::Replaying,
-            stream: std::ptr::null_mut(),
-            launches: std::mem::take(&mut rec.launches),
-            checked: 0,
-            scratch: Vec::new(),
-            recorded_scratch: rec._scratch.iter().map(|b| b.ptr()).collect(),
-            scratch_used: 0,
-        };
+        let pass = Pass::replaying(std::mem::take(&mut rec.launches), &rec._scratch);
         let (r, pass) = graph_pass::run(pass, f);
         rec.launches = pass.launches;
         r?;

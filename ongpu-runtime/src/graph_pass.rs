@@ -43,6 +43,40 @@ pub(crate) struct Pass {
     pub(crate) scratch_used: usize,
 }
 
+#[cfg(feature = "cuda")]
+impl Pass {
+    /// The pass that records a graph's (or a graph loop's body's) launches on `stream`,
+    /// being captured.
+    pub(crate) fn recording(stream: cudarc::driver::sys::CUstream) -> Pass {
+        Pass {
+            mode: Mode::Recording,
+            stream,
+            launches: Vec::new(),
+            checked: 0,
+            scratch: Vec::new(),
+            recorded_scratch: Vec::new(),
+            scratch_used: 0,
+        }
+    }
+
+    /// The pass that replays: the closure's calls are checked against the recorded
+    /// `launches`, its reductions handed the recorded `scratch` addresses.
+    pub(crate) fn replaying(
+        launches: Vec<(u64, crate::error::Location)>,
+        scratch: &[crate::cuda::DeviceBuffer],
+    ) -> Pass {
+        Pass {
+            mode: Mode::Replaying,
+            stream: std::ptr::null_mut(),
+            launches,
+            checked: 0,
+            scratch: Vec::new(),
+            recorded_scratch: scratch.iter().map(|b| b.ptr()).collect(),
+            scratch_used: 0,
+        }
+    }
+}
+
 thread_local! {
     static PASS: RefCell<Option<Pass>> = const { RefCell::new(None) };
 }

@@ -51,20 +51,15 @@ pub use kernel::shape::{Dim3, LaunchShape};
 pub use lattice::halos::HaloRefreshes;
 pub use lattice::ranks::ProcessGrid;
 #[cfg(feature = "mpi")]
-pub use lattice::ranks::{
-    RankField, RankLattice, RankLatticeValue, RankRead, RankShifted, RankSubset, RankWrite,
-};
+pub use lattice::ranks::{RankField, RankLattice, RankSubset};
 pub use lattice::spaces::{Space, SpaceField, SpaceSubset};
-pub use lattice::split::{
-    Devices, SplitField, SplitLattice, SplitLatticeValue, SplitRead, SplitShifted, SplitSubset,
-    SplitWrite,
-};
+pub use lattice::split::{Devices, SplitField, SplitLattice, SplitSubset};
 pub use launch::bounds::{bounds_checks, with_bounds_checks};
 pub use layout::{AoS, AoSoA, Layout, SoA};
 pub use num_complex::Complex;
 pub use random::Philox;
 pub use reduce::{ExactSum, InnerProduct, MinMax, Summable};
-pub use scalar::{DeviceScalar, ScalarRead};
+pub use scalar::DeviceScalar;
 pub use stream::{in_stream_scope, Event, Stream};
 pub use types::{
     bf16, f16, CastReal, ColorMatrix, ColorVector, Norm2, Precision, Real, StorageReal, TimesI,
@@ -76,15 +71,18 @@ mod layout;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::capture::{
-        read, read_constant, write, CaptureArg, CaptureKind, CaptureRef, Captures, Constant,
-        FieldRead, FieldWrite, ReadCapture, SplitStage, Uniform, Value, WriteCapture,
+        read, read_constant, write, CaptureArg, CaptureKind, CaptureRef, Constant, Decomposition,
+        DeviceFacet, DeviceVia, FieldRead, FieldWrite, HostFacet, LatticeParts, PartFacet, PartOf,
+        PartStage, Parted, ReadCapture, SameEverySite, Uniform, Value, WriteCapture,
     };
+    #[cfg(feature = "mpi")]
+    pub use crate::capture::{FaceBuffer, FaceBuffers};
     pub use crate::element::Element;
     pub use crate::elementwise::{run as run_elementwise, sites, threads_per_block, SiteCount};
     pub use crate::error::{Location, Result};
     pub use crate::field::Field;
     pub use crate::kernel::args::{slice_read, slice_write, value};
-    pub use crate::kernel::args::{KernelParam, KernelParams, ParamKind};
+    pub use crate::kernel::args::{KernelParam, ParamKind};
     pub use crate::kernel::atomics::{
         atomic_add, atomic_cas, atomic_exch, atomic_max, atomic_min, atomic_sub, thread_fence,
         AtomicAdd, AtomicCas, AtomicExch, AtomicMinMax, AtomicSub,
@@ -103,10 +101,13 @@ pub mod __private {
         SharedSpec, SharedSpecs, Vector4,
     };
     pub use crate::kernel::{launch_phased, launch_straight};
+    #[cfg(feature = "mpi")]
+    pub use crate::lattice::ranks::{RankRead, RankShifted, RankWrite};
     pub use crate::lattice::shift::{
         index, read_shifted, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
     };
     pub use crate::lattice::space::{shift_lattice, IndexSpace, LatticeSpace};
+    pub use crate::lattice::split::{SplitRead, SplitShifted, SplitWrite};
     pub use crate::launch::call_site::{
         any_barriers, device_fn, site_device_fn, CallSite, DeviceFnInfo, DeviceFunction,
         NotDeviceFn, SiteInfo,
@@ -119,6 +120,7 @@ pub mod __private {
         compared, run as run_reduction, run_into as run_reduction_into, summand, Max, Min,
         ReduceSite, Reduction, Sum,
     };
+    pub use crate::scalar::ScalarRead;
     pub use crate::types::Norm2;
     pub use crate::types::Real;
     pub use crate::types::TimesI;

@@ -7,11 +7,14 @@
 //! `on_gpu!({ alpha = rr / pap; })` assigns it, and [`get`](DeviceScalar::get) copies it to
 //! the host only when asked. On the CPU backend the same value lives on the host.
 
-// The stream-path methods of `CaptureArg` take crate-private types (see `capture.rs`).
+// The stream-path methods of the facets take crate-private types (see `capture/mod.rs`).
 #![allow(private_interfaces)]
 
+#[cfg(feature = "cuda")]
+use crate::capture::DeviceFacet;
 use crate::capture::{
-    read, CaptureArg, CaptureKind, FieldRead, FieldWrite, ReadCapture, Uniform, WriteCapture,
+    read, CaptureArg, CaptureKind, DeviceVia, FieldRead, FieldWrite, HostFacet, PartFacet,
+    ReadCapture, SameEverySite, Uniform, WriteCapture,
 };
 use crate::element::Element;
 use crate::error::Result;
@@ -125,92 +128,50 @@ impl<T: Element + Uniform> WriteCapture for DeviceScalar<T> {
     }
 }
 
-impl<T: Element + Uniform> CaptureArg for ScalarRead<'_, T> {
-    type Site = T;
-    type Key = ScalarReadKey<T>;
-    type HostView = T;
-    const BLOCK: usize = 1;
-
-    fn kind() -> CaptureKind {
-        CaptureKind::Scalar {
-            cuda_type: <T as Uniform>::cuda_type(),
-        }
-    }
-
-    fn field_len(&self) -> Option<usize> {
-        None // a value for every site, whatever their number
-    }
-
-    fn host_view(&mut self, sites: &Range<usize>) -> Result<T> {
+impl<T: Element + Uniform> SameEverySite for ScalarRead<'_, T> {
+    type Value = T;
+    fn value(&mut self, sites: &Range<usize>) -> Result<T> {
         let view = self.field.host_view(sites)?;
         // SAFETY: the view of a one-element field, current on the host.
         Ok(unsafe { FieldRead::<T, AoS>::load(&view, 0) })
     }
+}
 
-    #[inline(always)]
-    unsafe fn load(view: &T, _s: usize) -> T {
-        *view
+impl<T: Element + Uniform> CaptureArg for ScalarRead<'_, T> {
+    type Key = ScalarReadKey<T>;
+
+    fn push_kinds(out: &mut Vec<CaptureKind>) {
+        out.push(CaptureKind::Scalar {
+            cuda_type: <T as Uniform>::cuda_type(),
+        })
     }
 
     #[inline(always)]
-    unsafe fn store(_: &T, _: usize, _: T) {}
-
-    type Lanes = T;
-    const GROUPS_PAY: bool = false;
-
-    #[inline(always)]
-    unsafe fn load_lanes(view: &T, _s0: usize) -> T {
-        *view
-    }
-
-    type LaneAccess = T;
-
-    #[inline(always)]
-    fn lane_access(lanes: &mut T) -> T {
-        *lanes
-    }
-
-    #[inline(always)]
-    unsafe fn lane(access: &T, _l: usize) -> T {
-        *access
-    }
-
-    #[inline(always)]
-    unsafe fn set_lane(_: &T, _: usize, _: T) {}
-
-    #[inline(always)]
-    unsafe fn store_lanes(_: &T, _: usize, _: &T) {}
-
-    #[cfg(feature = "cuda")]
-    fn device_prepare(
-        &mut self,
-        dev: &'static crate::cuda::Device,
-        _sites: &Range<usize>,
-    ) -> Result<()> {
-        self.field.device_prepare(dev, &(0..1))
-    }
-
-    #[cfg(feature = "cuda")]
-    #[inline(always)]
-    fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
-        params.push(self.field.device_ptr());
-    }
-
-    #[cfg(feature = "cuda")]
-    fn device_prepare_on(
-        &mut self,
-        dev: &'static crate::cuda::Device,
-        _sites: &Range<usize>,
-        queue: crate::cuda::stream::Queue,
-    ) -> Result<()> {
-        self.field.device_prepare_on(dev, &(0..1), queue)
-    }
-
-    #[cfg(feature = "cuda")]
-    fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
-        self.field.mark_queued(mark);
+    fn for_each_len(&self, f: &mut impl FnMut(Option<usize>)) {
+        f(None) // a value for every site, whatever their number
     }
 }
+
+/// The device side of the one-element field, passed as its address alone (every site
+/// loads the value).
+impl<'a, T: Element + Uniform> DeviceVia for ScalarRead<'a, T> {
+    type Via = FieldRead<'a, T, AoS>;
+    #[inline(always)]
+    fn via(&self) -> &FieldRead<'a, T, AoS> {
+        &self.field
+    }
+    #[inline(always)]
+    fn via_mut(&mut self) -> &mut FieldRead<'a, T, AoS> {
+        &mut self.field
+    }
+    #[cfg(feature = "cuda")]
+    #[inline(always)]
+    fn via_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
+        params.push(self.field.device_ptr());
+    }
+}
+
+impl<T: Element + Uniform> PartFacet for ScalarRead<'_, T> {}
 
 #[cfg(test)]
 mod tests {
@@ -222,17 +183,15 @@ mod tests {
         let s: DeviceScalar<Complex<f64>> = DeviceScalar::new(Complex::new(1.0, -2.0));
         assert_eq!(s.get().unwrap(), Complex::new(1.0, -2.0));
         assert_eq!(
-            ScalarRead::<Complex<f64>>::kind(),
-            CaptureKind::Scalar {
+            ScalarRead::<Complex<f64>>::kinds(),
+            [CaptureKind::Scalar {
                 cuda_type: "ongpu::complex<double>".into()
-            }
+            }]
         );
         let mut arg = s.read_arg();
-        assert_eq!(
-            arg.field_len(),
-            None,
-            "not checked against the call's sites"
-        );
+        let mut lens = Vec::new();
+        arg.for_each_len(&mut |len| lens.push(len));
+        assert_eq!(lens, [None], "not checked against the call's sites");
         assert_eq!(arg.host_view(&(0..100)).unwrap(), Complex::new(1.0, -2.0));
         let z: DeviceScalar<u32> = DeviceScalar::default();
         assert_eq!(z.get().unwrap(), 0);

@@ -2,7 +2,7 @@
 //! whole layout blocks, each run as groups of 32 sites gathered into private component-major
 //! buffers, so that the compiler can vectorise the body across the sites of a group.
 
-use crate::capture::{lcm, Captures};
+use crate::capture::{lcm, CaptureArg};
 use crate::cpu_vectors::{cpu_vectors, run_with};
 use crate::error::{catch_body, panic_message, Error, Result};
 use crate::field::site_io::LANES;
@@ -48,15 +48,15 @@ pub(crate) enum Place {
 /// from the same inputs, with panics caught and not printed, meets the same panic.
 ///
 /// # Safety
-/// As for `Captures::load_lanes`: `s0 .. s0 + LANES` are sites of the views that no other
+/// As for `CaptureArg::load_lanes`: `s0 .. s0 + LANES` are sites of the views that no other
 /// thread touches.
 pub(crate) unsafe fn panicking_lane<C, R>(
-    views: &C::HostViews,
+    views: &C::HostView,
     s0: usize,
-    body: impl Fn(usize, C::Sites) -> R,
+    body: impl Fn(usize, C::Site) -> R,
 ) -> usize
 where
-    C: Captures,
+    C: CaptureArg,
 {
     let mut lanes = C::load_lanes(views, s0);
     let access = C::lane_access(&mut lanes);
@@ -96,10 +96,10 @@ pub(crate) fn lane_groups(
 /// # Safety
 /// `start..end` are sites the views were made for, which no other thread touches.
 #[inline(always)]
-unsafe fn run_sites<C, F>(views: &C::HostViews, body: &F, start: usize, end: usize, at: &mut Place)
+unsafe fn run_sites<C, F>(views: &C::HostView, body: &F, start: usize, end: usize, at: &mut Place)
 where
-    C: Captures,
-    F: Fn(usize, C::Sites) -> C::Sites + Sync,
+    C: CaptureArg,
+    F: Fn(usize, C::Site) -> C::Site + Sync,
 {
     let run_one = |s: usize, at: &mut Place| {
         *at = Place::Site(s);
@@ -137,13 +137,13 @@ where
 /// Runs `body` for the sites of `sites`.
 pub(crate) fn run<C, F>(site: &CallSite, sites: &Range<usize>, caps: &mut C, body: &F) -> Result<()>
 where
-    C: Captures,
-    F: Fn(usize, C::Sites) -> C::Sites + Sync,
+    C: CaptureArg,
+    F: Fn(usize, C::Site) -> C::Site + Sync,
 {
     if sites.is_empty() {
         return Ok(());
     }
-    let views = caps.host_views(sites)?;
+    let views = caps.host_view(sites)?;
     // Chunks start on whole layout blocks and whole lane groups (counted from site 0, so
     // that a subset's chunks are those of the whole field, clipped).
     let align = lcm(C::BLOCK, LANES);

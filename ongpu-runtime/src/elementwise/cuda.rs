@@ -4,14 +4,14 @@
 //! full wave of the device, on the default stream or on the thread's current stream
 //! (`launch::queue`).
 
-use crate::capture::Captures;
-use crate::cuda::{self, Device, ParamList, Shape};
+use crate::capture::CaptureArg;
+use crate::cuda::{Device, ParamList, Shape};
 use crate::error::Result;
 use crate::launch::bounds::bounds_checks;
 use crate::launch::call_site::{CallSite, KernelSlots, SiteInfo};
 use crate::launch::compile::{compile_and_load, LoadedKernel};
 use crate::launch::index_report;
-use crate::launch::limits::{check_threads_per_block, DEFAULT_THREADS_PER_BLOCK};
+use crate::launch::limits::device_and_block;
 use crate::launch::sites::Sites;
 use crate::launch::source as kernel_source;
 use crate::tune::{LaunchChoice, TuneMode};
@@ -23,7 +23,7 @@ struct Checked;
 /// The kernel of `site` for the capture tuple `C`, compiled on first use (once per
 /// bounds-check mode).
 #[inline]
-fn kernel_for<'s, C: Captures>(
+fn kernel_for<'s, C: CaptureArg>(
     info: &SiteInfo,
     slots: &'s KernelSlots,
     dev: &'static Device,
@@ -48,16 +48,14 @@ fn kernel_for<'s, C: Captures>(
 }
 
 /// Runs the kernel of `site` over `sites`.
-pub(crate) fn run<C: Captures>(
+pub(crate) fn run<C: CaptureArg>(
     site: &'static CallSite,
     sites: &Sites,
     tpb: Option<u32>,
     caps: &mut C,
 ) -> Result<()> {
-    let dev = cuda::device()?;
     let fixed = tpb.is_some();
-    let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
-    check_threads_per_block(site.location(), tpb, Some(dev.info().max_threads_per_block))?;
+    let (dev, tpb) = device_and_block(site.location(), tpb)?;
     if sites.is_empty() {
         return Ok(());
     }

@@ -8,7 +8,7 @@ mod cuda;
 pub use crate::lattice::space::{sites, threads_per_block, SiteCount};
 
 use crate::backend::{self, Backend};
-use crate::capture::Captures;
+use crate::capture::CaptureArg;
 use crate::error::Result;
 use crate::lattice::space::resolve_sites;
 use crate::launch::call_site::CallSite;
@@ -24,8 +24,8 @@ pub fn run<C, F>(
     body: F,
 ) -> Result<()>
 where
-    C: Captures,
-    F: Fn(usize, C::Sites) -> C::Sites + Sync,
+    C: CaptureArg,
+    F: Fn(usize, C::Site) -> C::Site + Sync,
 {
     let tpb = threads_per_block.transpose()?;
     crate::inspect::observe(site, || {
@@ -65,8 +65,8 @@ fn run_sites<C, F>(
     body: &F,
 ) -> Result<()>
 where
-    C: Captures,
-    F: Fn(usize, C::Sites) -> C::Sites + Sync,
+    C: CaptureArg,
+    F: Fn(usize, C::Site) -> C::Site + Sync,
 {
     match backend::current()? {
         Backend::Cpu => {

@@ -9,7 +9,7 @@ use crate::cuda::stream::RawStream;
 use crate::cuda::{loop_condition, Device, DeviceBuffer, Function, ParamList, Shape};
 use crate::element::Scalar;
 use crate::error::{Error, Location, Result};
-use crate::graph_pass::{self, Mode, Pass};
+use crate::graph_pass::{self, Pass};
 use std::panic::Location as Caller;
 
 /// One thread: the test kernel's shape.
@@ -171,15 +171,7 @@ fn record<S: ?Sized, T: LoopValue>(
     graph.add_while(dev)?;
     let stream = RawStream::create(dev)?;
     let capture = graph.capture_body(dev, stream.raw())?;
-    let pass = Pass {
-        mode: Mode::Recording,
-        stream: stream.raw(),
-        launches: Vec::new(),
-        checked: 0,
-        scratch: Vec::new(),
-        recorded_scratch: Vec::new(),
-        scratch_used: 0,
-    };
+    let pass = Pass::recording(stream.raw());
     let (r, pass) = graph_pass::run(pass, || body(state));
     r?; // `capture` is dropped, which ends it; `graph` is destroyed with its node
     same_scalar(dev, at, state, test, value)?;
@@ -237,15 +229,7 @@ fn replay<S: ?Sized, T: LoopValue>(
         rec.limits.upload(&tested.limits)?;
         rec.uploaded = tested.limits;
     }
-    let pass = Pass {
-        mode: Mode::Replaying,
-        stream: std::ptr::null_mut(),
-        launches: std::mem::take(&mut rec.launches),
-        checked: 0,
-        scratch: Vec::new(),
-        recorded_scratch: rec._scratch.iter().map(|b| b.ptr()).collect(),
-        scratch_used: 0,
-    };
+    let pass = Pass::replaying(std::mem::take(&mut rec.launches), &rec._scratch);
     let (r, pass) = graph_pass::run(pass, || body(state));
     rec.launches = pass.launches;
     r?;

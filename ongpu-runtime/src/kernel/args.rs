@@ -1,19 +1,25 @@
 //! The arguments of a kernel launch: `&Field<T, AoS>` for a `&[T]` parameter,
-//! `&mut Field<T, AoS>` for a `&mut [T]` one (with the same host/device coherence as
-//! `on_gpu!`: a copy is made only when the side that is needed is stale), and values.
+//! `&mut Field<T, AoS>` for a `&mut [T]` one, and values. A slice argument is the
+//! `on_gpu!` field argument (`FieldRead`, `FieldWrite` that loads) with its length: the same
+//! host/device coherence (a copy is made only when the side that is needed is stale) and the
+//! same device facet; only the host view (a bounds-checked view for the kernel's threads)
+//! and the kinds differ.
 
-// The stream-path methods of `KernelParam` and `KernelParams` take crate-private types:
-// only this crate implements and calls them (expansions reach the traits through
-// `__private` only).
+// The stream-path methods of the device facet take crate-private types: only this crate
+// implements and calls them (expansions reach the traits through `__private` only).
 #![allow(private_interfaces)]
 
 use super::call_site::KernelInfo;
 use super::views::{ArrayView, ReadView};
-use crate::capture::Uniform;
+use crate::capture::{
+    read, write, DeviceFacet, DeviceVia, FieldRead, FieldWrite, HostFacet, Uniform,
+};
 use crate::element::{Element, RealKind, Scalar};
 use crate::error::Result;
 use crate::field::Field;
 use crate::layout::AoS;
+#[cfg(feature = "cuda")]
+use std::ops::Range;
 
 /// What a kernel's source needs to know of one parameter's type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,51 +40,40 @@ pub enum ParamKind {
     },
 }
 
-/// One argument of a launch, as the backends see it.
-pub trait KernelParam {
+/// The sites an explicit kernel's arguments are prepared for: a kernel indexes its slices
+/// itself, so every element (a written slice loads its old values whatever the range).
+#[cfg(feature = "cuda")]
+pub(crate) const EVERY_ELEMENT: Range<usize> = 0..usize::MAX;
+
+/// One argument of a launch, or a tuple of them in parameter order, as the backends see it:
+/// the device facet of `on_gpu!` arguments, a host view for the CPU's threads, the kinds.
+pub trait KernelParam: DeviceFacet {
     /// What the CPU backend's threads get.
     type View: Copy + Send + Sync;
-    /// The parameter's kind.
-    fn kind() -> ParamKind;
-    /// Makes the host copy current and returns the view of it (`id`: the parameter's index).
+    /// Appends the parameters' kinds, in order.
+    fn push_kinds(out: &mut Vec<ParamKind>);
+    /// Makes the host copy current and returns the view of it (`id`: the parameter's index;
+    /// a tuple numbers its own).
     fn host_view(&mut self, info: &'static KernelInfo, id: u32) -> Result<Self::View>;
-    /// Makes the device copy current.
-    #[cfg(feature = "cuda")]
-    fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()>;
-    /// Makes the device copy current for a launch queued on a stream: copies go to that
-    /// stream, after the queued work of other queues on the same field.
-    #[cfg(feature = "cuda")]
-    #[doc(hidden)]
-    fn device_prepare_on(
-        &mut self,
-        dev: &'static crate::cuda::Device,
-        queue: crate::cuda::stream::Queue,
-    ) -> Result<()>;
-    /// Records the queued launch's access to the field, so that later work waits for it.
-    #[cfg(feature = "cuda")]
-    #[doc(hidden)]
-    fn mark_queued(&mut self, mark: &crate::field::pending::Mark);
-    /// Pushes the kernel parameters (pointer and length, or the value).
-    #[cfg(feature = "cuda")]
-    fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
+    /// The parameters' kinds, in order.
+    fn kinds() -> Vec<ParamKind> {
+        let mut kinds = Vec::new();
+        Self::push_kinds(&mut kinds);
+        kinds
+    }
 }
 
 /// A `&[T]` parameter's argument.
-#[derive(Debug)]
 pub struct SliceRead<'a, T: Element> {
-    field: &'a Field<T, AoS>,
+    field: FieldRead<'a, T, AoS>,
     len: u64,
-    #[cfg(feature = "cuda")]
-    device_ptr: u64,
 }
 
-/// A `&mut [T]` parameter's argument.
-#[derive(Debug)]
+/// A `&mut [T]` parameter's argument (a kernel may read what it writes: the old values are
+/// loaded).
 pub struct SliceWrite<'a, T: Element> {
-    field: &'a mut Field<T, AoS>,
+    field: FieldWrite<'a, T, AoS, true>,
     len: u64,
-    #[cfg(feature = "cuda")]
-    device_ptr: u64,
 }
 
 /// A value parameter's argument.
@@ -92,9 +87,7 @@ pub struct ValueArg<V> {
 pub fn slice_read<T: Element>(field: &Field<T, AoS>) -> SliceRead<'_, T> {
     SliceRead {
         len: field.len() as u64,
-        field,
-        #[cfg(feature = "cuda")]
-        device_ptr: 0,
+        field: read(field),
     }
 }
 
@@ -103,9 +96,7 @@ pub fn slice_read<T: Element>(field: &Field<T, AoS>) -> SliceRead<'_, T> {
 pub fn slice_write<T: Element>(field: &mut Field<T, AoS>) -> SliceWrite<'_, T> {
     SliceWrite {
         len: field.len() as u64,
-        field,
-        #[cfg(feature = "cuda")]
-        device_ptr: 0,
+        field: write::<true, _>(field),
     }
 }
 
@@ -123,126 +114,84 @@ fn slice_kind<T: Element>(write: bool) -> ParamKind {
     }
 }
 
+/// The device side of a slice argument is its field argument's, with the length after the
+/// pointer (in place of the stride: AoS has none).
+macro_rules! slice_via {
+    ($arg:ident, $via:ty) => {
+        impl<'f, T: Element> DeviceVia for $arg<'f, T> {
+            type Via = $via;
+            #[inline(always)]
+            fn via(&self) -> &$via {
+                &self.field
+            }
+            #[inline(always)]
+            fn via_mut(&mut self) -> &mut $via {
+                &mut self.field
+            }
+            #[cfg(feature = "cuda")]
+            #[inline(always)]
+            fn via_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>) {
+                params.push(self.field.device_ptr());
+                params.push(&self.len);
+            }
+        }
+    };
+}
+
+slice_via!(SliceRead, FieldRead<'f, T, AoS>);
+slice_via!(SliceWrite, FieldWrite<'f, T, AoS, true>);
+
 impl<T: Element> KernelParam for SliceRead<'_, T> {
     type View = ReadView<T>;
 
-    fn kind() -> ParamKind {
-        slice_kind::<T>(false)
+    fn push_kinds(out: &mut Vec<ParamKind>) {
+        out.push(slice_kind::<T>(false))
     }
 
     fn host_view(&mut self, info: &'static KernelInfo, id: u32) -> Result<ReadView<T>> {
         // While the launch holds `&Field`, a current host copy is neither reallocated nor
         // written: that needs `&mut Field`.
-        let ptr = self.field.lock().host_for_read()?.as_ptr() as *const T;
+        let ptr = self.field.host_view(&(0..self.len as usize))?.ptr as *const T;
         // SAFETY: AoS storage is exactly `len` elements of `T` (plus nothing), aligned as
         // its scalars; it stays unwritten for the launch (see above).
         Ok(unsafe { ReadView::new(ptr, self.len as usize, info, id) })
-    }
-
-    #[cfg(feature = "cuda")]
-    fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()> {
-        let what = self.field.what();
-        self.device_ptr = self.field.lock().device_for_read(dev, &what)?;
-        Ok(())
-    }
-
-    #[cfg(feature = "cuda")]
-    fn device_prepare_on(
-        &mut self,
-        dev: &'static crate::cuda::Device,
-        queue: crate::cuda::stream::Queue,
-    ) -> Result<()> {
-        let what = self.field.what();
-        self.device_ptr = self.field.lock().device_read_on(dev, queue, &what)?;
-        Ok(())
-    }
-
-    #[cfg(feature = "cuda")]
-    fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
-        // A shared borrow: other users may only read the field meanwhile, which does not
-        // conflict with this read, so recording it after the launch is in time.
-        self.field.lock().mark_kernel_read(mark);
-    }
-
-    #[cfg(feature = "cuda")]
-    #[inline(always)]
-    fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>) {
-        params.push(&self.device_ptr);
-        params.push(&self.len);
     }
 }
 
 impl<T: Element> KernelParam for SliceWrite<'_, T> {
     type View = ArrayView<T, 1>;
 
-    fn kind() -> ParamKind {
-        slice_kind::<T>(true)
+    fn push_kinds(out: &mut Vec<ParamKind>) {
+        out.push(slice_kind::<T>(true))
     }
 
     fn host_view(&mut self, info: &'static KernelInfo, id: u32) -> Result<ArrayView<T, 1>> {
-        // A kernel may read what it writes: the host copy is made current first.
-        let ptr = self.field.sides_mut().host_for_write(false)?.as_mut_ptr() as *mut T;
+        // A kernel may read what it writes: the host copy is made current first (the
+        // argument loads).
+        let ptr = self.field.host_view(&(0..self.len as usize))?.ptr as *mut T;
         // SAFETY: the launch borrows the field `&mut`, so only its threads touch the
         // storage, and they do so through views, atomically.
         Ok(unsafe { ArrayView::new(ptr, [self.len as usize], info, id) })
     }
+}
 
+impl<V: Uniform> DeviceFacet for ValueArg<V> {
     #[cfg(feature = "cuda")]
-    fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()> {
-        let what = self.field.what();
-        self.device_ptr = self.field.sides_mut().device_for_write(dev, false, &what)?;
+    fn device_prepare(&mut self, _: &'static crate::cuda::Device, _: &Range<usize>) -> Result<()> {
         Ok(())
-    }
-
-    #[cfg(feature = "cuda")]
-    fn device_prepare_on(
-        &mut self,
-        dev: &'static crate::cuda::Device,
-        queue: crate::cuda::stream::Queue,
-    ) -> Result<()> {
-        let what = self.field.what();
-        self.device_ptr = self
-            .field
-            .sides_mut()
-            .device_write_on(dev, queue, false, &what)?;
-        Ok(())
-    }
-
-    #[cfg(feature = "cuda")]
-    fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
-        self.field.sides_mut().mark_kernel_write(mark);
     }
 
     #[cfg(feature = "cuda")]
     #[inline(always)]
     fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>) {
-        params.push(&self.device_ptr);
-        params.push(&self.len);
-    }
-}
-
-impl<V: Uniform> KernelParam for ValueArg<V> {
-    type View = V;
-
-    fn kind() -> ParamKind {
-        ParamKind::Value {
-            cuda_type: V::cuda_type(),
-        }
-    }
-
-    fn host_view(&mut self, _: &'static KernelInfo, _: u32) -> Result<V> {
-        Ok(self.value)
-    }
-
-    #[cfg(feature = "cuda")]
-    fn device_prepare(&mut self, _: &'static crate::cuda::Device) -> Result<()> {
-        Ok(())
+        params.push(&self.value);
     }
 
     #[cfg(feature = "cuda")]
     fn device_prepare_on(
         &mut self,
         _: &'static crate::cuda::Device,
+        _: &Range<usize>,
         _: crate::cuda::stream::Queue,
     ) -> Result<()> {
         Ok(())
@@ -250,85 +199,36 @@ impl<V: Uniform> KernelParam for ValueArg<V> {
 
     #[cfg(feature = "cuda")]
     fn mark_queued(&mut self, _: &crate::field::pending::Mark) {}
+}
 
-    #[cfg(feature = "cuda")]
-    #[inline(always)]
-    fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>) {
-        params.push(&self.value);
+impl<V: Uniform> KernelParam for ValueArg<V> {
+    type View = V;
+
+    fn push_kinds(out: &mut Vec<ParamKind>) {
+        out.push(ParamKind::Value {
+            cuda_type: V::cuda_type(),
+        })
+    }
+
+    fn host_view(&mut self, _: &'static KernelInfo, _: u32) -> Result<V> {
+        Ok(self.value)
     }
 }
 
-/// The arguments of one launch, as a tuple of [`KernelParam`]s in parameter order.
-pub trait KernelParams {
-    /// The views, in order.
-    type Views: Copy + Send + Sync;
-    /// The parameters' kinds, in order.
-    fn kinds() -> Vec<ParamKind>;
-    /// Host views of every argument.
-    fn host_views(&mut self, info: &'static KernelInfo) -> Result<Self::Views>;
-    /// Device copies of every argument.
-    #[cfg(feature = "cuda")]
-    fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()>;
-    /// Device copies of every argument, for a launch queued on `queue`.
-    #[cfg(feature = "cuda")]
-    #[doc(hidden)]
-    fn device_prepare_on(
-        &mut self,
-        dev: &'static crate::cuda::Device,
-        queue: crate::cuda::stream::Queue,
-    ) -> Result<()>;
-    /// Records the queued launch's access to every field argument.
-    #[cfg(feature = "cuda")]
-    #[doc(hidden)]
-    fn mark_queued(&mut self, mark: &crate::field::pending::Mark);
-    /// Kernel parameters, in order.
-    #[cfg(feature = "cuda")]
-    fn push_params<'a>(&'a self, params: &mut crate::cuda::ParamList<'a>);
-}
-
+/// The tuple of a launch's arguments (its device facet is the tuple one of `capture`).
 macro_rules! launch_args {
     ($($a:ident $i:tt),*) => {
-        impl<$($a: KernelParam),*> KernelParams for ($($a,)*) {
-            type Views = ($($a::View,)*);
+        impl<$($a: KernelParam),*> KernelParam for ($($a,)*) {
+            type View = ($($a::View,)*);
 
-            fn kinds() -> Vec<ParamKind> {
-                vec![$($a::kind()),*]
+            #[allow(unused_variables)]
+            fn push_kinds(out: &mut Vec<ParamKind>) {
+                $($a::push_kinds(out);)*
             }
 
             #[allow(unused_variables, clippy::unused_unit)]
-            fn host_views(&mut self, info: &'static KernelInfo) -> Result<Self::Views> {
+            fn host_view(&mut self, info: &'static KernelInfo, _id: u32) -> Result<Self::View> {
                 Ok(($(self.$i.host_view(info, $i)?,)*))
-            }
-
-            #[cfg(feature = "cuda")]
-            #[allow(unused_variables)]
-            fn device_prepare(&mut self, dev: &'static crate::cuda::Device) -> Result<()> {
-                $(self.$i.device_prepare(dev)?;)*
-                Ok(())
-            }
-
-            #[cfg(feature = "cuda")]
-            #[allow(unused_variables)]
-            fn device_prepare_on(
-                &mut self,
-                dev: &'static crate::cuda::Device,
-                queue: crate::cuda::stream::Queue,
-            ) -> Result<()> {
-                $(self.$i.device_prepare_on(dev, queue)?;)*
-                Ok(())
-            }
-
-            #[cfg(feature = "cuda")]
-            #[allow(unused_variables)]
-            fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
-                $(self.$i.mark_queued(mark);)*
-            }
-
-            #[cfg(feature = "cuda")]
-            #[inline(always)]
-            #[allow(unused_variables)]
-            fn push_params<'p>(&'p self, params: &mut crate::cuda::ParamList<'p>) {
-                $(self.$i.push_params(params);)*
             }
         }
     };

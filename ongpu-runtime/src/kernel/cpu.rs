@@ -12,7 +12,7 @@
 //! threads never reach because they returned, are reported as an error
 //! ([`Error::DivergentBarrier`]), where CUDA would be undefined.
 
-use super::args::KernelParams;
+use super::args::KernelParam;
 use super::call_site::KernelSite;
 use super::shape::{Dim3, LaunchShape};
 use super::views::SharedSpecs;
@@ -333,11 +333,11 @@ pub(crate) fn run<A, S, B>(
     body: &B,
 ) -> Result<()>
 where
-    A: KernelParams,
+    A: KernelParam,
     S: SharedSpecs,
-    B: BlockBody<A::Views, S::Views>,
+    B: BlockBody<A::View, S::Views>,
 {
-    let views = args.host_views(&site.info)?;
+    let views = args.host_view(&site.info, 0)?;
     let geo = Geometry {
         block_dim: Dim3::new(shape.block),
         grid_dim: Dim3::new(shape.grid),

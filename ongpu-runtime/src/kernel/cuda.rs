@@ -4,7 +4,7 @@
 //! kernel, makes its fields' device copies current, and, with bounds checks on, reads back
 //! the first out-of-range index the kernel met.
 
-use super::args::KernelParams;
+use super::args::{KernelParam, EVERY_ELEMENT};
 use super::call_site::KernelSite;
 use super::shape::{self, LaunchShape};
 use super::source;
@@ -77,7 +77,7 @@ const REPORT_HEADER: usize = 56;
 const REPORT_BYTES: usize = REPORT_HEADER + 40 * 8;
 
 /// Launches `site`'s kernel on the GPU.
-pub(crate) fn launch<A: KernelParams>(
+pub(crate) fn launch<A: KernelParam>(
     site: &'static KernelSite,
     shape: LaunchShape,
     args: &mut A,
@@ -121,8 +121,8 @@ pub(crate) fn launch<A: KernelParams>(
         crate::stream::current_queue(dev)?
     };
     match queue {
-        None => args.device_prepare(dev)?,
-        Some(q) => args.device_prepare_on(dev, q)?,
+        None => args.device_prepare(dev, &EVERY_ELEMENT)?,
+        Some(q) => args.device_prepare_on(dev, &EVERY_ELEMENT, q)?,
     }
     let stream = queue.map_or(std::ptr::null_mut(), |q| q.raw());
     let report = if checked {

@@ -19,7 +19,7 @@ pub(crate) mod views;
 
 use crate::backend::{self, Backend};
 use crate::error::{Error, Result};
-use args::KernelParams;
+use args::KernelParam;
 use call_site::KernelSite;
 use cpu::{BlockBody, Phased, Straight, ThreadCtx};
 use shape::LaunchShape;
@@ -39,9 +39,9 @@ pub fn launch_straight<A, S, F>(
     body: F,
 ) -> Result<()>
 where
-    A: KernelParams,
+    A: KernelParam,
     S: SharedSpecs,
-    F: Fn(ThreadCtx, A::Views, S::Views) + Sync,
+    F: Fn(ThreadCtx, A::View, S::Views) + Sync,
 {
     launch(site, shape, args, shared, &Straight(body))
 }
@@ -56,9 +56,9 @@ pub fn launch_phased<A, S, F, Fut>(
     body: F,
 ) -> Result<()>
 where
-    A: KernelParams,
+    A: KernelParam,
     S: SharedSpecs,
-    F: Fn(ThreadCtx, A::Views, S::Views) -> Fut + Sync,
+    F: Fn(ThreadCtx, A::View, S::Views) -> Fut + Sync,
     Fut: Future<Output = ()>,
 {
     launch(site, shape, args, shared, &Phased(body))
@@ -72,9 +72,9 @@ fn launch<A, S, B>(
     body: &B,
 ) -> Result<()>
 where
-    A: KernelParams,
+    A: KernelParam,
     S: SharedSpecs,
-    B: BlockBody<A::Views, S::Views>,
+    B: BlockBody<A::View, S::Views>,
 {
     let info = &site.info;
     shape::check(

@@ -6,7 +6,7 @@
 use super::args::ParamKind;
 use super::call_site::KernelInfo;
 use crate::element::RealKind;
-use crate::launch::source::{push_device_fns, widest_real, KERNEL_NAME, PRELUDE};
+use crate::launch::source::{preamble, push_device_fns, widest_real, KERNEL_NAME, PRELUDE};
 use std::fmt::Write;
 
 /// The C++ helpers of explicit kernels (after the prelude).
@@ -32,16 +32,12 @@ pub fn kernel_real(kinds: &[ParamKind]) -> RealKind {
 pub fn assemble(info: &KernelInfo, kinds: &[ParamKind], checked: bool) -> String {
     let mut s = String::with_capacity(PRELUDE.len() + KERNEL_HEADER.len() + 4096);
     let _ = writeln!(s, "// ongpu: kernel `{}` at {}", info.name, info.location);
-    let _ = writeln!(s, "#define ONGPU_CHECK_BOUNDS {}", u8::from(checked));
-    if info.prints.is_some() {
-        s.push_str("#define ONGPU_PRINTS 1\n");
-    }
-    s.push_str(PRELUDE);
-    s.push_str(KERNEL_HEADER);
-    let _ = writeln!(
-        s,
-        "\ntypedef {} ongpu_real;",
-        kernel_real(kinds).cuda_name()
+    preamble(
+        &mut s,
+        checked,
+        info.prints.is_some(),
+        KERNEL_HEADER,
+        kernel_real(kinds),
     );
     for c in info.consts {
         let _ = writeln!(s, "{}", c.value.cuda_definition(c.cuda_name));

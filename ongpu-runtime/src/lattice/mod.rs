@@ -7,6 +7,8 @@
 //!   checked against the captured fields;
 //! - `spaces`: the [`Space`](crate::Space) trait, what code generic over where fields live
 //!   (a lattice, a split one, one cut over ranks) is written against;
+//! - `decomposed`: what every decomposition checks of a call's arguments (the part facet
+//!   and the generic argument of a decomposed field, `capture::Parted`, are in the core);
 //! - `halos`: which halos are stale, for both decompositions (exchanged only where a call
 //!   shifts a field written since its last exchange);
 //! - `split`: one lattice over several devices of one process, with halo exchange;
@@ -15,6 +17,7 @@
 //! It sits above the runtime core (fields, captures, launches, backends) and below the call
 //! kinds (`elementwise`, `reduce`), which resolve their sites through `space`.
 
+pub(crate) mod decomposed;
 pub(crate) mod halos;
 pub(crate) mod neighbours;
 pub(crate) mod ranks;

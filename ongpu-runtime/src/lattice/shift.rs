@@ -9,7 +9,10 @@
 // The CUDA-side methods name crate-private types, as in `capture`.
 #![allow(private_interfaces)]
 
-use crate::capture::{CaptureArg, CaptureKind, FieldRead, HostPtr, ReadCapture};
+use crate::capture::{
+    CaptureArg, CaptureKind, DeviceVia, FieldRead, HostFacet, HostPtr, PartFacet, ReadCapture,
+    SameEverySite,
+};
 use crate::element::Element;
 use crate::error::Result;
 use crate::field::{site_io, Field};
@@ -213,22 +216,12 @@ pub fn read_shifted<'a, C: ShiftCapture + ?Sized>(c: &'a C, lat: &Lattice) -> C:
     c.shifted_arg(*lat)
 }
 
-impl<'a, T: Element, L: Layout> CaptureArg for FieldShifted<'a, T, L> {
-    type Site = ShiftView<T, L>;
-    type Key = FieldShiftedKey<T, L>;
-    type HostView = ShiftView<T, L>;
-    const BLOCK: usize = 1;
+impl<T: Element, L: Layout> SameEverySite for FieldShifted<'_, T, L> {
+    type Value = ShiftView<T, L>;
 
-    fn kind() -> CaptureKind {
-        FieldRead::<T, L>::kind()
-    }
-
-    fn field_len(&self) -> Option<usize> {
-        self.read.field_len()
-    }
-
-    fn host_view(&mut self, sites: &Range<usize>) -> Result<ShiftView<T, L>> {
-        let len = self.read.field_len().unwrap_or(0);
+    fn value(&mut self, sites: &Range<usize>) -> Result<ShiftView<T, L>> {
+        let mut len = 0;
+        self.read.for_each_len(&mut |l| len = l.unwrap_or(0));
         self.table = neighbours::table(&self.lattice);
         Ok(ShiftView {
             ptr: self.read.host_view(sites)?,
@@ -238,68 +231,31 @@ impl<'a, T: Element, L: Layout> CaptureArg for FieldShifted<'a, T, L> {
             _layout: PhantomData,
         })
     }
+}
 
-    #[inline(always)]
-    unsafe fn load(view: &ShiftView<T, L>, _s: usize) -> ShiftView<T, L> {
-        *view
+impl<T: Element, L: Layout> CaptureArg for FieldShifted<'_, T, L> {
+    type Key = FieldShiftedKey<T, L>;
+
+    fn push_kinds(out: &mut Vec<CaptureKind>) {
+        FieldRead::<T, L>::push_kinds(out)
     }
 
     #[inline(always)]
-    unsafe fn store(_: &ShiftView<T, L>, _: usize, _: ShiftView<T, L>) {}
-
-    type Lanes = ShiftView<T, L>;
-    const GROUPS_PAY: bool = false;
-
-    #[inline(always)]
-    unsafe fn load_lanes(view: &ShiftView<T, L>, _s0: usize) -> ShiftView<T, L> {
-        *view
-    }
-
-    type LaneAccess = ShiftView<T, L>;
-
-    #[inline(always)]
-    fn lane_access(lanes: &mut ShiftView<T, L>) -> ShiftView<T, L> {
-        *lanes
-    }
-
-    #[inline(always)]
-    unsafe fn lane(access: &ShiftView<T, L>, _l: usize) -> ShiftView<T, L> {
-        *access
-    }
-
-    #[inline(always)]
-    unsafe fn set_lane(_: &ShiftView<T, L>, _: usize, _: ShiftView<T, L>) {}
-
-    #[inline(always)]
-    unsafe fn store_lanes(_: &ShiftView<T, L>, _: usize, _: &ShiftView<T, L>) {}
-
-    #[cfg(feature = "cuda")]
-    fn device_prepare(
-        &mut self,
-        dev: &'static crate::cuda::Device,
-        sites: &Range<usize>,
-    ) -> Result<()> {
-        self.read.device_prepare(dev, sites)
-    }
-
-    #[cfg(feature = "cuda")]
-    #[inline(always)]
-    fn push_params<'b>(&'b self, params: &mut crate::cuda::ParamList<'b>) {
-        self.read.push_params(params)
-    }
-
-    #[cfg(feature = "cuda")]
-    fn device_prepare_on(
-        &mut self,
-        dev: &'static crate::cuda::Device,
-        sites: &Range<usize>,
-        queue: crate::cuda::stream::Queue,
-    ) -> Result<()> {
-        self.read.device_prepare_on(dev, sites, queue)
-    }
-
-    #[cfg(feature = "cuda")]
-    fn mark_queued(&mut self, mark: &crate::field::pending::Mark) {
-        self.read.mark_queued(mark)
+    fn for_each_len(&self, f: &mut impl FnMut(Option<usize>)) {
+        self.read.for_each_len(f)
     }
 }
+
+impl<'a, T: Element, L: Layout> DeviceVia for FieldShifted<'a, T, L> {
+    type Via = FieldRead<'a, T, L>;
+    #[inline(always)]
+    fn via(&self) -> &FieldRead<'a, T, L> {
+        &self.read
+    }
+    #[inline(always)]
+    fn via_mut(&mut self) -> &mut FieldRead<'a, T, L> {
+        &mut self.read
+    }
+}
+
+impl<T: Element, L: Layout> PartFacet for FieldShifted<'_, T, L> {}

@@ -3,7 +3,7 @@
 //! checked against every captured field before anything runs. And threads per block as
 //! given. Above `launch` (whose `Sites` it produces) and `split` (whose lattices it names).
 
-use crate::capture::Captures;
+use crate::capture::CaptureArg;
 use crate::error::{Error, Result};
 use crate::geometry::{Lattice, Subset};
 use crate::lattice::split::SplitLattice;
@@ -244,8 +244,17 @@ pub fn threads_per_block<N: CountArg>(tpb: N) -> Result<u32> {
         .ok_or_else(|| Error::InvalidArgument(format!("invalid threads per block {tpb}")))
 }
 
+/// `f(index, length)` for each capture of `caps` (`None` for values).
+fn indexed_lens<C: CaptureArg>(caps: &C, mut f: impl FnMut(usize, Option<usize>)) {
+    let mut i = 0;
+    caps.for_each_len(&mut |len| {
+        f(i, len);
+        i += 1;
+    });
+}
+
 /// The sites to run, checked against every captured field's length.
-pub(crate) fn resolve_sites<C: Captures>(
+pub(crate) fn resolve_sites<C: CaptureArg>(
     site: &CallSite,
     count: SiteCount,
     caps: &C,
@@ -261,7 +270,7 @@ pub(crate) fn resolve_sites<C: Captures>(
             let lattice = subset.lattice();
             let volume = lattice.volume();
             let mut err = None;
-            caps.for_each_len(|i, len| match len {
+            indexed_lens(caps, |i, len| match len {
                 Some(len) if len != volume && err.is_none() => {
                     err = Some(Error::FieldNotOnLattice {
                         site: site.location(),
@@ -288,7 +297,7 @@ pub(crate) fn resolve_sites<C: Captures>(
         SiteCount::Given(n) => {
             let n = n?;
             let mut err = None;
-            caps.for_each_len(|i, len| match len {
+            indexed_lens(caps, |i, len| match len {
                 Some(len) if len < n && err.is_none() => {
                     err = Some(Error::SitesExceedField {
                         site: site.location(),
@@ -304,7 +313,7 @@ pub(crate) fn resolve_sites<C: Captures>(
         SiteCount::FromFields => {
             let mut first: Option<(usize, usize)> = None;
             let mut err = None;
-            caps.for_each_len(|i, len| {
+            indexed_lens(caps, |i, len| {
                 let Some(len) = len else { return };
                 match first {
                     None => first = Some((i, len)),

@@ -31,3 +31,16 @@ pub(crate) fn check_threads_per_block(site: Location, tpb: u32, max: Option<u32>
     }
     Ok(())
 }
+
+/// The current device and the threads per block of a launch at `site` (`tpb`, or the
+/// default), checked against that device's limit.
+#[cfg(feature = "cuda")]
+pub(crate) fn device_and_block(
+    site: Location,
+    tpb: Option<u32>,
+) -> Result<(&'static crate::cuda::Device, u32)> {
+    let dev = crate::cuda::device()?;
+    let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
+    check_threads_per_block(site, tpb, Some(dev.info().max_threads_per_block))?;
+    Ok((dev, tpb))
+}

@@ -4,7 +4,7 @@
 //!
 //! [`Stream::scope`]: crate::Stream::scope
 
-use crate::capture::Captures;
+use crate::capture::CaptureArg;
 use crate::cuda::{Device, Function, ParamList, Shape};
 use crate::error::{Error, Location, Result};
 use crate::field::pending::Mark;
@@ -71,7 +71,7 @@ pub(crate) fn join_side(dev: &'static Device, side: CUstream) -> Result<()> {
 /// scope, copies are queued on the stream after the work of other streams on the same
 /// fields, and one event recorded after the kernel marks every field it touched.
 #[inline]
-pub(crate) fn launch_captures<C: Captures>(
+pub(crate) fn launch_captures<C: CaptureArg>(
     dev: &'static Device,
     sites: &Range<usize>,
     caps: &mut C,

@@ -135,19 +135,28 @@ pub fn sites_per_iteration(kinds: &[CaptureKind]) -> usize {
 /// of the disk cache.
 pub fn header(site: &SiteInfo, kinds: &[CaptureKind], extra: &str, checked: bool) -> String {
     let mut s = String::with_capacity(PRELUDE.len() + extra.len() + 4096);
+    preamble(
+        &mut s,
+        checked,
+        site.prints.is_some(),
+        extra,
+        kernel_real(kinds),
+    );
+    push_device_fns(&mut s, site.device_fns);
+    s
+}
+
+/// What every kernel's source starts with, `on_gpu!` calls and explicit kernels alike: the
+/// bounds-check and printing switches, the prelude, `extra` device code and the kernel's
+/// real type.
+pub(crate) fn preamble(s: &mut String, checked: bool, prints: bool, extra: &str, real: RealKind) {
     let _ = writeln!(s, "#define ONGPU_CHECK_BOUNDS {}", u8::from(checked));
-    if site.prints.is_some() {
+    if prints {
         s.push_str("#define ONGPU_PRINTS 1\n");
     }
     s.push_str(PRELUDE);
     s.push_str(extra);
-    let _ = writeln!(
-        s,
-        "\ntypedef {} ongpu_real;",
-        kernel_real(kinds).cuda_name()
-    );
-    push_device_fns(&mut s, site.device_fns);
-    s
+    let _ = writeln!(s, "\ntypedef {} ongpu_real;", real.cuda_name());
 }
 
 /// What the captures put into a kernel over sites.

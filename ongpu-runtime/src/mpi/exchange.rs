@@ -121,7 +121,7 @@ fn choose_on_gpu(comm: &SimpleCommunicator) -> Result<HaloTransport> {
         Ok(all.iter().all(|&v| v == 1) && uuids.len() == ranks)
     };
     match forced {
-        1 if super::node_peers::enabled(comm)? => Ok(HaloTransport::Ipc),
+        1 if ipc_on_one_node(comm)? => Ok(HaloTransport::Ipc),
         1 => Err(Error::Mpi(
             "ONGPU_HALO_TRANSPORT=ipc: the ranks are not all on one node with GPUs that can \
              read each other's memory (or ONGPU_MPI_IPC=0)"
@@ -139,10 +139,35 @@ fn choose_on_gpu(comm: &SimpleCommunicator) -> Result<HaloTransport> {
              built; use nccl (GPU to GPU) or staged"
                 .to_string(),
         )),
-        _ if super::node_peers::enabled(comm)? => Ok(HaloTransport::Ipc),
+        _ if ipc_on_one_node(comm)? => Ok(HaloTransport::Ipc),
         _ if nccl_everywhere(comm)? => Ok(HaloTransport::Nccl),
         _ => Ok(HaloTransport::Staged),
     }
+}
+
+#[cfg(feature = "cuda")]
+/// Whether this run exchanges halos through CUDA IPC: every rank on one node, every rank's
+/// GPU able to read every other's, and `ONGPU_MPI_IPC` not `0`. Decided once, collectively
+/// (every rank calls it at the same point), the same answer on every rank.
+fn ipc_on_one_node(comm: &SimpleCommunicator) -> Result<bool> {
+    use super::gather::gather_on;
+    use crate::cuda::ipc;
+    use std::sync::OnceLock;
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    if let Some(&e) = ENABLED.get() {
+        return Ok(e);
+    }
+    let dev = crate::cuda::device()?;
+    let wanted = std::env::var("ONGPU_MPI_IPC").map_or(true, |v| v != "0");
+    let one_node = comm.split_shared(comm.rank()).size() == comm.size();
+    let mine = ipc::uuid(dev).unwrap_or([0; 16]);
+    let all: Vec<u8> = gather_on(comm, &mine);
+    let readable = all
+        .chunks_exact(16)
+        .all(|u| ipc::can_read(dev, u.try_into().expect("16 bytes")).unwrap_or(false));
+    let votes = gather_on(comm, &[u8::from(wanted && one_node && readable)]);
+    let e = votes.iter().all(|&v| v == 1);
+    Ok(*ENABLED.get_or_init(|| e))
 }
 
 impl World {

@@ -7,7 +7,8 @@
 //! rsmpi): [`World::agree`] turns one rank's failure into the same error on every rank
 //! (never a hang), [`World::gather`] collects every rank's values in rank order (so sums
 //! made from them are the same bits on every rank), [`World::exchange`] has messages to and
-//! from many ranks in flight at once (the transport of halo exchange), and
+//! from many ranks in flight at once (the transport of halo exchange; the faces' buffers
+//! and the IPC peers belong to the rank layer, `lattice/ranks`), and
 //! [`World::abort`] ends every rank with one rank's message. `docs/multi-node.md` says how
 //! to run it.
 
@@ -16,9 +17,6 @@ pub(crate) mod exchange;
 pub(crate) mod gather;
 #[cfg(feature = "cuda")]
 pub(crate) mod nccl_world;
-#[cfg(feature = "cuda")]
-pub(crate) mod node_peers;
-pub(crate) mod staging;
 pub(crate) mod world;
 
 pub use exchange::{HaloTransport, Incoming, Outgoing};

@@ -4,7 +4,7 @@
 //! result is the same bit for bit whatever the thread count (and with or without rayon).
 
 use super::Reduction;
-use crate::capture::Captures;
+use crate::capture::CaptureArg;
 use crate::cpu_vectors::{cpu_vectors, run_with};
 use crate::elementwise::cpu::{lane_groups, panicking_lane, Place};
 use crate::error::{catch_body, panic_message, Error, Result};
@@ -40,7 +40,7 @@ fn tree<Op: Reduction<V>, V>(parts: &[Op::Acc]) -> Op::Acc {
 /// `begin..end` are sites the views were made for, which no other thread touches.
 #[inline(always)]
 unsafe fn reduce_sites<Op, C, V, F>(
-    views: &C::HostViews,
+    views: &C::HostView,
     body: &F,
     begin: usize,
     end: usize,
@@ -48,8 +48,8 @@ unsafe fn reduce_sites<Op, C, V, F>(
 ) -> Op::Acc
 where
     Op: Reduction<V>,
-    C: Captures,
-    F: Fn(usize, C::Sites) -> (C::Sites, V),
+    C: CaptureArg,
+    F: Fn(usize, C::Site) -> (C::Site, V),
 {
     let mut acc = Op::identity();
     let one = |s: usize, acc: &mut Op::Acc, at: &mut Place| {
@@ -100,13 +100,13 @@ pub(crate) fn run<Op, C, V, F>(
 ) -> Result<Op::Acc>
 where
     Op: Reduction<V>,
-    C: Captures,
-    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+    C: CaptureArg,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
 {
     if sites.is_empty() {
         return Ok(Op::identity());
     }
-    let views = caps.host_views(sites)?;
+    let views = caps.host_view(sites)?;
     let chunk = CHUNK_SITES.div_ceil(C::BLOCK) * C::BLOCK;
     // Chunk boundaries relative to the first site, so that a subset of a lattice reduces
     // in the same tree as a plain count of as many sites.

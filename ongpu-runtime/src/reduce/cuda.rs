@@ -9,7 +9,7 @@
 //! take turns).
 
 use super::{ReduceSite, Reduction};
-use crate::capture::{write, CaptureArg, Captures, FieldWrite, Uniform};
+use crate::capture::{write, CaptureArg, DeviceFacet, FieldWrite, Uniform};
 use crate::cuda::stream::Queue;
 use crate::cuda::{self, Device, DeviceBuffer, ParamList, Shape};
 use crate::element::Element;
@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::field::pending::{Mark, Pending};
 use crate::launch::call_site::SiteInfo;
 use crate::launch::compile::{compile_and_load, LoadedKernel};
-use crate::launch::limits::{check_threads_per_block, DEFAULT_THREADS_PER_BLOCK};
+use crate::launch::limits::device_and_block;
 use crate::launch::sites::Sites;
 use crate::layout::AoS;
 use crate::scalar::DeviceScalar;
@@ -46,7 +46,7 @@ pub(crate) type ReduceKernels = crate::launch::kernel_list::KernelList<LoadedKer
 
 /// The kernel of `Op` over values `V` for the capture tuple `C`, compiled on first use.
 #[inline]
-fn kernel_for<'s, Op: Reduction<V>, C: Captures, V: 'static>(
+fn kernel_for<'s, Op: Reduction<V>, C: CaptureArg, V: 'static>(
     info: &SiteInfo,
     kernels: &'s ReduceKernels,
     dev: &'static Device,
@@ -205,7 +205,7 @@ pub(crate) fn run<Op, C, V>(
 ) -> Result<Op::Acc>
 where
     Op: Reduction<V>,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
 {
     if crate::graph_pass::mode().is_some() {
@@ -234,7 +234,7 @@ pub(crate) fn run_into<Op, C, V>(
 where
     Op: Reduction<V>,
     Op::Acc: Element + Uniform,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
 {
     if sites.is_empty() {
@@ -263,7 +263,7 @@ fn launch<Op, C, V>(
 ) -> Result<Option<Op::Acc>>
 where
     Op: Reduction<V>,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
 {
     let Some(out) = out else {
@@ -381,7 +381,7 @@ pub(crate) fn run_queued<Op, C, V>(
 ) -> Result<Option<Queued<Op::Acc>>>
 where
     Op: Reduction<V>,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
 {
     let Prepared {
@@ -430,16 +430,10 @@ struct Prepared {
 fn prepare<Op, C, V>(site: &'static ReduceSite, tpb: Option<u32>) -> Result<Prepared>
 where
     Op: Reduction<V>,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
 {
-    let dev = cuda::device()?;
-    let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
-    check_threads_per_block(
-        site.site.location(),
-        tpb,
-        Some(dev.info().max_threads_per_block),
-    )?;
+    let (dev, tpb) = device_and_block(site.site.location(), tpb)?;
     let checked = crate::launch::bounds::bounds_checks()?;
     let kernel = kernel_for::<Op, C, V>(&site.site.info, &site.kernels, dev, checked)?;
     let wave = kernel.one_wave(dev, tpb)?;
@@ -504,7 +498,7 @@ fn graph_scratch(dev: &'static Device, blocks: usize) -> Result<u64> {
 /// Queues one launch of a reduction kernel: its captures, the site parameters, the
 /// partials after the counter at `ticket`, and the result's address.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn launch_one<C: Captures>(
+pub(super) fn launch_one<C: CaptureArg>(
     site: &'static ReduceSite,
     kernel: &LoadedKernel,
     caps: &C,

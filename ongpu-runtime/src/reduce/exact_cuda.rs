@@ -6,11 +6,11 @@
 
 use super::cuda::{launch_one, Checked, MappedResult, PARTIALS_OFFSET};
 use super::{ExactSum, ReduceSite, Reduction};
-use crate::capture::Captures;
-use crate::cuda::{self, Device, DeviceBuffer};
+use crate::capture::CaptureArg;
+use crate::cuda::{Device, DeviceBuffer};
 use crate::error::{Error, Result};
 use crate::launch::compile::{compile_and_load, LoadedKernel};
-use crate::launch::limits::{check_threads_per_block, DEFAULT_THREADS_PER_BLOCK};
+use crate::launch::limits::device_and_block;
 use crate::launch::sites::Sites;
 use std::any::TypeId;
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -67,7 +67,7 @@ fn scratch(dev: &'static Device) -> Result<&'static Mutex<Scratch>> {
 }
 
 /// The exact-sum kernel of `Op` over values `V` for the capture tuple `C`.
-fn kernel_for<'s, Op: Reduction<V>, C: Captures, V: 'static>(
+fn kernel_for<'s, Op: Reduction<V>, C: CaptureArg, V: 'static>(
     site: &'s ReduceSite,
     dev: &'static Device,
     checked: bool,
@@ -108,7 +108,7 @@ pub(super) fn run<Op, C, V>(
 ) -> Result<Vec<ExactSum>>
 where
     Op: Reduction<V>,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
 {
     let parts = Op::EXACT_PARTS;
@@ -121,13 +121,7 @@ where
             Op::KEYWORD
         )));
     }
-    let dev = cuda::device()?;
-    let tpb = tpb.unwrap_or(DEFAULT_THREADS_PER_BLOCK);
-    check_threads_per_block(
-        site.site.location(),
-        tpb,
-        Some(dev.info().max_threads_per_block),
-    )?;
+    let (dev, tpb) = device_and_block(site.site.location(), tpb)?;
     let checked = crate::launch::bounds::bounds_checks()?;
     // Compile before touching the fields, so that a compile error leaves them as they were.
     let kernel = kernel_for::<Op, C, V>(site, dev, checked)?;

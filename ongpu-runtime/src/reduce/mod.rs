@@ -24,7 +24,7 @@ pub use field::InnerProduct;
 pub use ops::{compared, summand, Max, Min, MinMax, Reduction, Sum, Summable};
 
 use crate::backend::{self, Backend};
-use crate::capture::{Captures, Uniform};
+use crate::capture::{CaptureArg, Uniform};
 use crate::element::Element;
 use crate::error::Result;
 use crate::lattice::space::{resolve_sites, SiteCount};
@@ -78,9 +78,9 @@ pub fn run<Op, C, V, F>(
 ) -> Result<Op::Acc>
 where
     Op: Reduction<V>,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
-    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
 {
     let tpb = threads_per_block.transpose()?;
     observe::<Op, C, V>(site);
@@ -100,7 +100,7 @@ where
 }
 
 /// Shows the reduction's kernel source where `ONGPU_SHOW_SOURCE` asks for it.
-fn observe<Op: Reduction<V>, C: Captures, V>(site: &'static ReduceSite) {
+fn observe<Op: Reduction<V>, C: CaptureArg, V>(site: &'static ReduceSite) {
     crate::inspect::observe(&site.site, || {
         source::reduction(
             &site.site.info,
@@ -121,9 +121,9 @@ fn run_sites<Op, C, V, F>(
 ) -> Result<Op::Acc>
 where
     Op: Reduction<V>,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
-    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
 {
     match backend::current()? {
         Backend::Cpu => {
@@ -150,9 +150,9 @@ fn split_reduce<Op, C, V, F>(
 ) -> Result<Op::Acc>
 where
     Op: Reduction<V>,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
-    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
 {
     let mut acc = Op::identity();
     // On the GPU every part's kernels are queued before any is waited for (one scratch per
@@ -219,9 +219,9 @@ pub fn run_into<Op, C, V, F>(
 where
     Op: Reduction<V>,
     Op::Acc: Element + Uniform,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
-    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
 {
     let tpb = threads_per_block.transpose()?;
     observe::<Op, C, V>(site);

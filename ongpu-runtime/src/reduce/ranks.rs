@@ -9,7 +9,7 @@
 
 use super::{cpu, run_sites, ReduceSite, Reduction};
 use crate::backend::{self, Backend};
-use crate::capture::Captures;
+use crate::capture::CaptureArg;
 use crate::error::Result;
 use crate::lattice::ranks::RankSubset;
 use crate::launch::limits::check_threads_per_block;
@@ -71,9 +71,9 @@ pub(super) fn rank_reduce<Op, C, V, F>(
 ) -> Result<Op::Acc>
 where
     Op: Reduction<V>,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
-    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
 {
     let mut acc = Op::rank_identity();
     let cpu = backend::current()? == Backend::Cpu;
@@ -107,9 +107,9 @@ fn gpu_part<Op, C, V, F>(
 ) -> Result<Op::RankAcc>
 where
     Op: Reduction<V>,
-    C: Captures,
+    C: CaptureArg,
     V: 'static,
-    F: Fn(usize, C::Sites) -> (C::Sites, V) + Sync,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
 {
     #[cfg(feature = "cuda")]
     if Op::EXACT_PARTS > 0 {

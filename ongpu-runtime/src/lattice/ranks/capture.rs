@@ -1,10 +1,9 @@
 //! How `on_gpu!` captures a [`RankField`]: as the [`Field`](crate::Field) of its stored
-//! part (read, written, shifted: the kernel is the one a whole-lattice field gets), tagged
-//! with its rank lattice; a written one marks its halos stale, a shifted one with stale
-//! halos packs and unpacks its faces for the halo exchange (`lattice::halos`).
-
-// The stream-path methods name crate-private types, as in `capture`.
-#![allow(private_interfaces)]
+//! part (read, written, shifted: the kernel is the one a whole-lattice field gets), in a
+//! [`Parted`] of one part whose hooks are what the ranks add: the rank lattice, checked
+//! against the call's; a written field marks its halos stale; a shifted one with stale halos
+//! packs and unpacks its faces for the halo exchange (`lattice::halos`) in the buffers the
+//! exchange hands it.
 
 #[cfg(feature = "cuda")]
 use super::face_kernels::{self, FaceMove};
@@ -13,8 +12,8 @@ use super::field::RankField;
 use super::lattice::Inner;
 use super::lattice::RankLattice;
 use crate::capture::{
-    forward_capture_arg, read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite,
-    ReadCapture, Value, WriteCapture,
+    read_constant, Decomposition, FaceBuffer, FaceBuffers, FieldRead, FieldWrite, LatticeParts,
+    PartFacet, PartOf, Parted, ReadCapture, Value, WriteCapture,
 };
 use crate::element::Element;
 use crate::error::Result;
@@ -24,79 +23,45 @@ use crate::geometry::Lattice;
 use crate::lattice::halos::{HaloState, Parities};
 use crate::lattice::shift::{FieldShifted, ShiftCapture, ShiftView};
 use crate::layout::Layout;
-use crate::mpi::staging::{Faces, Slot};
-use std::ops::Range;
 
 /// A rank field the body reads.
-pub struct RankRead<'a, T: Element, L: Layout> {
-    inner: FieldRead<'a, T, L>,
-    id: u64,
-}
+pub type RankRead<'a, T, L> = Parted<FieldRead<'a, T, L>, ReadHooks>;
 
 /// A rank field the body shifts: the call refreshes its stale halos (packing its faces and
 /// unpacking its neighbours') before its boundary runs.
-pub struct RankShifted<'a, T: Element, L: Layout> {
-    inner: FieldShifted<'a, T, L>,
-    field: &'a RankField<T, L>,
-    /// The parities whose halos were stale when the call began.
-    refreshing: Parities,
-}
+pub type RankShifted<'a, T, L> = Parted<FieldShifted<'a, T, L>, ShiftHooks<'a, T, L>>;
 
 /// A rank field the body writes; the halos of the sites it writes become stale.
-pub struct RankWrite<'a, T: Element, L: Layout, const LOAD: bool> {
-    inner: FieldWrite<'a, T, L, LOAD>,
+pub type RankWrite<'a, T, L, const LOAD: bool> = Parted<FieldWrite<'a, T, L, LOAD>, WriteHooks<'a>>;
+
+/// The rank lattice a field belongs to.
+fn part_of(lattice: &RankLattice) -> Option<PartOf> {
+    Some(PartOf {
+        decomposition: Decomposition::Ranks,
+        id: lattice.id(),
+    })
+}
+
+/// The hooks of a read rank field: its rank lattice.
+pub struct ReadHooks {
+    lattice: RankLattice,
+}
+
+impl PartFacet for ReadHooks {
+    fn part_of(&self, f: &mut impl FnMut(Option<PartOf>)) {
+        f(part_of(&self.lattice))
+    }
+}
+
+/// The hooks of a written rank field.
+pub struct WriteHooks<'a> {
     lattice: RankLattice,
     state: &'a HaloState,
 }
 
-impl<T: Element, L: Layout> ReadCapture for RankField<T, L> {
-    type Site = T;
-    type Arg<'a> = RankRead<'a, T, L>;
-    fn read_arg(&self) -> RankRead<'_, T, L> {
-        RankRead {
-            inner: self.part.read_arg(),
-            id: self.lattice.id(),
-        }
-    }
-}
-
-impl<T: Element, L: Layout> ShiftCapture for RankField<T, L> {
-    type Site = ShiftView<T, L>;
-    type Arg<'a> = RankShifted<'a, T, L>;
-    fn shifted_arg(&self, _whole: Lattice) -> RankShifted<'_, T, L> {
-        RankShifted {
-            inner: self.part.shifted_arg(self.lattice.inner().part),
-            field: self,
-            refreshing: self.state.stale(),
-        }
-    }
-}
-
-impl<T: Element, L: Layout> WriteCapture for RankField<T, L> {
-    type Site = T;
-    type Arg<'a, const LOAD: bool> = RankWrite<'a, T, L, LOAD>;
-    fn write_arg<const LOAD: bool>(&mut self) -> RankWrite<'_, T, L, LOAD> {
-        RankWrite {
-            inner: self.part.write_arg::<LOAD>(),
-            lattice: self.lattice,
-            state: &self.state,
-        }
-    }
-}
-
-impl<'a, T: Element, L: Layout> CaptureArg for RankRead<'a, T, L> {
-    forward_capture_arg!(FieldRead<'a, T, L>, inner);
-
-    fn rank_id(&self) -> Option<u64> {
-        Some(self.id)
-    }
-}
-
-impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T, L, LOAD> {
-    forward_capture_arg!(FieldWrite<'a, T, L, LOAD>, inner);
-
-    fn rank_id(&self) -> Option<u64> {
-        Some(self.lattice.id())
+impl PartFacet for WriteHooks<'_> {
+    fn part_of(&self, f: &mut impl FnMut(Option<PartOf>)) {
+        f(part_of(&self.lattice))
     }
 
     fn mark_written(&mut self, parity: Option<usize>) {
@@ -104,25 +69,65 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for RankWrite<'a, T
     }
 }
 
-impl<T: Element, L: Layout> RankShifted<'_, T, L> {
+/// The hooks of a shifted rank field: its faces and halos.
+pub struct ShiftHooks<'a, T: Element, L: Layout> {
+    field: &'a RankField<T, L>,
+    /// The parities whose halos were stale when the call began.
+    refreshing: Parities,
+}
+
+impl<T: Element, L: Layout> ReadCapture for RankField<T, L> {
+    type Site = T;
+    type Arg<'a> = RankRead<'a, T, L>;
+    fn read_arg(&self) -> RankRead<'_, T, L> {
+        let hooks = ReadHooks {
+            lattice: self.lattice,
+        };
+        Parted::one(self.part.read_arg(), hooks)
+    }
+}
+
+impl<T: Element, L: Layout> ShiftCapture for RankField<T, L> {
+    type Site = ShiftView<T, L>;
+    type Arg<'a> = RankShifted<'a, T, L>;
+    fn shifted_arg(&self, _whole: Lattice) -> RankShifted<'_, T, L> {
+        let hooks = ShiftHooks {
+            field: self,
+            refreshing: self.state.stale(),
+        };
+        Parted::one(self.part.shifted_arg(self.lattice.inner().part), hooks)
+    }
+}
+
+impl<T: Element, L: Layout> WriteCapture for RankField<T, L> {
+    type Site = T;
+    type Arg<'a, const LOAD: bool> = RankWrite<'a, T, L, LOAD>;
+    fn write_arg<const LOAD: bool>(&mut self) -> RankWrite<'_, T, L, LOAD> {
+        let hooks = WriteHooks {
+            lattice: self.lattice,
+            state: &self.state,
+        };
+        Parted::one(self.part.write_arg::<LOAD>(), hooks)
+    }
+}
+
+impl<T: Element, L: Layout> ShiftHooks<'_, T, L> {
     /// The sites whose halos this call refreshes (`None`: both parities).
     fn parity(&self) -> Option<usize> {
         self.refreshing.as_parity()
     }
 }
 
-impl<'a, T: Element, L: Layout> CaptureArg for RankShifted<'a, T, L> {
-    forward_capture_arg!(FieldShifted<'a, T, L>, inner);
-
-    fn rank_id(&self) -> Option<u64> {
-        Some(self.field.lattice.id())
+impl<T: Element, L: Layout> PartFacet for ShiftHooks<'_, T, L> {
+    fn part_of(&self, f: &mut impl FnMut(Option<PartOf>)) {
+        f(part_of(&self.field.lattice))
     }
 
     fn stale_halos(&self) -> bool {
         !self.refreshing.is_empty()
     }
 
-    fn halo_send(&mut self, round: usize, faces: &mut Faces) -> Result<()> {
+    fn halo_send(&mut self, round: usize, faces: &mut dyn FaceBuffers) -> Result<()> {
         if self.refreshing.is_empty() {
             return Ok(());
         }
@@ -161,7 +166,7 @@ impl<'a, T: Element, L: Layout> CaptureArg for RankShifted<'a, T, L> {
     fn halo_receive(
         &mut self,
         round: usize,
-        faces: &mut dyn Iterator<Item = &mut Slot>,
+        halos: &mut dyn Iterator<Item = &mut dyn FaceBuffer>,
     ) -> Result<()> {
         if self.refreshing.is_empty() {
             return Ok(());
@@ -175,7 +180,7 @@ impl<'a, T: Element, L: Layout> CaptureArg for RankShifted<'a, T, L> {
         #[cfg(feature = "cuda")]
         if let Some(d) = FaceDevice::of(field, true)? {
             for b in [r.recv_low, r.recv_high] {
-                let slot = faces.next().expect("one face per halo");
+                let slot = halos.next().expect("one face per halo");
                 // SAFETY: as for the pack; the staging buffers are refilled only after the
                 // next pack has been waited for, which the stream orders after this.
                 unsafe { d.queue::<T>(inner, b, parity, slot, true)? };
@@ -185,7 +190,7 @@ impl<'a, T: Element, L: Layout> CaptureArg for RankShifted<'a, T, L> {
         if !unpacked {
             field.with_host_mut(|host| {
                 for b in [r.recv_low, r.recv_high] {
-                    let slot = faces.next().expect("one face per halo");
+                    let slot = halos.next().expect("one face per halo");
                     let mut values = slot.bytes().chunks_exact(std::mem::size_of::<T>());
                     for run in inner.runs(b, parity) {
                         for s in run {
@@ -255,7 +260,7 @@ impl FaceDevice {
         inner: &Inner,
         b: usize,
         parity: Option<usize>,
-        slot: &mut Slot,
+        slot: &mut dyn FaceBuffer,
         unpack: bool,
     ) -> Result<()> {
         let (sites, n) = inner.device_sites(self.dev, b, parity)?;
@@ -278,20 +283,10 @@ impl FaceDevice {
 
 /// A rank lattice captured by a body (`lat.coord(i, mu)`, `lat.parity(i)`): the stored
 /// part, whose coordinates are those of the whole lattice.
-pub struct RankLatticeValue {
-    inner: Value<'static, Lattice>,
-}
-
 impl ReadCapture for RankLattice {
     type Site = Lattice;
-    type Arg<'a> = RankLatticeValue;
-    fn read_arg(&self) -> RankLatticeValue {
-        RankLatticeValue {
-            inner: read_constant(&self.inner().part),
-        }
+    type Arg<'a> = Parted<Value<'static, Lattice>, LatticeParts>;
+    fn read_arg(&self) -> Self::Arg<'_> {
+        Parted::one(read_constant(&self.inner().part), LatticeParts)
     }
-}
-
-impl CaptureArg for RankLatticeValue {
-    forward_capture_arg!(Value<'static, Lattice>, inner);
 }

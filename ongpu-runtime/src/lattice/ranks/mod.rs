@@ -15,13 +15,17 @@ mod field;
 mod grid;
 #[cfg(feature = "mpi")]
 mod lattice;
+#[cfg(all(feature = "mpi", feature = "cuda"))]
+mod node_peers;
 #[cfg(feature = "mpi")]
 mod rounds;
 #[cfg(feature = "mpi")]
 pub(crate) mod run;
+#[cfg(feature = "mpi")]
+mod staging;
 
 #[cfg(feature = "mpi")]
-pub use capture::{RankLatticeValue, RankRead, RankShifted, RankWrite};
+pub use capture::{RankRead, RankShifted, RankWrite};
 #[cfg(feature = "mpi")]
 pub use field::RankField;
 pub use grid::ProcessGrid;

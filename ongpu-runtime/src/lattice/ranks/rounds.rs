@@ -2,13 +2,13 @@
 //! fields a call shifts go to the ranks below and above while the interior runs, and the
 //! halos come back, by one of the three [`HaloTransport`]s: MPI carries the faces' bytes (host
 //! and staged), or only descriptors of faces that stay on the GPUs (IPC,
-//! `mpi::node_peers`), the device ordering the rest.
+//! `node_peers`), the device ordering the rest.
 
 use super::boxes::Round;
-use crate::capture::Captures;
+use super::staging::{buffers, staging, FaceMemory, Staging};
+use crate::capture::CaptureArg;
 use crate::error::{Error, Result};
 use crate::mpi::exchange::{exchange_during, HaloTransport, Incoming, Outgoing};
-use crate::mpi::staging::{staging, FaceMemory, Staging};
 use mpi::topology::SimpleCommunicator;
 
 /// What a round needs to know of its call.
@@ -56,7 +56,7 @@ fn too_many_fields() -> Error {
 /// Runs one round: sends the faces of the stale fields `caps` shifts, runs `interior` while
 /// they travel, fills the halos. False when there are none (nothing was sent, and no later
 /// round will send anything).
-pub(super) fn round<C: Captures>(
+pub(super) fn round<C: CaptureArg>(
     transport: HaloTransport,
     x: &Exchange,
     caps: &mut C,
@@ -94,7 +94,7 @@ fn nccl_order(faces: usize) -> (Vec<usize>, Vec<usize>) {
 /// every halo from above. With two ranks along the direction, the lower and upper rank are
 /// one, and its faces sent up pair with this rank's halos from below.
 #[cfg(feature = "cuda")]
-fn nccl_round<C: Captures>(
+fn nccl_round<C: CaptureArg>(
     x: &Exchange,
     caps: &mut C,
     interior: &mut dyn FnMut(&mut C) -> Result<()>,
@@ -117,7 +117,7 @@ fn nccl_round<C: Captures>(
     // The transfers after the packs (and after the previous round's unpacks, which read
     // the receive buffers).
     crate::launch::queue::order_after(dev, std::ptr::null_mut(), halo)?;
-    let ptr = |slot: &crate::mpi::staging::Slot| slot.device_ptr().expect("device faces");
+    let ptr = |slot: &super::staging::Slot| slot.device_ptr().expect("device faces");
     let (send_order, recv_order) = nccl_order(send.taken().len());
     let sends = send_order.into_iter().map(|i| {
         let slot = &send.taken()[i];
@@ -144,12 +144,12 @@ fn nccl_round<C: Captures>(
     // Joined whatever the interior did: later packs must not refill buffers in flight.
     crate::launch::queue::join_side(dev, halo)?;
     during?;
-    caps.halo_receive(x.k, &mut recv.taken_mut().iter_mut())?;
+    caps.halo_receive(x.k, &mut buffers(recv.taken_mut()))?;
     Ok(true)
 }
 
 /// A round whose faces MPI carries as bytes (host or staged).
-fn bytes_round<C: Captures>(
+fn bytes_round<C: CaptureArg>(
     transport: HaloTransport,
     x: &Exchange,
     caps: &mut C,
@@ -198,7 +198,7 @@ fn bytes_round<C: Captures>(
     let during = exchange_during(x.comm, &outgoing, &mut incoming, || interior(caps));
     drop((outgoing, incoming));
     during??;
-    caps.halo_receive(x.k, &mut recv.taken_mut().iter_mut())?;
+    caps.halo_receive(x.k, &mut buffers(recv.taken_mut()))?;
     Ok(true)
 }
 
@@ -207,13 +207,13 @@ fn bytes_round<C: Captures>(
 /// and each halo is unpacked from the neighbour's buffer once the default stream has
 /// waited for the neighbour's event. The host never waits for the device.
 #[cfg(feature = "cuda")]
-fn ipc_round<C: Captures>(
+fn ipc_round<C: CaptureArg>(
     x: &Exchange,
     caps: &mut C,
     interior: &mut dyn FnMut(&mut C) -> Result<()>,
 ) -> Result<bool> {
-    use crate::mpi::node_peers::{node_peers, Descriptor};
-    use crate::mpi::staging::Slot;
+    use super::node_peers::{node_peers, Descriptor};
+    use super::staging::Slot;
     let dev = crate::cuda::device()?;
     let mut peers = node_peers();
     let round = peers.round(x.lattice, x.k);
@@ -276,7 +276,7 @@ fn ipc_round<C: Captures>(
         }
         halos.push(Slot::peer(peers.receive(dev, x.to(i), d)?, lengths[i]));
     }
-    caps.halo_receive(x.k, &mut halos.iter_mut())?;
+    caps.halo_receive(x.k, &mut buffers(&mut halos))?;
     peers.round(x.lattice, x.k).finish(set)?;
     Ok(true)
 }

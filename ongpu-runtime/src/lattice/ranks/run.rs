@@ -8,8 +8,9 @@
 
 use super::lattice::{Inner, RankSubset};
 use super::rounds::{round, Exchange};
-use crate::capture::Captures;
+use crate::capture::{CaptureArg, Decomposition, PartOf};
 use crate::error::{Error, Result};
+use crate::lattice::decomposed::foreign_field;
 use crate::launch::call_site::CallSite;
 use crate::launch::sites::Sites;
 use crate::mpi::exchange::HaloTransport;
@@ -41,37 +42,27 @@ fn faces_on_gpu() -> Result<bool> {
 }
 
 /// Every field the call captures must be a rank field of the call's rank lattice.
-fn check_captures<C: Captures>(site: &CallSite, subset: &RankSubset, caps: &C) -> Result<()> {
-    let kinds = C::kinds();
-    let id = subset.lattice().id();
-    let mut err = None;
-    caps.for_each_rank_id(|i, rank| {
-        if err.is_some() {
-            return;
-        }
-        let what = match (rank, &kinds[i]) {
-            (Some(r), _) if r == id => return,
-            (Some(_), _) => "a RankField of another rank lattice",
-            (None, crate::capture::CaptureKind::Field { .. }) => {
-                "a Field (of a whole lattice, or a split one)"
-            }
-            (None, _) => return,
-        };
-        err = Some(Error::NotOnRanks {
+fn check_captures<C: CaptureArg>(site: &CallSite, subset: &RankSubset, caps: &C) -> Result<()> {
+    let of = PartOf {
+        decomposition: Decomposition::Ranks,
+        id: subset.lattice().id(),
+    };
+    match foreign_field(caps, of) {
+        None => Ok(()),
+        Some((i, what)) => Err(Error::NotOnRanks {
             site: site.location(),
             space: subset.to_string(),
             field: site.info.captures[i],
             what,
-        });
-    });
-    err.map_or(Ok(()), Err)
+        }),
+    }
 }
 
 /// Runs `run(captures, sites)` over this rank's sites of `subset`, refreshing first the
 /// stale halos of the rank fields the call shifts; the halos of the rank fields it writes
 /// are stale afterwards. Results come in a fixed order for a given cut: the interior, then
 /// the boundary boxes (or the whole block when nothing is exchanged).
-pub(crate) fn for_rank<C: Captures>(
+pub(crate) fn for_rank<C: CaptureArg>(
     site: &CallSite,
     subset: &RankSubset,
     caps: &mut C,
@@ -159,7 +150,7 @@ struct Beside {
 
 #[cfg(feature = "cuda")]
 impl Beside {
-    fn new<C: Captures>(inner: &Inner, parity: Option<usize>, caps: &mut C) -> Result<Beside> {
+    fn new<C: CaptureArg>(inner: &Inner, parity: Option<usize>, caps: &mut C) -> Result<Beside> {
         let dev = crate::cuda::device()?;
         let stream = crate::cuda::peer::interior_stream(dev)?;
         caps.device_prepare(dev, &inner.box_range(0, parity))?;
@@ -170,7 +161,7 @@ impl Beside {
 
 /// Runs box `b`'s sites of `parity`: on the GPU as one launch counting the box's sites
 /// (the kernel maps them to the part's indices), elsewhere as runs of part indices.
-pub(super) fn run_box<C: Captures>(
+pub(super) fn run_box<C: CaptureArg>(
     inner: &Inner,
     b: usize,
     parity: Option<usize>,

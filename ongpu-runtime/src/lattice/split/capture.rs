@@ -1,17 +1,16 @@
 //! How `on_gpu!` captures a [`SplitField`]: one argument per part (read, written or
 //! shifted, as for a [`Field`](crate::Field)), of which the call's runner selects the part
-//! it runs; the kernel is the one a whole-lattice field gets. A written field marks its
-//! halos stale; a shifted one refreshes them before the parts run.
-
-// The stream-path methods name crate-private types, as in `capture`.
-#![allow(private_interfaces)]
+//! it runs ([`Parted`]); the kernel is the one a whole-lattice field gets. The hooks here
+//! are what the split adds: a written field marks its halos stale and waits for the copies
+//! that read its boundary; a shifted one refreshes its halos before the parts run and its
+//! boundary waits for them.
 
 use super::exchange;
 use super::field::SplitField;
 use super::lattice::SplitLattice;
 use crate::capture::{
-    forward_capture_arg, read_constant, CaptureArg, CaptureKind, FieldRead, FieldWrite,
-    ReadCapture, SplitStage, Value, WriteCapture,
+    read_constant, Decomposition, FieldRead, FieldWrite, PartFacet, PartOf, PartStage, Parted,
+    ReadCapture, Value, WriteCapture,
 };
 use crate::element::Element;
 use crate::error::Result;
@@ -19,103 +18,45 @@ use crate::geometry::Lattice;
 use crate::lattice::halos::HaloState;
 use crate::lattice::shift::{FieldShifted, ShiftCapture, ShiftView};
 use crate::layout::Layout;
-use std::ops::Range;
 
 /// A split field the body reads.
-pub struct SplitRead<'a, T: Element, L: Layout> {
-    parts: Vec<FieldRead<'a, T, L>>,
-    current: usize,
-    id: u64,
-}
+pub type SplitRead<'a, T, L> = Parted<FieldRead<'a, T, L>, ReadHooks>;
 
 /// A split field the body shifts: its stale halos are refreshed before the parts run, and
 /// its boundary sites wait for them.
-pub struct SplitShifted<'a, T: Element, L: Layout> {
-    parts: Vec<FieldShifted<'a, T, L>>,
-    current: usize,
+pub type SplitShifted<'a, T, L> = Parted<FieldShifted<'a, T, L>, ShiftHooks<'a, T, L>>;
+
+/// A split field the body writes; the halos of the sites it writes become stale.
+pub type SplitWrite<'a, T, L, const LOAD: bool> =
+    Parted<FieldWrite<'a, T, L, LOAD>, WriteHooks<'a>>;
+
+/// The split a field belongs to.
+fn part_of(split: SplitLattice) -> Option<PartOf> {
+    Some(PartOf {
+        decomposition: Decomposition::Devices,
+        id: split.id(),
+    })
+}
+
+/// The hooks of a read split field: its split, checked against the call's.
+pub struct ReadHooks {
+    split: SplitLattice,
+}
+
+impl PartFacet for ReadHooks {
+    fn part_of(&self, f: &mut impl FnMut(Option<PartOf>)) {
+        f(part_of(self.split))
+    }
+}
+
+/// The hooks of a shifted split field.
+pub struct ShiftHooks<'a, T: Element, L: Layout> {
     field: &'a SplitField<T, L>,
 }
 
-/// A split field the body writes; the halos of the sites it writes become stale.
-pub struct SplitWrite<'a, T: Element, L: Layout, const LOAD: bool> {
-    parts: Vec<FieldWrite<'a, T, L, LOAD>>,
-    current: usize,
-    split: SplitLattice,
-    halos: &'a std::sync::Mutex<exchange::Halos>,
-    state: &'a HaloState,
-}
-
-impl<T: Element, L: Layout> ReadCapture for SplitField<T, L> {
-    type Site = T;
-    type Arg<'a> = SplitRead<'a, T, L>;
-    fn read_arg(&self) -> SplitRead<'_, T, L> {
-        SplitRead {
-            parts: self.parts.iter().map(|f| f.read_arg()).collect(),
-            current: 0,
-            id: self.split.id(),
-        }
-    }
-}
-
-impl<T: Element, L: Layout> ShiftCapture for SplitField<T, L> {
-    type Site = ShiftView<T, L>;
-    type Arg<'a> = SplitShifted<'a, T, L>;
-    fn shifted_arg(&self, _whole: Lattice) -> SplitShifted<'_, T, L> {
-        SplitShifted {
-            parts: self
-                .parts
-                .iter()
-                .enumerate()
-                .map(|(p, f)| f.shifted_arg(self.split.part(p).lattice))
-                .collect(),
-            current: 0,
-            field: self,
-        }
-    }
-}
-
-impl<T: Element, L: Layout> WriteCapture for SplitField<T, L> {
-    type Site = T;
-    type Arg<'a, const LOAD: bool> = SplitWrite<'a, T, L, LOAD>;
-    fn write_arg<const LOAD: bool>(&mut self) -> SplitWrite<'_, T, L, LOAD> {
-        SplitWrite {
-            parts: self
-                .parts
-                .iter_mut()
-                .map(|f| f.write_arg::<LOAD>())
-                .collect(),
-            current: 0,
-            split: self.split,
-            halos: &self.halos,
-            state: &self.state,
-        }
-    }
-}
-
-/// `CaptureArg` for a per-part argument: every method is the selected part's.
-macro_rules! forward_to_part {
-    ($inner:ty) => {
-        forward_capture_arg!($inner, part);
-
-        fn select_part(&mut self, part: usize) {
-            self.current = part;
-        }
-    };
-}
-
-impl<'a, T: Element, L: Layout> CaptureArg for SplitRead<'a, T, L> {
-    forward_to_part!(FieldRead<'a, T, L>);
-
-    fn split_id(&self) -> Option<u64> {
-        Some(self.id)
-    }
-}
-
-impl<'a, T: Element, L: Layout> CaptureArg for SplitShifted<'a, T, L> {
-    forward_to_part!(FieldShifted<'a, T, L>);
-
-    fn split_id(&self) -> Option<u64> {
-        Some(self.field.split.id())
+impl<T: Element, L: Layout> PartFacet for ShiftHooks<'_, T, L> {
+    fn part_of(&self, f: &mut impl FnMut(Option<PartOf>)) {
+        f(part_of(self.field.split))
     }
 
     fn reads_halos(&self) -> bool {
@@ -126,9 +67,9 @@ impl<'a, T: Element, L: Layout> CaptureArg for SplitShifted<'a, T, L> {
         self.field.refresh_halos()
     }
 
-    fn split_wait(&self, part: usize, stage: SplitStage) -> Result<()> {
+    fn part_wait(&self, part: usize, stage: PartStage) -> Result<()> {
         #[cfg(feature = "cuda")]
-        if stage == SplitStage::Boundary {
+        if stage == PartStage::Boundary {
             return self.field.halos().wait_for_halos(part);
         }
         let _ = (part, stage);
@@ -136,16 +77,21 @@ impl<'a, T: Element, L: Layout> CaptureArg for SplitShifted<'a, T, L> {
     }
 }
 
-impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for SplitWrite<'a, T, L, LOAD> {
-    forward_to_part!(FieldWrite<'a, T, L, LOAD>);
+/// The hooks of a written split field.
+pub struct WriteHooks<'a> {
+    split: SplitLattice,
+    halos: &'a std::sync::Mutex<exchange::Halos>,
+    state: &'a HaloState,
+}
 
-    fn split_id(&self) -> Option<u64> {
-        Some(self.split.id())
+impl PartFacet for WriteHooks<'_> {
+    fn part_of(&self, f: &mut impl FnMut(Option<PartOf>)) {
+        f(part_of(self.split))
     }
 
-    fn split_wait(&self, part: usize, stage: SplitStage) -> Result<()> {
+    fn part_wait(&self, part: usize, stage: PartStage) -> Result<()> {
         #[cfg(feature = "cuda")]
-        if stage == SplitStage::Start {
+        if stage == PartStage::Start {
             let halos = self
                 .halos
                 .lock()
@@ -161,26 +107,56 @@ impl<'a, T: Element, L: Layout, const LOAD: bool> CaptureArg for SplitWrite<'a, 
     }
 }
 
-/// A split lattice captured by a body (`lat.coord(i, mu)`, `lat.parity(i)`): each part's
-/// sites see the part lattice, whose coordinates are those of the whole lattice.
-pub struct SplitLatticeValue {
-    parts: Vec<Value<'static, Lattice>>,
-    current: usize,
-}
-
-impl ReadCapture for SplitLattice {
-    type Site = Lattice;
-    type Arg<'a> = SplitLatticeValue;
-    fn read_arg(&self) -> SplitLatticeValue {
-        SplitLatticeValue {
-            parts: (0..self.parts())
-                .map(|p| read_constant(&self.part(p).lattice))
-                .collect(),
-            current: 0,
-        }
+impl<T: Element, L: Layout> ReadCapture for SplitField<T, L> {
+    type Site = T;
+    type Arg<'a> = SplitRead<'a, T, L>;
+    fn read_arg(&self) -> SplitRead<'_, T, L> {
+        let parts = self.parts.iter().map(|f| f.read_arg()).collect();
+        Parted::many(parts, ReadHooks { split: self.split })
     }
 }
 
-impl CaptureArg for SplitLatticeValue {
-    forward_to_part!(Value<'static, Lattice>);
+impl<T: Element, L: Layout> ShiftCapture for SplitField<T, L> {
+    type Site = ShiftView<T, L>;
+    type Arg<'a> = SplitShifted<'a, T, L>;
+    fn shifted_arg(&self, _whole: Lattice) -> SplitShifted<'_, T, L> {
+        let parts = self
+            .parts
+            .iter()
+            .enumerate()
+            .map(|(p, f)| f.shifted_arg(self.split.part(p).lattice))
+            .collect();
+        Parted::many(parts, ShiftHooks { field: self })
+    }
+}
+
+impl<T: Element, L: Layout> WriteCapture for SplitField<T, L> {
+    type Site = T;
+    type Arg<'a, const LOAD: bool> = SplitWrite<'a, T, L, LOAD>;
+    fn write_arg<const LOAD: bool>(&mut self) -> SplitWrite<'_, T, L, LOAD> {
+        let parts = self
+            .parts
+            .iter_mut()
+            .map(|f| f.write_arg::<LOAD>())
+            .collect();
+        let hooks = WriteHooks {
+            split: self.split,
+            halos: &self.halos,
+            state: &self.state,
+        };
+        Parted::many(parts, hooks)
+    }
+}
+
+/// A split lattice captured by a body (`lat.coord(i, mu)`, `lat.parity(i)`): each part's
+/// sites see the part lattice, whose coordinates are those of the whole lattice.
+impl ReadCapture for SplitLattice {
+    type Site = Lattice;
+    type Arg<'a> = Parted<Value<'static, Lattice>, crate::capture::LatticeParts>;
+    fn read_arg(&self) -> Self::Arg<'_> {
+        let parts = (0..self.parts())
+            .map(|p| read_constant(&self.part(p).lattice))
+            .collect();
+        Parted::many(parts, crate::capture::LatticeParts)
+    }
 }

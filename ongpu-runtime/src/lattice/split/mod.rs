@@ -18,7 +18,7 @@ mod field;
 mod lattice;
 pub(crate) mod run;
 
-pub use capture::{SplitLatticeValue, SplitRead, SplitShifted, SplitWrite};
+pub use capture::{SplitRead, SplitShifted, SplitWrite};
 pub use devices::Devices;
 pub use field::SplitField;
 pub use lattice::{SplitLattice, SplitSubset};

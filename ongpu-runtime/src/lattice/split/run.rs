@@ -5,34 +5,27 @@
 
 use super::lattice::SplitLattice;
 use super::SplitSubset;
-use crate::capture::{CaptureKind, Captures, SplitStage};
+use crate::capture::{CaptureArg, Decomposition, PartOf, PartStage};
 use crate::error::{Error, Result};
+use crate::lattice::decomposed::foreign_field;
 use crate::launch::call_site::CallSite;
 use crate::launch::sites::Sites;
 
 /// Every field the call captures must be a split field of the call's split.
-fn check_captures<C: Captures>(site: &CallSite, subset: &SplitSubset, caps: &C) -> Result<()> {
-    let kinds = C::kinds();
-    let id = subset.split().id();
-    let mut err = None;
-    caps.for_each_split_id(|i, split| {
-        if err.is_some() {
-            return;
-        }
-        let what = match (split, &kinds[i]) {
-            (Some(s), _) if s == id => return,
-            (Some(_), _) => "a SplitField of another split",
-            (None, CaptureKind::Field { .. }) => "a Field of a whole lattice",
-            (None, _) => return,
-        };
-        err = Some(Error::NotOnSplit {
+fn check_captures<C: CaptureArg>(site: &CallSite, subset: &SplitSubset, caps: &C) -> Result<()> {
+    let of = PartOf {
+        decomposition: Decomposition::Devices,
+        id: subset.split().id(),
+    };
+    match foreign_field(caps, of) {
+        None => Ok(()),
+        Some((i, what)) => Err(Error::NotOnSplit {
             site: site.location(),
             space: subset.to_string(),
             field: site.info.captures[i],
             what,
-        });
-    });
-    err.map_or(Ok(()), Err)
+        }),
+    }
 }
 
 /// Calls over a split lattice queue their kernels on each device's default stream and
@@ -61,7 +54,7 @@ fn check_queue(site: &CallSite) -> Result<()> {
 /// layers after waiting for its halos (with `overlap`; reductions, which wait for each
 /// range's result, wait for the halos first and run the part whole), so that on the GPU the
 /// interior kernels run while the halo copies are in flight.
-pub(crate) fn for_each_part<C: Captures>(
+pub(crate) fn for_each_part<C: CaptureArg>(
     site: &CallSite,
     subset: &SplitSubset,
     caps: &mut C,
@@ -92,7 +85,7 @@ pub(crate) fn for_each_part<C: Captures>(
             (true, false) => (Vec::new(), part.owned(subset.parity())),
         };
         on_part_device(split, p, || {
-            caps.split_wait(p, SplitStage::Start)?;
+            caps.part_wait(p, PartStage::Start)?;
             let mut launch = |caps: &mut C, range| {
                 let sites = Sites {
                     range,
@@ -124,7 +117,7 @@ pub(crate) fn for_each_part<C: Captures>(
                 });
             }
             if halos {
-                caps.split_wait(p, SplitStage::Boundary)?;
+                caps.part_wait(p, PartStage::Boundary)?;
             }
             for range in after_halos {
                 launch(caps, range)?;
@@ -147,7 +140,7 @@ pub(crate) fn for_each_part<C: Captures>(
 /// backend's threads, after the GPU parts' kernels are queued. Its halos were copied through
 /// host memory when the call began (`refresh_halos`), synchronously, so nothing is waited
 /// for.
-fn run_host_part<C: Captures>(
+fn run_host_part<C: CaptureArg>(
     subset: &SplitSubset,
     p: usize,
     caps: &mut C,

@@ -9,13 +9,11 @@
 //! Each rank lattice's round (cut direction) cycles through a few sets of send buffers and
 //! events ([`Round`] says why that is safe).
 
-use super::gather::gather_on;
 use super::staging::Faces;
 use crate::cuda::ipc::{self, Handle, InterprocessEvent, PeerEvent};
 use crate::cuda::peer::DeviceEvent;
 use crate::cuda::Device;
 use crate::error::Result;
-use mpi::topology::{Communicator, SimpleCommunicator};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
@@ -33,27 +31,6 @@ pub(crate) struct Descriptor {
     pub memory: Handle,
     /// The event's IPC handle.
     pub event: Handle,
-}
-
-/// Whether this run exchanges halos through CUDA IPC: every rank on one node, every rank's
-/// GPU able to read every other's, and `ONGPU_MPI_IPC` not `0`. Decided once, collectively
-/// (every rank calls it at the same point), the same answer on every rank.
-pub(crate) fn enabled(comm: &SimpleCommunicator) -> Result<bool> {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    if let Some(&e) = ENABLED.get() {
-        return Ok(e);
-    }
-    let dev = crate::cuda::device()?;
-    let wanted = std::env::var("ONGPU_MPI_IPC").map_or(true, |v| v != "0");
-    let one_node = comm.split_shared(comm.rank()).size() == comm.size();
-    let mine = ipc::uuid(dev).unwrap_or([0; 16]);
-    let all: Vec<u8> = gather_on(comm, &mine);
-    let readable = all
-        .chunks_exact(16)
-        .all(|u| ipc::can_read(dev, u.try_into().expect("16 bytes")).unwrap_or(false));
-    let votes = gather_on(comm, &[u8::from(wanted && one_node && readable)]);
-    let e = votes.iter().all(|&v| v == 1);
-    Ok(*ENABLED.get_or_init(|| e))
 }
 
 /// Sets of send buffers and events a round cycles through: the host may run this many

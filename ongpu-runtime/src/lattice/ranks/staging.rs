@@ -7,6 +7,7 @@
 //! neighbour's (`node_peers`). NCCL sends and receives device buffers directly. On the CPU
 //! ordinary vectors.
 
+use crate::capture::{FaceBuffer, FaceBuffers};
 use crate::error::Result;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -296,4 +297,42 @@ pub(crate) fn staging() -> MutexGuard<'static, Staging> {
         recv: Faces::new(),
     });
     STAGING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The face kernels and host copies of a shifted rank field's argument pack into and unpack
+/// from a slot without knowing how it travels.
+impl FaceBuffer for Slot {
+    fn bytes(&self) -> &[u8] {
+        Slot::bytes(self)
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        Slot::bytes_mut(self)
+    }
+
+    #[cfg(feature = "cuda")]
+    fn device_ptr(&self) -> Option<u64> {
+        Slot::device_ptr(self)
+    }
+
+    #[cfg(feature = "cuda")]
+    unsafe fn queue_to_host(&mut self) -> Result<()> {
+        Slot::queue_to_host(self)
+    }
+
+    #[cfg(feature = "cuda")]
+    unsafe fn queue_to_device(&mut self) -> Result<()> {
+        Slot::queue_to_device(self)
+    }
+}
+
+impl FaceBuffers for Faces {
+    fn take(&mut self, len: usize) -> Result<&mut dyn FaceBuffer> {
+        Ok(Faces::take(self, len)?)
+    }
+}
+
+/// Received faces as the buffers the arguments unpack from, in order.
+pub(crate) fn buffers(slots: &mut [Slot]) -> impl Iterator<Item = &mut dyn FaceBuffer> {
+    slots.iter_mut().map(|s| s as &mut dyn FaceBuffer)
 }

@@ -1,0 +1,91 @@
+//! The host facet: how the CPU backend reads and writes an argument's sites, one at a time
+//! or a group of lanes at a time.
+
+use crate::error::Result;
+use std::ops::Range;
+
+/// What the CPU backend reads and writes an argument's sites through.
+pub trait HostFacet {
+    /// The per-site value the body sees.
+    type Site: Copy + Send;
+    /// What the CPU backend reads and writes sites through.
+    type HostView: Copy + Send + Sync;
+    /// Sites stored together (the layout's block; 1 for values).
+    const BLOCK: usize;
+
+    /// Makes the host copy ready for a call over the sites `sites` and returns the view to it.
+    fn host_view(&mut self, sites: &Range<usize>) -> Result<Self::HostView>;
+
+    /// The value of site `s`.
+    ///
+    /// # Safety
+    /// `view` comes from [`host_view`](HostFacet::host_view) for sites that hold `s`.
+    unsafe fn load(view: &Self::HostView, s: usize) -> Self::Site;
+
+    /// Writes back the value of site `s` (nothing for read-only arguments).
+    ///
+    /// # Safety
+    /// As for `load`, and no other thread touches site `s` meanwhile.
+    unsafe fn store(view: &Self::HostView, s: usize, value: Self::Site);
+
+    /// The CPU backend's buffer for a group of sites (32, one `AoSoA<32>` block).
+    type Lanes;
+
+    /// True for a field whose layout stores one component of consecutive sites contiguously,
+    /// so that running groups of sites pays (see [`Layout::SITES_CONTIGUOUS`]).
+    ///
+    /// [`Layout::SITES_CONTIGUOUS`]: crate::Layout::SITES_CONTIGUOUS
+    const GROUPS_PAY: bool;
+
+    /// Loads sites `s0 .. s0 + LANES` into a buffer.
+    ///
+    /// # Safety
+    /// `view` comes from [`host_view`](HostFacet::host_view) for sites that hold
+    /// `s0 .. s0 + LANES`.
+    unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes;
+
+    /// Where a group's lanes are read and written: pointers into the storage or into the
+    /// buffer, taken once a group. (Read from the buffer at every lane, they would be
+    /// reloaded after each lane's stores, which LLVM cannot prove leave them unchanged, and
+    /// the lane loop would not be vectorised.)
+    type LaneAccess: Copy;
+
+    /// The access to a buffer's lanes, valid while the buffer is neither moved nor used
+    /// otherwise.
+    fn lane_access(lanes: &mut Self::Lanes) -> Self::LaneAccess;
+
+    /// The value of lane `l`.
+    ///
+    /// # Safety
+    /// `l < LANES`; the access comes from [`lane_access`](HostFacet::lane_access) of a live
+    /// buffer from [`load_lanes`](HostFacet::load_lanes).
+    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::Site;
+
+    /// Sets lane `l` (nothing for read-only arguments).
+    ///
+    /// # Safety
+    /// As for [`lane`](HostFacet::lane).
+    unsafe fn set_lane(access: &Self::LaneAccess, l: usize, value: Self::Site);
+
+    /// Writes a buffer back to sites `s0 .. s0 + LANES` (nothing for read-only arguments).
+    ///
+    /// # Safety
+    /// As for `load_lanes`; every lane was set; no other thread touches these sites meanwhile.
+    unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes);
+}
+
+/// A host pointer that may cross to rayon threads.
+///
+/// The CPU backend splits the sites of a call into disjoint ranges, one per task; a site's
+/// components are touched only by the task that owns the site, so no two threads ever access
+/// the same scalar, and a field written by the call is borrowed `&mut` by it (no one else
+/// can read it meanwhile).
+#[derive(Clone, Copy)]
+pub struct HostPtr<S> {
+    pub(crate) ptr: *mut S,
+    pub(crate) stride: usize,
+}
+// SAFETY: see the type's documentation: accesses through it are to disjoint sites.
+unsafe impl<S: Send> Send for HostPtr<S> {}
+// SAFETY: as above.
+unsafe impl<S: Sync> Sync for HostPtr<S> {}
