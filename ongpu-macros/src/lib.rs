@@ -15,7 +15,6 @@ use proc_macro::TokenStream;
 mod captures;
 mod device;
 mod emit_cuda;
-mod emit_reduce;
 mod emit_rust;
 mod fn_item;
 mod input;
@@ -25,7 +24,6 @@ mod kernel;
 mod names;
 mod on_gpu;
 mod print;
-mod reduce;
 mod supported;
 mod types;
 
@@ -39,11 +37,11 @@ mod types;
 #[proc_macro]
 pub fn on_gpu(input: TokenStream) -> TokenStream {
     let input: proc_macro2::TokenStream = input.into();
-    let reduction = reduce::starts_with_keyword(&input);
+    let reduction = input::reduce::starts_with_keyword(&input);
     on_gpu::on_gpu(input)
         .unwrap_or_else(|e| {
             if reduction {
-                emit_reduce::errors_as_expression(e)
+                emit_rust::reduce::errors_as_expression(e)
             } else {
                 errors_as_expression(e)
             }

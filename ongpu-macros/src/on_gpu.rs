@@ -14,7 +14,7 @@ pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
     let call: OnGpuInput = syn::parse2(input)?;
     let body = lower(&call.body.block, Context::OnGpu)?;
     if call.reduction.is_some() {
-        crate::reduce::per_site_value(&body)?;
+        crate::ir::reduction::per_site_value(&body)?;
     }
     let params: Vec<_> = call.body.site_index.iter().cloned().collect();
     let caps = captures::analyse_call(&body, &params)?;
@@ -67,7 +67,7 @@ pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
         device_calls: &translation.device_calls,
     };
     Ok(match &call.reduction {
-        Some(keyword) => crate::emit_reduce::expand(&parts, keyword),
+        Some(keyword) => crate::emit_rust::reduce::expand(&parts, keyword),
         None => expand(&parts),
     })
 }

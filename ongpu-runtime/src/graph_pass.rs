@@ -28,7 +28,7 @@ pub(crate) struct Pass {
     pub(crate) mode: Mode,
     /// The stream being captured (recording only).
     #[cfg(feature = "cuda")]
-    pub(crate) stream: cudarc::driver::sys::CUstream,
+    pub(crate) stream: crate::cuda::stream::StreamHandle,
     /// One fingerprint per launch, in order, with where the call is (for errors).
     pub(crate) launches: Vec<(u64, crate::error::Location)>,
     /// Launches checked so far in a replay.
@@ -47,7 +47,7 @@ pub(crate) struct Pass {
 impl Pass {
     /// The pass that records a graph's (or a graph loop's body's) launches on `stream`,
     /// being captured.
-    pub(crate) fn recording(stream: cudarc::driver::sys::CUstream) -> Pass {
+    pub(crate) fn recording(stream: crate::cuda::stream::StreamHandle) -> Pass {
         Pass {
             mode: Mode::Recording,
             stream,

@@ -13,8 +13,8 @@ mod phased;
 mod signature;
 mod source;
 
+use crate::emit_rust::kernel_body::{self, Form, Hidden};
 use crate::ir::{lower_generic, Context};
-use crate::kernel::rust_body::{self, Form, Hidden};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
@@ -45,7 +45,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     free_names(&sig, &body)?;
     // Arrays are used as in a kernel: the kernel's checks, and its rewrite of their
     // accesses into calls on the CPU backend's views.
-    let analysis = crate::kernel::analysis::analyse(&body, &sig.as_kernel_params())?;
+    let analysis = crate::captures::kernel::analyse(&body, &sig.as_kernel_params())?;
     let translation = source::translate(&sig, &body);
     let cuda = expand::Cuda {
         source: source::source(&f.sig.ident, &sig, &translation.code),
@@ -53,7 +53,8 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     };
     let real_param = sig.type_param.as_ref().map(|t| &t.ident);
     let hidden = Hidden::new();
-    let emit = |form| rust_body::emit_device_fn(&body, &analysis, &hidden, real_param, form).stmts;
+    let emit =
+        |form| kernel_body::emit_device_fn(&body, &analysis, &hidden, real_param, form).stmts;
     let own_barriers = body.has_barriers();
     // A function with barriers is called by kernels only, in its phased form: its plain
     // form (for host code) says so. One that calls device functions has both forms (its

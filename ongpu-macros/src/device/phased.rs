@@ -5,7 +5,7 @@
 //! form's result at once.
 
 use super::signature::Signature;
-use crate::kernel::rust_body::Hidden;
+use crate::emit_rust::kernel_body::Hidden;
 use proc_macro2::TokenStream;
 use quote::quote;
 

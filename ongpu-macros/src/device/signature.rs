@@ -194,8 +194,8 @@ impl Signature {
 
     /// The slice parameters, as the kernel analysis sees array parameters (which checks
     /// their uses in the body the same way).
-    pub fn as_kernel_params(&self) -> Vec<crate::kernel::signature::Param> {
-        use crate::kernel::signature::{Param as KernelParam, ParamKind as Kind};
+    pub fn as_kernel_params(&self) -> Vec<crate::input::kernel_signature::Param> {
+        use crate::input::kernel_signature::{Param as KernelParam, ParamKind as Kind};
         self.params
             .iter()
             .map(|p| KernelParam {

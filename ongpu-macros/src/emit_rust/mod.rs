@@ -3,6 +3,8 @@
 //! closure, which the CPU backend runs and through which rustc type-checks the body.
 
 pub mod body;
+pub mod kernel_body;
+pub mod reduce;
 
 use crate::captures::Capture;
 use crate::ir::Body;

@@ -4,6 +4,7 @@
 //! so that the Rust emitter gives back the user's code with the user's spans.
 
 mod lower;
+pub mod reduction;
 pub mod visit;
 
 pub use lower::{lower, lower_generic, Context};

@@ -2,9 +2,9 @@
 //! holds the kernel's facts in a `static` and hands the body, as one thread's Rust closure,
 //! to the runtime.
 
-use super::analysis::Analysis;
-use super::rust_body::{Hidden, RustBody};
-use super::signature::{Param, ParamKind};
+use crate::captures::kernel::Analysis;
+use crate::emit_rust::kernel_body::{Hidden, RustBody};
+use crate::input::kernel_signature::{Param, ParamKind};
 use crate::names::cuda_ident;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};

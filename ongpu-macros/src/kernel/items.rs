@@ -4,7 +4,7 @@
 //! The expansion and the stand-in for a kernel with errors share them, so that callers see
 //! the same signature either way.
 
-use super::signature::{Param, ParamKind};
+use crate::input::kernel_signature::{Param, ParamKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;

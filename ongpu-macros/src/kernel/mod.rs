@@ -1,22 +1,19 @@
 //! `#[ongpu::kernel]`: an explicit kernel. Parsing of the signature (`signature`), the
 //! body's analysis (`analysis`: shared arrays, array uses, constants), the CUDA C++
 //! translation (the shared translator with its kernel extension, `emit_cuda::kernel`), the
-//! body as one thread's Rust (`rust_body`), the type and `launch` it becomes (`items`), and
+//! body as one thread's Rust (`emit_rust/kernel_body.rs`), the type and `launch` it becomes (`items`), and
 //! the expansion (`expand`).
 
-pub mod analysis;
 mod expand;
 mod items;
-pub mod rust_body;
-pub mod signature;
-pub mod syntax;
 
+use crate::captures::kernel as analysis;
 use crate::emit_cuda::{Tail, Translator};
+use crate::input::kernel_signature::{self as signature, ParamKind};
 use crate::ir::{lower, Context};
 use crate::names::cuda_ident;
 use proc_macro2::TokenStream;
 use quote::quote;
-use signature::ParamKind;
 use syn::spanned::Spanned;
 use syn::ItemFn;
 
@@ -90,11 +87,16 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     // (which may have barriers of their own: only their compiled item knows).
     let phased = body.has_barriers() || body.calls_device_fns();
     let form = if phased {
-        rust_body::Form::Phased
+        crate::emit_rust::kernel_body::Form::Phased
     } else {
-        rust_body::Form::Plain
+        crate::emit_rust::kernel_body::Form::Plain
     };
-    let rust = rust_body::emit(&body, &analysis, &rust_body::Hidden::new(), form);
+    let rust = crate::emit_rust::kernel_body::emit(
+        &body,
+        &analysis,
+        &crate::emit_rust::kernel_body::Hidden::new(),
+        form,
+    );
     Ok(expand::expand(expand::Kernel {
         item: &f,
         params: &params,

@@ -157,3 +157,36 @@ fn describe_driver_error(e: &result::DriverError) -> String {
         other => other.to_string(),
     }
 }
+
+/// Page-locked host memory mapped for the device, where kernels write their results.
+pub(crate) struct MappedResult {
+    pub(crate) host: *mut u8,
+    pub(crate) device: u64,
+}
+
+impl MappedResult {
+    pub(crate) fn alloc(bytes: usize) -> Result<Self> {
+        use cudarc::driver::{result, sys};
+        let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
+        // SAFETY: a plain allocation, owned by the returned value.
+        let host = unsafe { result::malloc_host(bytes, flags) }
+            .map_err(|e| super::driver_error("allocating the result slot of reductions", e))?
+            .cast::<u8>();
+        let mut device = 0;
+        // SAFETY: `host` was allocated above with DEVICEMAP. With unified addressing (every
+        // 64-bit platform CUDA supports) the host address is also the device address, which
+        // is what a context without mapped-memory support reports no address for.
+        let mapped = unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, host.cast(), 0) };
+        if mapped != sys::CUresult::CUDA_SUCCESS {
+            device = host as u64;
+        }
+        Ok(MappedResult { host, device })
+    }
+}
+
+impl Drop for MappedResult {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `malloc_host` in `alloc`, freed once.
+        let _ = unsafe { cudarc::driver::result::free_host(self.host.cast()) };
+    }
+}

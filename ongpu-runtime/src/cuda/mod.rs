@@ -33,6 +33,7 @@ pub use device::{device, device_count, Device, DeviceInfo, MAX_DEVICES};
 pub(crate) use error::driver_error;
 pub use event::{time_device, Event};
 pub use host_buffer::HostBuffer;
+pub(crate) use host_buffer::MappedResult;
 pub(crate) use launch::launch_bound_on;
 pub use launch::{launch, ParamList, Shape, MAX_PARAMS};
 pub use module::{load_function, Function};

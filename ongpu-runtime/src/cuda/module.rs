@@ -28,6 +28,36 @@ unsafe impl Send for Function {}
 unsafe impl Sync for Function {}
 
 impl Function {
+    /// The most threads a block of this function may have (its registers and the device's
+    /// limit), as the driver reports it.
+    pub(crate) fn max_threads_per_block(&self, what: impl FnOnce() -> String) -> Result<u32> {
+        use cudarc::driver::sys::CUfunction_attribute_enum as A;
+        // SAFETY: a loaded function; a plain query.
+        let n = unsafe {
+            cudarc::driver::result::function::get_function_attribute(
+                self.raw,
+                A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )
+        }
+        .map_err(|e| crate::cuda::driver_error(what(), e))?;
+        Ok(n.max(1) as u32)
+    }
+
+    /// How many blocks of `tpb` threads using `shared_bytes` of dynamic shared memory fit
+    /// on one multiprocessor at once (at least 1).
+    pub(crate) fn blocks_per_multiprocessor(&self, tpb: u32, shared_bytes: usize) -> Result<u32> {
+        // SAFETY: a loaded function; a plain query.
+        let n = unsafe {
+            cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(
+                self.raw,
+                tpb as i32,
+                shared_bytes,
+            )
+        }
+        .map_err(|e| crate::cuda::driver_error("querying the kernel's occupancy", e))?;
+        Ok(n.max(1) as u32)
+    }
+
     /// Lets a launch of this function use up to `bytes` of dynamic shared memory (a kernel
     /// gets 48 KiB unasked; an H100 or H200 gives a block up to 227 KiB when asked). An
     /// error if the device allows less.

@@ -112,3 +112,44 @@ impl Queue {
         }
     }
 }
+
+/// A stream as launches pass it: null is the legacy default stream.
+pub(crate) type StreamHandle = CUstream;
+
+/// Waits for the work queued on `stream` (`what`: the error's wording).
+///
+/// # Safety
+/// `stream` is null or a live stream of the bound context.
+pub(crate) unsafe fn wait_for(stream: StreamHandle, what: impl FnOnce() -> String) -> Result<()> {
+    cudarc::driver::result::stream::synchronize(stream).map_err(|e| super::driver_error(what(), e))
+}
+
+/// Queues the copy of `dst.len()` values from device address `src` to host memory on
+/// `stream`, and waits for it.
+///
+/// # Safety
+/// `src` holds that many values on the bound context's device; `stream` as in [`wait_for`].
+pub(crate) unsafe fn read_on<T: bytemuck::Pod>(
+    dst: &mut [T],
+    src: u64,
+    stream: StreamHandle,
+    what: &str,
+) -> Result<()> {
+    cudarc::driver::result::memcpy_dtoh_async(dst, src, stream)
+        .and_then(|()| cudarc::driver::result::stream::synchronize(stream))
+        .map_err(|e| super::driver_error(what, e))
+}
+
+/// Queues on `stream` the zeroing of `bytes` bytes at device address `dst`.
+///
+/// # Safety
+/// `dst` holds that many bytes on the bound context's device; `stream` as in [`wait_for`].
+pub(crate) unsafe fn zero_on(
+    dst: u64,
+    bytes: usize,
+    stream: StreamHandle,
+    what: &str,
+) -> Result<()> {
+    cudarc::driver::result::memset_d8_async(dst, 0, bytes, stream)
+        .map_err(|e| super::driver_error(what, e))
+}

@@ -12,6 +12,7 @@ use crate::launch::call_site::{CallSite, KernelSlots, SiteInfo};
 use crate::launch::compile::{compile_and_load, LoadedKernel};
 use crate::launch::index_report;
 use crate::launch::limits::device_and_block;
+use crate::launch::queue::Target;
 use crate::launch::sites::Sites;
 use crate::launch::source as kernel_source;
 use crate::tune::{LaunchChoice, TuneMode};
@@ -107,42 +108,43 @@ pub(crate) fn run<C: CaptureArg>(
         block: (tpb, 1, 1),
         shared_bytes,
     };
-    crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
-        let mut params = ParamList::new();
-        caps.push_params(&mut params);
-        site_params.push(&mut params);
-        // SAFETY: the parameters follow the kernel's signature (built from the same captures
-        // in the same order by `kernel_source::elementwise`); the fields they point into are
-        // borrowed by this call, and freed only after the work queued on them has finished
-        // (see `field::pending`). `cuda::device()` above bound the context to this thread,
-        // and `stream` is the default stream or a live stream of it.
-        index_report::clear(&kernel.function, stream)?;
-        crate::launch::print_buffer::clear(&kernel.function, stream)?;
-        if let Some(t) = &trial {
-            t.begin(stream)?;
-        }
-        crate::trace::step(
-            || {
-                format!(
-                    "launching {blocks} blocks of {tpb} threads for on_gpu! at {}",
-                    site.location()
-                )
-            },
-            || unsafe {
-                crate::launch::queue::launch_kernel(
-                    stream,
-                    kernel.function,
-                    shape,
-                    &mut params,
-                    site.location(),
-                    || format!("the kernel of on_gpu! at {}", site.location()),
-                )
-            },
-        )?;
-        if let Some(t) = trial.take() {
-            t.end(stream)?;
-        }
-        crate::launch::print_buffer::flush(&kernel.function, stream, site.info.prints)?;
-        index_report::check(&kernel.function, stream, site.location())
-    })
+    let target = Target::prepare(dev, &sites.range, caps)?;
+    let stream = target.stream();
+    let mut params = ParamList::new();
+    caps.push_params(&mut params);
+    site_params.push(&mut params);
+    // SAFETY: the parameters follow the kernel's signature (built from the same captures
+    // in the same order by `kernel_source::elementwise`); the fields they point into are
+    // borrowed by this call, and freed only after the work queued on them has finished
+    // (see `field::pending`). `cuda::device()` above bound the context to this thread,
+    // and `stream` is the default stream or a live stream of it.
+    index_report::clear(&kernel.function, stream)?;
+    crate::launch::print_buffer::clear(&kernel.function, stream)?;
+    if let Some(t) = &trial {
+        t.begin(stream)?;
+    }
+    crate::trace::step(
+        || {
+            format!(
+                "launching {blocks} blocks of {tpb} threads for on_gpu! at {}",
+                site.location()
+            )
+        },
+        || unsafe {
+            crate::launch::queue::launch_kernel(
+                stream,
+                kernel.function,
+                shape,
+                &mut params,
+                site.location(),
+                || format!("the kernel of on_gpu! at {}", site.location()),
+            )
+        },
+    )?;
+    if let Some(t) = trial.take() {
+        t.end(stream)?;
+    }
+    crate::launch::print_buffer::flush(&kernel.function, stream, site.info.prints)?;
+    index_report::check(&kernel.function, stream, site.location())?;
+    target.finish(caps).map(drop)
 }

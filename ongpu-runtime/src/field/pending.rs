@@ -47,7 +47,7 @@ impl Mark {
                 }),
                 Err(e) => {
                     // SAFETY: a live stream of the bound context.
-                    unsafe { cudarc::driver::result::stream::synchronize(raw) }.map_err(|_| e)?;
+                    unsafe { crate::cuda::stream::wait_for(raw, String::new) }.map_err(|_| e)?;
                     Ok(Mark::DONE)
                 }
             },

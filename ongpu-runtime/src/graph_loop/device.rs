@@ -51,7 +51,7 @@ impl Drop for Recorded {
     fn drop(&mut self) {
         if crate::cuda::device().is_ok() {
             // SAFETY: the legacy default stream of the bound context.
-            let _ = unsafe { cudarc::driver::result::stream::synchronize(std::ptr::null_mut()) };
+            let _ = unsafe { crate::cuda::stream::wait_for(std::ptr::null_mut(), String::new) };
         }
     }
 }

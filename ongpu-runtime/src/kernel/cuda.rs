@@ -10,9 +10,8 @@ use super::shape::{self, LaunchShape};
 use super::source;
 use crate::cuda::{self, DeviceBuffer, Function, ParamList, Shape};
 use crate::error::{Error, Result};
-use crate::field::pending::Mark;
 use crate::launch::compile::compile_and_load;
-use cudarc::driver::sys::CUfunction_attribute as Attr;
+use crate::launch::queue::Target;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// A loaded kernel and the most threads per block its resources allow.
@@ -56,17 +55,12 @@ impl Compiled {
             return Ok(e);
         }
         let loaded = compile_and_load(&source(), &what(), dev)?;
-        // SAFETY: a loaded function; a plain query.
-        let max_threads = unsafe {
-            cudarc::driver::result::function::get_function_attribute(
-                loaded.function.raw,
-                Attr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            )
-        }
-        .map_err(|e| cuda::driver_error(format!("querying the limits of {}", what()), e))?;
+        let max_threads = loaded
+            .function
+            .max_threads_per_block(|| format!("querying the limits of {}", what()))?;
         Ok(slot.get_or_init(|| Entry {
             function: loaded.function,
-            max_threads: max_threads.max(1) as u32,
+            max_threads,
         }))
     }
 }
@@ -115,16 +109,8 @@ pub(crate) fn launch<A: KernelParam>(
     }
     // Inside a `Stream::scope` the launch is queued on the stream, as `on_gpu!` calls are
     // (a graph's pass keeps the default stream, which its capture follows).
-    let queue = if crate::graph_pass::mode().is_some() {
-        None
-    } else {
-        crate::stream::current_queue(dev)?
-    };
-    match queue {
-        None => args.device_prepare(dev, &EVERY_ELEMENT)?,
-        Some(q) => args.device_prepare_on(dev, &EVERY_ELEMENT, q)?,
-    }
-    let stream = queue.map_or(std::ptr::null_mut(), |q| q.raw());
+    let target = Target::prepare(dev, &EVERY_ELEMENT, args)?;
+    let (stream, queue) = (target.stream(), target.queue());
     let report = if checked {
         let mut r = DeviceBuffer::alloc(dev, REPORT_BYTES, "a kernel's bounds report")?;
         r.zero_on(stream)?;
@@ -151,16 +137,12 @@ pub(crate) fn launch<A: KernelParam>(
     // queued work is recorded below), and `stream` is the current scope's live stream of
     // this device, or the default stream.
     unsafe { cuda::launch_bound_on(stream, entry.function, launch_shape, &mut params, what)? };
-    if let Some(q) = queue {
-        let mark = Mark::now(q)?;
-        args.mark_queued(&mark);
-    }
+    target.finish(args)?;
     if let Some(r) = report {
         if let Some(q) = queue {
             // The report is read on the default stream, which does not wait for streams.
             // SAFETY: a live stream of the bound context.
-            unsafe { cudarc::driver::result::stream::synchronize(q.raw()) }
-                .map_err(|e| cuda::driver_error(format!("waiting for {}", what()), e))?;
+            unsafe { cuda::stream::wait_for(q.raw(), || format!("waiting for {}", what()))? };
         }
         read_report(site, &r)?;
     }

@@ -57,16 +57,9 @@ impl LoadedKernel {
         if known > 0 {
             return Ok(known);
         }
-        use cudarc::driver::sys::CUfunction_attribute_enum as A;
-        // SAFETY: a loaded function; a plain query.
-        let n = unsafe {
-            cudarc::driver::result::function::get_function_attribute(
-                self.function.raw,
-                A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            )
-        }
-        .map_err(|e| crate::cuda::driver_error("querying a kernel's block limit", e))?
-        .max(1) as u32;
+        let n = self
+            .function
+            .max_threads_per_block(|| "querying a kernel's block limit".to_string())?;
         self.max_threads.store(n, Ordering::Relaxed);
         Ok(n)
     }
@@ -161,16 +154,9 @@ impl LoadedKernel {
         let per_sm = if packed >> 32 == tpb as u64 {
             packed as u32
         } else {
-            // SAFETY: a loaded function; a plain query.
-            let n = unsafe {
-                cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(
-                    self.function.raw,
-                    tpb as i32,
-                    self.stage_block_bytes(tpb),
-                )
-            }
-            .map_err(|e| crate::cuda::driver_error("querying the kernel's occupancy", e))?
-            .max(1) as u32;
+            let n = self
+                .function
+                .blocks_per_multiprocessor(tpb, self.stage_block_bytes(tpb))?;
             self.occupancy
                 .store((tpb as u64) << 32 | n as u64, Ordering::Relaxed);
             n

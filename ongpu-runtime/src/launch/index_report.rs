@@ -3,10 +3,9 @@
 //! prelude): cleared on the launch's queue before it, read back after it. Unchecked kernels
 //! have no record, and their launches skip both steps.
 
-use crate::cuda::{driver_error, Function};
+use crate::cuda::stream::{read_on, zero_on, StreamHandle as CUstream};
+use crate::cuda::Function;
 use crate::error::{Error, Location, Result};
-use cudarc::driver::result;
-use cudarc::driver::sys::CUstream;
 
 /// Bytes of `ongpu::IndexReport`.
 const BYTES: usize = 32;
@@ -24,8 +23,14 @@ pub(crate) fn clear(f: &Function, stream: CUstream) -> Result<()> {
         ));
     }
     // SAFETY: the module's own variable of `BYTES` bytes; modules are never unloaded.
-    unsafe { result::memset_d8_async(f.index_report, 0, BYTES, stream) }
-        .map_err(|e| driver_error("clearing a kernel's index report", e))
+    unsafe {
+        zero_on(
+            f.index_report,
+            BYTES,
+            stream,
+            "clearing a kernel's index report",
+        )
+    }
 }
 
 /// Waits for the launch of `f` on `stream` and returns its first out-of-range index as an
@@ -37,10 +42,13 @@ pub(crate) fn check(f: &Function, stream: CUstream, site: Location) -> Result<()
     let mut words = [0u64; BYTES / 8];
     // SAFETY: as in `clear`; the host buffer is `BYTES` long and waited for below.
     unsafe {
-        result::memcpy_dtoh_async(&mut words[..], f.index_report, stream)
-            .and_then(|()| result::stream::synchronize(stream))
-    }
-    .map_err(|e| driver_error("reading a kernel's index report", e))?;
+        read_on(
+            &mut words[..],
+            f.index_report,
+            stream,
+            "reading a kernel's index report",
+        )?
+    };
     let (hit, len) = (words[0] & 0xffff_ffff, words[0] >> 32);
     if hit == 0 {
         return Ok(());

@@ -4,12 +4,11 @@
 //! site's formats and written in order (`crate::print`). Kernels that do not print have no
 //! buffer, and their launches skip both steps.
 
-use crate::cuda::{driver_error, Function};
+use crate::cuda::stream::{read_on, zero_on, StreamHandle as CUstream};
+use crate::cuda::Function;
 use crate::error::{Error, Result};
 use crate::print::records::{self, BUFFER_WORDS};
 use crate::print::{PrintFormat, Printed};
-use cudarc::driver::result;
-use cudarc::driver::sys::CUstream;
 
 /// Empties `f`'s buffer on `stream`, before a launch of `f` there.
 pub(crate) fn clear(f: &Function, stream: CUstream) -> Result<()> {
@@ -25,8 +24,14 @@ pub(crate) fn clear(f: &Function, stream: CUstream) -> Result<()> {
     }
     // SAFETY: the module's own variable, whose first 8 bytes are its counts; modules are
     // never unloaded.
-    unsafe { result::memset_d8_async(f.print_buffer, 0, 8, stream) }
-        .map_err(|e| driver_error("emptying a kernel's print buffer", e))
+    unsafe {
+        zero_on(
+            f.print_buffer,
+            8,
+            stream,
+            "emptying a kernel's print buffer",
+        )
+    }
 }
 
 /// Waits for the launch of `f` on `stream` and writes the lines it printed, formatted by
@@ -38,10 +43,13 @@ pub(crate) fn flush(f: &Function, stream: CUstream, format: Option<PrintFormat>)
     let mut counts = [0u32; 2];
     // SAFETY: as in `clear`; the host buffers are as long as the copies and waited for.
     unsafe {
-        result::memcpy_dtoh_async(&mut counts[..], f.print_buffer, stream)
-            .and_then(|()| result::stream::synchronize(stream))
-    }
-    .map_err(|e| driver_error("reading a kernel's print buffer", e))?;
+        read_on(
+            &mut counts[..],
+            f.print_buffer,
+            stream,
+            "reading a kernel's print buffer",
+        )?
+    };
     let [used, dropped] = counts;
     if used == 0 {
         return Ok(());
@@ -49,10 +57,13 @@ pub(crate) fn flush(f: &Function, stream: CUstream, format: Option<PrintFormat>)
     let mut words = vec![0u32; (used as usize).min(BUFFER_WORDS)];
     // SAFETY: as above; the area follows the two counts and holds `BUFFER_WORDS` words.
     unsafe {
-        result::memcpy_dtoh_async(&mut words[..], f.print_buffer + 8, stream)
-            .and_then(|()| result::stream::synchronize(stream))
-    }
-    .map_err(|e| driver_error("reading a kernel's print buffer", e))?;
+        read_on(
+            &mut words[..],
+            f.print_buffer + 8,
+            stream,
+            "reading a kernel's print buffer",
+        )?
+    };
     let mut lines = records::lines(&words, format).unwrap_or_else(|bad| {
         vec![(
             0,

@@ -1,15 +1,16 @@
-//! Where a launch goes: the stream of the thread's current [`Stream::scope`], or the
-//! legacy default stream. Element-wise calls launch through [`launch_captures`]; any other
-//! kind of launch over captures (reductions, explicit kernels) can be queued the same way.
+//! Where a launch goes: the stream of the thread's current [`Stream::scope`], the thread's
+//! side stream, or the legacy default stream ([`Target`], for every kind of launch), and the
+//! launch itself, or its recording or check in a graph ([`launch_kernel`]).
 //!
 //! [`Stream::scope`]: crate::Stream::scope
 
-use crate::capture::CaptureArg;
+use crate::capture::DeviceFacet;
+use crate::cuda::stream::Queue;
+use crate::cuda::stream::StreamHandle as CUstream;
 use crate::cuda::{Device, Function, ParamList, Shape};
 use crate::error::{Error, Location, Result};
 use crate::field::pending::Mark;
 use crate::graph_pass::{self, Mode};
-use cudarc::driver::sys::CUstream;
 use std::cell::{Cell, RefCell};
 use std::ops::Range;
 
@@ -62,45 +63,81 @@ pub(crate) fn join_side(dev: &'static Device, side: CUstream) -> Result<()> {
     order_after(dev, side, std::ptr::null_mut())
 }
 
-/// Prepares the captured fields' device copies for a kernel over `sites`, calls `launch`
-/// with the captures and the stream to launch on, and records the kernel's accesses on the
-/// fields.
+/// Where one launch goes, decided in one place for every kind of launch (element-wise
+/// calls, reductions, explicit kernels): a graph's capture or the default stream, the
+/// thread's side stream (a split lattice's boundary), or the current stream scope's stream.
 ///
 /// Outside a stream scope this is the default path: copies are synchronous, the kernel goes
 /// to the default stream, and nothing is recorded but a flag per field (no event). Inside a
 /// scope, copies are queued on the stream after the work of other streams on the same
-/// fields, and one event recorded after the kernel marks every field it touched.
-#[inline]
-pub(crate) fn launch_captures<C: CaptureArg>(
-    dev: &'static Device,
-    sites: &Range<usize>,
-    caps: &mut C,
-    launch: impl FnOnce(&C, CUstream) -> Result<()>,
-) -> Result<()> {
-    if graph_pass::mode().is_some() {
-        // A graph runs on the default stream: its calls prepare and mark their fields as
-        // calls there do (copies happen now, before the graph is launched), and the launch
-        // itself goes through `launch_kernel`, which records or checks it.
-        caps.device_prepare(dev, sites)?;
-        return launch(caps, std::ptr::null_mut());
-    }
-    let side = SIDE.with(Cell::get);
-    if !side.is_null() {
-        caps.device_prepare(dev, sites)?;
-        return launch(caps, side);
-    }
-    match crate::stream::current_queue(dev)? {
-        None => {
-            caps.device_prepare(dev, sites)?;
-            launch(caps, std::ptr::null_mut())
+/// fields, and one event recorded after the kernel marks every field it touched
+/// ([`finish`](Target::finish)).
+#[must_use = "a launch's target is finished after the launch"]
+pub(crate) struct Target {
+    stream: CUstream,
+    queue: Option<Queue>,
+}
+
+impl Target {
+    /// The target of a launch over `sites` on `dev`, with the device copies of `args` made
+    /// ready for it.
+    #[inline]
+    pub(crate) fn prepare<A: DeviceFacet + ?Sized>(
+        dev: &'static Device,
+        sites: &Range<usize>,
+        args: &mut A,
+    ) -> Result<Target> {
+        let plain = |stream: CUstream, args: &mut A| {
+            args.device_prepare(dev, sites)?;
+            Ok(Target {
+                stream,
+                queue: None,
+            })
+        };
+        if graph_pass::mode().is_some() {
+            // A graph runs on the default stream: its calls prepare and mark their fields as
+            // calls there do (copies happen now, before the graph is launched), and the
+            // launch itself goes through `launch_kernel`, which records or checks it.
+            return plain(std::ptr::null_mut(), args);
         }
-        Some(q) => {
-            caps.device_prepare_on(dev, sites, q)?;
-            launch(caps, q.raw())?;
-            let mark = Mark::now(q)?;
-            caps.mark_queued(&mark);
-            Ok(())
+        let side = SIDE.with(Cell::get);
+        if !side.is_null() {
+            return plain(side, args);
         }
+        match crate::stream::current_queue(dev)? {
+            None => plain(std::ptr::null_mut(), args),
+            Some(q) => {
+                args.device_prepare_on(dev, sites, q)?;
+                Ok(Target {
+                    stream: q.raw(),
+                    queue: Some(q),
+                })
+            }
+        }
+    }
+
+    /// The stream to launch on.
+    #[inline(always)]
+    pub(crate) fn stream(&self) -> CUstream {
+        self.stream
+    }
+
+    /// The stream scope's queue, if the launch goes to one.
+    #[inline(always)]
+    pub(crate) fn queue(&self) -> Option<Queue> {
+        self.queue
+    }
+
+    /// After the launch: inside a stream scope, the event that marks the kernel's accesses
+    /// on the fields of `args` (returned, for other buffers the launch used).
+    #[inline]
+    pub(crate) fn finish<A: DeviceFacet + ?Sized>(self, args: &mut A) -> Result<Option<Mark>> {
+        let Some(q) = self.queue else {
+            return Ok(None);
+        };
+        let mark = Mark::now(q)?;
+        args.mark_queued(&mark);
+        Ok(Some(mark))
     }
 }
 

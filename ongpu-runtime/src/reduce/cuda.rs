@@ -11,13 +11,14 @@
 use super::{ReduceSite, Reduction};
 use crate::capture::{write, CaptureArg, DeviceFacet, FieldWrite, Uniform};
 use crate::cuda::stream::Queue;
-use crate::cuda::{self, Device, DeviceBuffer, ParamList, Shape};
+use crate::cuda::{self, Device, DeviceBuffer, MappedResult, ParamList, Shape};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::field::pending::{Mark, Pending};
 use crate::launch::call_site::SiteInfo;
 use crate::launch::compile::{compile_and_load, LoadedKernel};
 use crate::launch::limits::device_and_block;
+use crate::launch::queue::Target;
 use crate::launch::sites::Sites;
 use crate::layout::AoS;
 use crate::scalar::DeviceScalar;
@@ -28,7 +29,7 @@ use std::any::TypeId;
 pub(super) struct Checked;
 use std::ptr;
 
-use cudarc::driver::sys::CUstream;
+use crate::cuda::stream::StreamHandle;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Blocks resident on one multiprocessor at most, on every architecture ongpu supports: the
@@ -71,39 +72,6 @@ fn kernel_for<'s, Op: Reduction<V>, C: CaptureArg, V: 'static>(
         )?
         .with_sites_per_thread(crate::launch::source::sites_per_iteration(&kinds)))
     })
-}
-
-/// Page-locked host memory mapped for the device, where kernels write their results.
-pub(super) struct MappedResult {
-    pub(super) host: *mut u8,
-    pub(super) device: u64,
-}
-
-impl MappedResult {
-    pub(super) fn alloc(bytes: usize) -> Result<Self> {
-        use cudarc::driver::{result, sys};
-        let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
-        // SAFETY: a plain allocation, owned by the returned value.
-        let host = unsafe { result::malloc_host(bytes, flags) }
-            .map_err(|e| cuda::driver_error("allocating the result slot of reductions", e))?
-            .cast::<u8>();
-        let mut device = 0;
-        // SAFETY: `host` was allocated above with DEVICEMAP. With unified addressing (every
-        // 64-bit platform CUDA supports) the host address is also the device address, which
-        // is what a context without mapped-memory support reports no address for.
-        let mapped = unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, host.cast(), 0) };
-        if mapped != sys::CUresult::CUDA_SUCCESS {
-            device = host as u64;
-        }
-        Ok(MappedResult { host, device })
-    }
-}
-
-impl Drop for MappedResult {
-    fn drop(&mut self) {
-        // SAFETY: allocated by `malloc_host` in `alloc`, freed once.
-        let _ = unsafe { cudarc::driver::result::free_host(self.host.cast()) };
-    }
 }
 
 /// What every reduction launch outside a graph shares: the partials (after the block
@@ -293,11 +261,12 @@ where
         // uses the shared one.
         let blocks = grid_blocks(sites.len(), tpb, k, wave, max_blocks(dev));
         let ticket = graph_scratch(dev, blocks as usize)?;
-        crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
-            launch_one(
-                site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
-            )
-        })?;
+        let target = Target::prepare(dev, &sites.range, caps)?;
+        let stream = target.stream();
+        launch_one(
+            site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
+        )?;
+        target.finish(caps)?;
         return Ok(None);
     }
     let scratch = scratch(dev)?;
@@ -305,11 +274,12 @@ where
     let blocks = grid_blocks(sites.len(), tpb, k, wave, scratch.max_blocks);
     let ticket = scratch.buffer.ptr();
     scratch.pending.before_write(queue)?;
-    crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
-        launch_one(
-            site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
-        )
-    })?;
+    let target = Target::prepare(dev, &sites.range, caps)?;
+    let stream = target.stream();
+    launch_one(
+        site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
+    )?;
+    target.finish(caps)?;
     let mark = Mark::now(queue)?;
     scratch.pending.after_write(&mark);
     if matches!(queue, Queue::Stream { .. }) {
@@ -324,7 +294,7 @@ where
 pub(crate) struct Queued<A> {
     scratch: std::sync::MutexGuard<'static, Scratch>,
     /// The stream the kernel went to (null: the device's default stream).
-    stream: CUstream,
+    stream: StreamHandle,
     dev: &'static Device,
     waited: bool,
     _acc: std::marker::PhantomData<A>,
@@ -347,8 +317,7 @@ impl<A: Pod> Queued<A> {
         self.dev.bind()?;
         // SAFETY: the stream the kernel went to, of the bound device; still live (a
         // stream scope outlives the calls inside it).
-        unsafe { cudarc::driver::result::stream::synchronize(self.stream) }
-            .map_err(|e| crate::cuda::driver_error("waiting for a reduction", e))?;
+        unsafe { cuda::stream::wait_for(self.stream, || "waiting for a reduction".to_string())? };
         self.scratch.pending.after_write(&Mark::DONE);
         Ok(())
     }
@@ -362,7 +331,7 @@ impl<A> Drop for Queued<A> {
             self.waited = true;
             if self.dev.bind().is_ok() {
                 // SAFETY: as in `finish`.
-                let _ = unsafe { cudarc::driver::result::stream::synchronize(self.stream) };
+                let _ = unsafe { cuda::stream::wait_for(self.stream, String::new) };
                 self.scratch.pending.after_write(&Mark::DONE);
             }
         }
@@ -398,16 +367,15 @@ where
     let blocks = grid_blocks(sites.len(), tpb, k, wave, scratch.max_blocks);
     let ticket = scratch.buffer.ptr();
     let result = scratch.result.device;
-    let mut done_on = std::ptr::null_mut();
     let queue = queue_of(dev)?;
     scratch.pending.before_write(queue)?;
     let what = kernel_what::<Op, V>(site);
-    crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
-        done_on = stream;
-        launch_one(
-            site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
-        )
-    })?;
+    let target = Target::prepare(dev, &sites.range, caps)?;
+    let done_on = target.stream();
+    launch_one(
+        site, kernel, caps, sites, blocks, tpb, ticket, &result, done_on, what,
+    )?;
+    target.finish(caps)?;
     Ok(Some(Queued {
         scratch,
         stream: done_on,
@@ -507,7 +475,7 @@ pub(super) fn launch_one<C: CaptureArg>(
     tpb: u32,
     ticket: u64,
     result: &u64,
-    stream: cudarc::driver::sys::CUstream,
+    stream: crate::cuda::stream::StreamHandle,
     what: impl FnOnce() -> String,
 ) -> Result<()> {
     let site_params = sites.params();

@@ -4,13 +4,15 @@
 //! depend on order, so a sum is the same bits for 1, 2 or 4 ranks, for any launch shape, and
 //! on either backend: the correctly rounded sum of the values.
 
-use super::cuda::{launch_one, Checked, MappedResult, PARTIALS_OFFSET};
+use super::cuda::{launch_one, Checked, PARTIALS_OFFSET};
 use super::{ExactSum, ReduceSite, Reduction};
 use crate::capture::CaptureArg;
+use crate::cuda::MappedResult;
 use crate::cuda::{Device, DeviceBuffer};
 use crate::error::{Error, Result};
 use crate::launch::compile::{compile_and_load, LoadedKernel};
 use crate::launch::limits::device_and_block;
+use crate::launch::queue::Target;
 use crate::launch::sites::Sites;
 use std::any::TypeId;
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -152,16 +154,14 @@ where
             site.site.location()
         )
     };
-    let mut done_on = std::ptr::null_mut();
-    crate::launch::queue::launch_captures(dev, &sites.range, caps, |caps, stream| {
-        done_on = stream;
-        launch_one(
-            site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
-        )
-    })?;
+    let target = Target::prepare(dev, &sites.range, caps)?;
+    let done_on = target.stream();
+    launch_one(
+        site, kernel, caps, sites, blocks, tpb, ticket, &result, done_on, what,
+    )?;
+    target.finish(caps)?;
     // SAFETY: the stream the kernel went to; still live (the scope holds it).
-    unsafe { cudarc::driver::result::stream::synchronize(done_on) }
-        .map_err(|e| crate::cuda::driver_error("waiting for an exact sum", e))?;
+    unsafe { crate::cuda::stream::wait_for(done_on, || "waiting for an exact sum".to_string())? };
     // SAFETY: the slot holds RESULT_WORDS words, written by the kernel that has finished;
     // volatile, since the device wrote it behind the compiler's back.
     let words: Vec<u64> = (0..parts * RESULT_WORDS / 2)

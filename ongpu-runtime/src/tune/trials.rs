@@ -5,9 +5,9 @@
 
 use super::store::{self, Key};
 use super::{candidates, class_of, decide, note, LaunchChoice, TuneChoice, TuneMode};
+use crate::cuda::stream::StreamHandle as CUstream;
 use crate::cuda::{Device, Event};
 use crate::error::Result;
-use cudarc::driver::sys::CUstream;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};

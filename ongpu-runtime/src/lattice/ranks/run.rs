@@ -145,7 +145,7 @@ pub(crate) fn for_rank<C: CaptureArg>(
 #[cfg(feature = "cuda")]
 struct Beside {
     dev: &'static crate::cuda::Device,
-    stream: cudarc::driver::sys::CUstream,
+    stream: crate::cuda::stream::StreamHandle,
 }
 
 #[cfg(feature = "cuda")]

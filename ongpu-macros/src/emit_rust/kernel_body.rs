@@ -6,8 +6,8 @@
 //! declarations the block's shared arrays. Spans stay those of the user's code, so rustc's
 //! errors point there.
 
-use super::analysis::{Analysis, ArrayKind};
-use crate::emit_rust::body::{self, EmitRust};
+use super::body::{self, EmitRust};
+use crate::captures::kernel::{Analysis, ArrayKind};
 use crate::ir::{Body, Call, Callee, Expr, VectorAccess};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -399,9 +399,9 @@ mod tests {
 
     fn rewritten(sig: &str, body: &str) -> String {
         let f: syn::ItemFn = syn::parse_str(&format!("{sig} {body}")).unwrap();
-        let params = super::super::signature::params(&f).unwrap();
+        let params = crate::input::kernel_signature::params(&f).unwrap();
         let body = crate::ir::lower(&f.block, crate::ir::Context::Kernel).unwrap();
-        let an = super::super::analysis::analyse(&body, &params).unwrap();
+        let an = crate::captures::kernel::analyse(&body, &params).unwrap();
         emit(&body, &an, &Hidden::new(), Form::Phased)
             .stmts
             .to_string()

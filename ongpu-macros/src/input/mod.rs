@@ -2,6 +2,10 @@
 //! `BODY` is `{ statements }` or `|i| { statements }`, optionally after a reduction keyword
 //! (`sum:`, `min:`, `max:`; see `reduce`).
 
+pub mod kernel_signature;
+pub mod kernel_syntax;
+pub mod reduce;
+
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -22,7 +26,7 @@ pub struct Body {
 /// A parsed `on_gpu!` call.
 pub struct OnGpuInput {
     /// The reduction keyword of `on_gpu!(sum: ...)`, if any.
-    pub reduction: Option<crate::reduce::Keyword>,
+    pub reduction: Option<crate::input::reduce::Keyword>,
     /// The number of sites, if given.
     pub sites: Option<Expr>,
     /// Threads per block, if given.
@@ -33,9 +37,9 @@ pub struct OnGpuInput {
 
 impl Parse for OnGpuInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let reduction = crate::reduce::parse_keyword(input)?;
+        let reduction = crate::input::reduce::parse_keyword(input)?;
         let forms = if reduction.is_some() {
-            crate::reduce::FORMS
+            crate::input::reduce::FORMS
         } else {
             FORMS
         };
@@ -155,7 +159,7 @@ pub fn parse_body(e: Expr, reduction: bool) -> syn::Result<Body> {
             format!(
                 "the last argument must be the body: {}",
                 if reduction {
-                    crate::reduce::FORMS
+                    crate::input::reduce::FORMS
                 } else {
                     FORMS
                 }

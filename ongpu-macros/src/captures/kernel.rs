@@ -3,9 +3,9 @@
 //! dimension, `.len()`, `&mut a[i]` as an atomic's target), writes only to writable arrays,
 //! barriers as statements, and the free names, which are constants.
 
-use super::signature::{Param, ParamKind};
-use super::syntax::shared_type;
 use crate::captures;
+use crate::input::kernel_signature::{Param, ParamKind};
+use crate::input::kernel_syntax::shared_type;
 use crate::ir::visit::{self, Visit};
 use crate::ir::{Body, Call, Callee, Expr, Let, Stmt};
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -509,7 +509,7 @@ mod tests {
 
     fn analyse_src(sig: &str, body: &str) -> Result<Analysis, String> {
         let f: syn::ItemFn = syn::parse_str(&format!("{sig} {body}")).unwrap();
-        let params = super::super::signature::params(&f).unwrap();
+        let params = crate::input::kernel_signature::params(&f).unwrap();
         let body = crate::ir::lower(&f.block, crate::ir::Context::Kernel).unwrap();
         analyse(&body, &params).map_err(|e| {
             e.into_iter()

@@ -3,15 +3,15 @@
 //! returns the site's value (the body's tail, checked to be of a type the reduction takes),
 //! and the call evaluates to `Result<reduced value>`.
 
-use crate::emit_rust::body::{EmitRust, Plain};
-use crate::emit_rust::{CallParts, ElementwiseCall};
+use super::body::{EmitRust, Plain};
+use super::{CallParts, ElementwiseCall};
+use crate::input::reduce::Keyword;
 use crate::ir::Stmt;
-use crate::reduce::Keyword;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
 /// The expansion of a reduction call whose body has a tail value (checked by
-/// `reduce::per_site_value`).
+/// `ir::reduction::per_site_value`).
 pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
     let CallParts {
         info,

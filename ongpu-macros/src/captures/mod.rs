@@ -3,6 +3,8 @@
 //! written and read-only sets. A written capture whose first use is a whole assignment
 //! (`x = ...` at the top level of the body, not reading `x`) is never loaded.
 
+pub mod kernel;
+
 use crate::ir::{Block, Body, Else, Expr, If, Stmt};
 use proc_macro2::Span;
 use std::collections::HashSet;

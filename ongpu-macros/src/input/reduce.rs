@@ -3,11 +3,8 @@
 //! start an expression, so the two forms never overlap. The body's last expression, without
 //! `;`, is each site's value.
 
-use crate::emit_rust::body::{EmitRust, Plain};
-use crate::ir::{Body, Expr, Stmt};
 use proc_macro2::{Spacing, TokenStream, TokenTree};
 use syn::parse::ParseStream;
-use syn::spanned::Spanned;
 use syn::{Ident, Token};
 
 /// The forms of a reduction call, for messages.
@@ -122,35 +119,9 @@ pub fn parse_keyword(input: ParseStream) -> syn::Result<Option<Keyword>> {
     Ok(Some(Keyword { op, ident, into }))
 }
 
-/// The per-site value of a reduction body: its tail expression, which must be a value.
-pub fn per_site_value(body: &Body) -> syn::Result<&Expr> {
-    const NEEDS: &str = "a reduction body ends with each site's value: an expression without a \
-        trailing `;`, as in on_gpu!(sum: |i| { let t = x * y; t.re })";
-    let statement = |e: &Expr| {
-        syn::Error::new(
-            e.span(),
-            format!("this is a statement, not a value; {NEEDS}"),
-        )
-    };
-    match body.block.stmts.last() {
-        Some(Stmt::Expr(e, None)) => match e {
-            Expr::Assign(..) | Expr::For(_) | Expr::While(..) | Expr::Loop(..) => Err(statement(e)),
-            e if e.is_compound_assign() => Err(statement(e)),
-            e => Ok(e),
-        },
-        Some(last) => Err(syn::Error::new(Plain.stmt(last).span(), NEEDS)),
-        None => Err(syn::Error::new(body.block.brace.span.join(), NEEDS)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn block(src: &str) -> Body {
-        let b: syn::Block = syn::parse_str(src).unwrap();
-        crate::ir::lower(&b, crate::ir::Context::OnGpu).unwrap()
-    }
 
     #[test]
     fn keywords_are_a_name_and_a_lone_colon() {
@@ -160,20 +131,5 @@ mod tests {
         assert!(!starts_with_keyword(&quote::quote!(n, { x })));
         assert!(!starts_with_keyword(&quote::quote!(lattice::N, { x })));
         assert!(!starts_with_keyword(&quote::quote!({ x })));
-    }
-
-    #[test]
-    fn the_value_is_the_tail_expression() {
-        assert!(per_site_value(&block("{ let t = x; t * 2.0 }")).is_ok());
-        assert!(per_site_value(&block("{ if c { a } else { b } }")).is_ok());
-        for bad in [
-            "{ x * 2.0; }",
-            "{}",
-            "{ x = y }",
-            "{ x += 1 }",
-            "{ for k in 0..3 {} }",
-        ] {
-            assert!(per_site_value(&block(bad)).is_err(), "{bad}");
-        }
     }
 }
