@@ -7,12 +7,12 @@ mod cuda;
 
 pub use crate::lattice::space::{sites, threads_per_block, SiteCount};
 
-use crate::backend::{self, Backend};
+use crate::backend::Backend;
 use crate::capture::CaptureArg;
 use crate::error::Result;
-use crate::lattice::space::resolve_sites;
+use crate::lattice::space::{drive, route};
 use crate::launch::call_site::CallSite;
-use crate::launch::limits::check_threads_per_block;
+use crate::launch::limits::backend_for;
 use crate::launch::sites::Sites;
 
 /// Runs an element-wise call: `body(site, values) -> values` for every site.
@@ -35,25 +35,10 @@ where
             crate::launch::bounds::bounds_checks().unwrap_or(false),
         )
     });
-    match count {
-        SiteCount::Split(subset) => crate::lattice::split::run::for_each_part(
-            site,
-            &subset,
-            &mut caps,
-            true,
-            |caps, sites| run_sites(site, sites, tpb, caps, &body),
-        ),
-        #[cfg(feature = "mpi")]
-        SiteCount::Ranks(subset) => {
-            crate::lattice::ranks::run::for_rank(site, &subset, &mut caps, |caps, sites| {
-                run_sites(site, sites, tpb, caps, &body)
-            })
-        }
-        count => {
-            let sites = resolve_sites(site, count, &caps)?;
-            run_sites(site, &sites, tpb, &mut caps, &body)
-        }
-    }
+    let route = route(site, count, &caps)?;
+    drive(site, &route, &mut caps, true, |caps, sites| {
+        run_sites(site, sites, tpb, caps, &body)
+    })
 }
 
 /// Runs the call over checked sites on the current backend.
@@ -68,13 +53,8 @@ where
     C: CaptureArg,
     F: Fn(usize, C::Site) -> C::Site + Sync,
 {
-    match backend::current()? {
-        Backend::Cpu => {
-            if let Some(t) = tpb {
-                check_threads_per_block(site.location(), t, None)?;
-            }
-            cpu::run(site, &sites.range, caps, body)
-        }
+    match backend_for(site.location(), tpb)? {
+        Backend::Cpu => cpu::run(site, &sites.range, caps, body),
         #[cfg(feature = "cuda")]
         Backend::Cuda => cuda::run(site, sites, tpb, caps),
         #[cfg(not(feature = "cuda"))]

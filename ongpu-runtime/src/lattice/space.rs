@@ -253,12 +253,53 @@ fn indexed_lens<C: CaptureArg>(caps: &C, mut f: impl FnMut(usize, Option<usize>)
     });
 }
 
-/// The sites to run, checked against every captured field's length.
-pub(crate) fn resolve_sites<C: CaptureArg>(
+/// The route of a call, decided once for every call kind: the sites this process runs
+/// (checked against the captured fields), or a decomposed lattice's subset, whose runner
+/// takes the call part by part. (It lives on the stack for one call: boxing the sites would
+/// allocate at every call.)
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Route {
+    /// Sites of a whole lattice, a subset or a count.
+    Sites(Sites),
+    /// A lattice split over devices.
+    Split(crate::lattice::split::SplitSubset),
+    /// A lattice cut over MPI ranks.
+    #[cfg(feature = "mpi")]
+    Ranks(crate::lattice::ranks::RankSubset),
+}
+
+/// The route of a call over `count` with captures `caps`.
+pub(crate) fn route<C: CaptureArg>(site: &CallSite, count: SiteCount, caps: &C) -> Result<Route> {
+    Ok(match count {
+        SiteCount::Split(subset) => Route::Split(subset),
+        #[cfg(feature = "mpi")]
+        SiteCount::Ranks(subset) => Route::Ranks(subset),
+        count => Route::Sites(resolve_sites(site, count, caps)?),
+    })
+}
+
+/// Runs `run(captures, sites)` over what this process runs of `route`: the sites once, or
+/// each part of a decomposed lattice (its runner refreshes the halos the call reads and
+/// marks those it writes; `overlap`: a split part's interior beside its halo copies).
+pub(crate) fn drive<C: CaptureArg>(
     site: &CallSite,
-    count: SiteCount,
-    caps: &C,
-) -> Result<Sites> {
+    route: &Route,
+    caps: &mut C,
+    overlap: bool,
+    mut run: impl FnMut(&mut C, &Sites) -> Result<()>,
+) -> Result<()> {
+    match route {
+        Route::Sites(sites) => run(caps, sites),
+        Route::Split(subset) => {
+            crate::lattice::split::run::for_each_part(site, subset, caps, overlap, run)
+        }
+        #[cfg(feature = "mpi")]
+        Route::Ranks(subset) => crate::lattice::ranks::run::for_rank(site, subset, caps, run),
+    }
+}
+
+/// The sites to run, checked against every captured field's length.
+fn resolve_sites<C: CaptureArg>(site: &CallSite, count: SiteCount, caps: &C) -> Result<Sites> {
     let names = site.info.captures;
     let plain = |n: usize| Sites {
         range: 0..n,

@@ -32,6 +32,17 @@ pub(crate) fn check_threads_per_block(site: Location, tpb: u32, max: Option<u32>
     Ok(())
 }
 
+/// The backend a call at `site` runs on, decided once for every call kind: the threads per
+/// block asked for (`tpb`) are checked here against CUDA's limit where the CPU runs the call
+/// (on the GPU against the device's, when it launches).
+pub(crate) fn backend_for(site: Location, tpb: Option<u32>) -> Result<crate::backend::Backend> {
+    let backend = crate::backend::current()?;
+    if let (crate::backend::Backend::Cpu, Some(t)) = (backend, tpb) {
+        check_threads_per_block(site, t, None)?;
+    }
+    Ok(backend)
+}
+
 /// The current device and the threads per block of a launch at `site` (`tpb`, or the
 /// default), checked against that device's limit.
 #[cfg(feature = "cuda")]

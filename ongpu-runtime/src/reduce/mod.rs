@@ -23,13 +23,13 @@ pub use exact::ExactSum;
 pub use field::InnerProduct;
 pub use ops::{compared, summand, Max, Min, MinMax, Reduction, Sum, Summable};
 
-use crate::backend::{self, Backend};
+use crate::backend::Backend;
 use crate::capture::{CaptureArg, Uniform};
 use crate::element::Element;
 use crate::error::Result;
-use crate::lattice::space::{resolve_sites, SiteCount};
+use crate::lattice::space::{route, Route, SiteCount};
 use crate::launch::call_site::{CallSite, SiteInfo};
-use crate::launch::limits::check_threads_per_block;
+use crate::launch::limits::backend_for;
 use crate::launch::sites::Sites;
 use crate::scalar::DeviceScalar;
 use source::ReductionKind;
@@ -84,17 +84,12 @@ where
 {
     let tpb = threads_per_block.transpose()?;
     observe::<Op, C, V>(site);
-    match count {
-        SiteCount::Split(subset) => {
-            split_reduce::<Op, C, V, F>(site, &subset, tpb, &mut caps, &body)
-        }
+    match route(&site.site, count, &caps)? {
+        Route::Sites(sites) => run_sites::<Op, C, V, F>(site, &sites, tpb, &mut caps, &body),
+        Route::Split(subset) => split_reduce::<Op, C, V, F>(site, &subset, tpb, &mut caps, &body),
         #[cfg(feature = "mpi")]
-        SiteCount::Ranks(subset) => {
+        Route::Ranks(subset) => {
             ranks::rank_reduce::<Op, C, V, F>(site, &subset, tpb, &mut caps, &body)
-        }
-        count => {
-            let sites = resolve_sites(&site.site, count, &caps)?;
-            run_sites::<Op, C, V, F>(site, &sites, tpb, &mut caps, &body)
         }
     }
 }
@@ -125,13 +120,8 @@ where
     V: 'static,
     F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
 {
-    match backend::current()? {
-        Backend::Cpu => {
-            if let Some(t) = tpb {
-                check_threads_per_block(site.site.location(), t, None)?;
-            }
-            cpu::run::<Op, C, V, F>(&site.site, &sites.range, caps, body)
-        }
+    match backend_for(site.site.location(), tpb)? {
+        Backend::Cpu => cpu::run::<Op, C, V, F>(&site.site, &sites.range, caps, body),
         #[cfg(feature = "cuda")]
         Backend::Cuda => cuda::run::<Op, C, V>(site, sites, tpb, caps),
         #[cfg(not(feature = "cuda"))]
@@ -176,7 +166,7 @@ where
     };
     crate::lattice::split::run::for_each_part(&site.site, subset, caps, false, |caps, sites| {
         #[cfg(feature = "cuda")]
-        if backend::current()? == Backend::Cuda {
+        if crate::backend::current()? == Backend::Cuda {
             let dev = crate::cuda::device()?;
             if !on_host.is_empty() || queued.iter().any(|q| std::ptr::eq(q.device(), dev)) {
                 settle(&mut acc, &mut queued, &mut on_host)?;
@@ -225,23 +215,25 @@ where
 {
     let tpb = threads_per_block.transpose()?;
     observe::<Op, C, V>(site);
-    let sites = match count {
-        SiteCount::Split(subset) => {
-            // The parts' partial results meet on the host.
-            let value = split_reduce::<Op, C, V, F>(site, &subset, tpb, &mut caps, &body)?;
-            return dest.set(value);
+    let sites = match route(&site.site, count, &caps)? {
+        Route::Sites(sites) => sites,
+        // The parts' partial results meet on the host.
+        Route::Split(subset) => {
+            return dest.set(split_reduce::<Op, C, V, F>(
+                site, &subset, tpb, &mut caps, &body,
+            )?)
         }
         #[cfg(feature = "mpi")]
-        SiteCount::Ranks(subset) => {
-            let value = ranks::rank_reduce::<Op, C, V, F>(site, &subset, tpb, &mut caps, &body)?;
-            return dest.set(value);
+        Route::Ranks(subset) => {
+            return dest.set(ranks::rank_reduce::<Op, C, V, F>(
+                site, &subset, tpb, &mut caps, &body,
+            )?)
         }
-        count => resolve_sites(&site.site, count, &caps)?,
     };
     // On the GPU the result is reduced into `dest` on the device; elsewhere it is the
     // returned value, stored.
     #[cfg(feature = "cuda")]
-    if backend::current()? == Backend::Cuda {
+    if crate::backend::current()? == Backend::Cuda {
         return cuda::run_into::<Op, C, V>(site, &sites, tpb, &mut caps, dest);
     }
     dest.set(run_sites::<Op, C, V, F>(

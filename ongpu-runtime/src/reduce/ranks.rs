@@ -8,11 +8,11 @@
 //! do not depend on the order of the sites.
 
 use super::{cpu, run_sites, ReduceSite, Reduction};
-use crate::backend::{self, Backend};
+use crate::backend::Backend;
 use crate::capture::CaptureArg;
 use crate::error::Result;
 use crate::lattice::ranks::RankSubset;
-use crate::launch::limits::check_threads_per_block;
+use crate::launch::limits::backend_for;
 use std::marker::PhantomData;
 
 /// `Op` accumulating in its rank accumulator (what the CPU backend runs per box).
@@ -76,10 +76,7 @@ where
     F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
 {
     let mut acc = Op::rank_identity();
-    let cpu = backend::current()? == Backend::Cpu;
-    if let (true, Some(t)) = (cpu, tpb) {
-        check_threads_per_block(site.site.location(), t, None)?;
-    }
+    let cpu = backend_for(site.site.location(), tpb)? == Backend::Cpu;
     crate::lattice::ranks::run::for_rank(&site.site, subset, caps, |caps, sites| {
         let part = if cpu {
             cpu::run::<OnRanks<Op>, C, V, F>(&site.site, &sites.range, caps, body)?
