@@ -261,12 +261,9 @@ where
         // uses the shared one.
         let blocks = grid_blocks(sites.len(), tpb, k, wave, max_blocks(dev));
         let ticket = graph_scratch(dev, blocks as usize)?;
-        let target = Target::prepare(dev, &sites.range, caps)?;
-        let stream = target.stream();
         launch_one(
-            site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
+            site, kernel, dev, caps, sites, blocks, tpb, ticket, &result, what,
         )?;
-        target.finish(caps)?;
         return Ok(None);
     }
     let scratch = scratch(dev)?;
@@ -274,12 +271,9 @@ where
     let blocks = grid_blocks(sites.len(), tpb, k, wave, scratch.max_blocks);
     let ticket = scratch.buffer.ptr();
     scratch.pending.before_write(queue)?;
-    let target = Target::prepare(dev, &sites.range, caps)?;
-    let stream = target.stream();
     launch_one(
-        site, kernel, caps, sites, blocks, tpb, ticket, &result, stream, what,
+        site, kernel, dev, caps, sites, blocks, tpb, ticket, &result, what,
     )?;
-    target.finish(caps)?;
     let mark = Mark::now(queue)?;
     scratch.pending.after_write(&mark);
     if matches!(queue, Queue::Stream { .. }) {
@@ -370,12 +364,9 @@ where
     let queue = queue_of(dev)?;
     scratch.pending.before_write(queue)?;
     let what = kernel_what::<Op, V>(site);
-    let target = Target::prepare(dev, &sites.range, caps)?;
-    let done_on = target.stream();
-    launch_one(
-        site, kernel, caps, sites, blocks, tpb, ticket, &result, done_on, what,
+    let done_on = launch_one(
+        site, kernel, dev, caps, sites, blocks, tpb, ticket, &result, what,
     )?;
-    target.finish(caps)?;
     Ok(Some(Queued {
         scratch,
         stream: done_on,
@@ -463,21 +454,24 @@ fn graph_scratch(dev: &'static Device, blocks: usize) -> Result<u64> {
     Ok(ptr)
 }
 
-/// Queues one launch of a reduction kernel: its captures, the site parameters, the
-/// partials after the counter at `ticket`, and the result's address.
+/// Queues one launch of a reduction kernel on its target (`launch::queue::Target`): its
+/// captures, the site parameters, the partials after the counter at `ticket`, and the
+/// result's address. Returns the stream it went to.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn launch_one<C: CaptureArg>(
     site: &'static ReduceSite,
     kernel: &LoadedKernel,
-    caps: &C,
+    dev: &'static Device,
+    caps: &mut C,
     sites: &Sites,
     blocks: u32,
     tpb: u32,
     ticket: u64,
     result: &u64,
-    stream: crate::cuda::stream::StreamHandle,
     what: impl FnOnce() -> String,
-) -> Result<()> {
+) -> Result<crate::cuda::stream::StreamHandle> {
+    let target = Target::prepare(dev, &sites.range, caps)?;
+    let stream = target.stream();
     let site_params = sites.params();
     let partials = ticket + PARTIALS_OFFSET;
     let shape = Shape {
@@ -510,7 +504,9 @@ pub(super) fn launch_one<C: CaptureArg>(
         )
     }?;
     crate::launch::print_buffer::flush(&kernel.function, stream, site.site.info.prints)?;
-    crate::launch::index_report::check(&kernel.function, stream, site.site.location())
+    crate::launch::index_report::check(&kernel.function, stream, site.site.location())?;
+    target.finish(caps)?;
+    Ok(stream)
 }
 
 /// The value the last kernel wrote into the result slot.

@@ -12,7 +12,6 @@ use crate::cuda::{Device, DeviceBuffer};
 use crate::error::{Error, Result};
 use crate::launch::compile::{compile_and_load, LoadedKernel};
 use crate::launch::limits::device_and_block;
-use crate::launch::queue::Target;
 use crate::launch::sites::Sites;
 use std::any::TypeId;
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -154,12 +153,9 @@ where
             site.site.location()
         )
     };
-    let target = Target::prepare(dev, &sites.range, caps)?;
-    let done_on = target.stream();
-    launch_one(
-        site, kernel, caps, sites, blocks, tpb, ticket, &result, done_on, what,
+    let done_on = launch_one(
+        site, kernel, dev, caps, sites, blocks, tpb, ticket, &result, what,
     )?;
-    target.finish(caps)?;
     // SAFETY: the stream the kernel went to; still live (the scope holds it).
     unsafe { crate::cuda::stream::wait_for(done_on, || "waiting for an exact sum".to_string())? };
     // SAFETY: the slot holds RESULT_WORDS words, written by the kernel that has finished;
