@@ -19,5 +19,5 @@ pub(crate) mod gather;
 pub(crate) mod nccl_world;
 pub(crate) mod world;
 
-pub use exchange::{HaloTransport, Incoming, Outgoing};
+pub use exchange::{HaloTransport, HaloTransports, Incoming, Outgoing};
 pub use world::World;

@@ -7,6 +7,7 @@
 use super::cuda::{launch_one, Checked, PARTIALS_OFFSET};
 use super::{ExactSum, ReduceSite, Reduction};
 use crate::capture::CaptureArg;
+use crate::cuda::stream::StreamHandle;
 use crate::cuda::MappedResult;
 use crate::cuda::{Device, DeviceBuffer};
 use crate::error::{Error, Result};
@@ -14,7 +15,7 @@ use crate::launch::compile::{compile_and_load, LoadedKernel};
 use crate::launch::limits::device_and_block;
 use crate::launch::sites::Sites;
 use std::any::TypeId;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// Marks the key of an exact-sum kernel in a call site's kernel list.
 struct Exact;
@@ -33,38 +34,49 @@ const RESULT_WORDS: usize = 2 * std::mem::size_of::<ExactSum>() / 8;
 /// 2^31 sites per block keep a block's slots below 2^63 (2^26 additions per warp and digit).
 const MAX_SITES_PER_BLOCK: usize = 1 << 31;
 
-/// The partials, the block counter and the result slot of exact sums on one device.
-struct Scratch {
+/// One launch's partials, block counter and result slot.
+struct Slot {
     buffer: DeviceBuffer,
     result: MappedResult,
+}
+
+/// The exact sums' scratch on one device: one slot per box of a call, since a call queues
+/// its boxes' sums at once (the interior on a stream of its own beside the boundary) and
+/// reads them after one wait.
+struct Scratch {
+    slots: Vec<Slot>,
     max_blocks: usize,
 }
 
-// SAFETY: the raw host pointer is only used under the mutex that owns the scratch.
+// SAFETY: the raw host pointers are only used under the mutex that owns the scratch.
 unsafe impl Send for Scratch {}
 
-fn scratch(dev: &'static Device) -> Result<&'static Mutex<Scratch>> {
+impl Scratch {
+    /// Slot `k`, made on first use.
+    fn slot(&mut self, dev: &'static Device, k: usize) -> Result<&Slot> {
+        while self.slots.len() <= k {
+            let mut buffer = DeviceBuffer::alloc(
+                dev,
+                PARTIALS_OFFSET as usize + self.max_blocks * PARTIAL_WORDS * 8,
+                "the partial sums of exact reductions",
+            )?;
+            buffer.zero()?; // the block counter starts at 0 and each launch leaves it at 0
+            let result = MappedResult::alloc(RESULT_WORDS * 8)?;
+            self.slots.push(Slot { buffer, result });
+        }
+        Ok(&self.slots[k])
+    }
+}
+
+fn scratch(dev: &'static Device) -> &'static Mutex<Scratch> {
     static SCRATCH: [OnceLock<Mutex<Scratch>>; crate::cuda::MAX_DEVICES] =
         [const { OnceLock::new() }; crate::cuda::MAX_DEVICES];
-    let slot = &SCRATCH[dev.info().ordinal];
-    if let Some(s) = slot.get() {
-        return Ok(s);
-    }
-    let max_blocks = dev.info().sm_count.max(1) as usize * BLOCKS_PER_SM;
-    let mut buffer = DeviceBuffer::alloc(
-        dev,
-        PARTIALS_OFFSET as usize + max_blocks * PARTIAL_WORDS * 8,
-        "the partial sums of exact reductions",
-    )?;
-    buffer.zero()?; // the block counter starts at 0 and each launch leaves it at 0
-    let result = MappedResult::alloc(RESULT_WORDS * 8)?;
-    Ok(slot.get_or_init(|| {
+    SCRATCH[dev.info().ordinal].get_or_init(|| {
         Mutex::new(Scratch {
-            buffer,
-            result,
-            max_blocks,
+            slots: Vec::new(),
+            max_blocks: dev.info().sm_count.max(1) as usize * BLOCKS_PER_SM,
         })
-    }))
+    })
 }
 
 /// The exact-sum kernel of `Op` over values `V` for the capture tuple `C`.
@@ -99,72 +111,133 @@ fn kernel_for<'s, Op: Reduction<V>, C: CaptureArg, V: 'static>(
     })
 }
 
-/// The exact sums (`Op::EXACT_PARTS` of them) of the values of `sites`, computed by one
-/// launch, waited for.
-pub(super) fn run<Op, C, V>(
-    site: &'static ReduceSite,
-    sites: &Sites,
-    tpb: Option<u32>,
-    caps: &mut C,
-) -> Result<Vec<ExactSum>>
-where
-    Op: Reduction<V>,
-    C: CaptureArg,
-    V: 'static,
-{
-    let parts = Op::EXACT_PARTS;
-    debug_assert!((1..=2).contains(&parts));
-    if crate::graph_pass::mode().is_some() {
-        return Err(Error::Graph(format!(
-            "{}: on_gpu!({}: ...) over a lattice cut over MPI ranks combines its ranks' sums \
-             on the host, which a graph cannot hold: run it outside Graph::record",
-            site.site.location(),
-            Op::KEYWORD
-        )));
+/// The exact sums of the boxes of one call over a rank lattice, each launched into a slot of
+/// its own as the call queues it (the interior beside the exchange, the boundary after the
+/// halos) and read after one wait at the end, so that the host never stops inside the call.
+pub(super) struct Queued {
+    /// Sums per box (`Op::EXACT_PARTS`).
+    parts: usize,
+    /// The device's scratch, held from the first launch to the last read.
+    scratch: Option<MutexGuard<'static, Scratch>>,
+    /// The stream each launched box went to, in slot order.
+    launched: Vec<StreamHandle>,
+}
+
+impl Queued {
+    /// No box queued yet; each will have `parts` sums.
+    pub(super) fn new(parts: usize) -> Queued {
+        debug_assert!((1..=2).contains(&parts));
+        Queued {
+            parts,
+            scratch: None,
+            launched: Vec::new(),
+        }
     }
-    let (dev, tpb) = device_and_block(site.site.location(), tpb)?;
-    let checked = crate::launch::bounds::bounds_checks()?;
-    // Compile before touching the fields, so that a compile error leaves them as they were.
-    let kernel = kernel_for::<Op, C, V>(site, dev, checked)?;
-    if sites.is_empty() {
-        return Ok(vec![ExactSum::ZERO; parts]);
+
+    /// Queues the exact sums of the values of `sites` (one launch, not waited for).
+    pub(super) fn queue<Op, C, V>(
+        &mut self,
+        site: &'static ReduceSite,
+        sites: &Sites,
+        tpb: Option<u32>,
+        caps: &mut C,
+    ) -> Result<()>
+    where
+        Op: Reduction<V>,
+        C: CaptureArg,
+        V: 'static,
+    {
+        debug_assert_eq!(Op::EXACT_PARTS, self.parts);
+        if crate::graph_pass::mode().is_some() {
+            return Err(Error::Graph(format!(
+                "{}: on_gpu!({}: ...) over a lattice cut over MPI ranks combines its ranks' \
+                 sums on the host, which a graph cannot hold: run it outside Graph::record",
+                site.site.location(),
+                Op::KEYWORD
+            )));
+        }
+        let (dev, tpb) = device_and_block(site.site.location(), tpb)?;
+        let checked = crate::launch::bounds::bounds_checks()?;
+        // Compile before touching the fields, so that a compile error leaves them as they were.
+        let kernel = kernel_for::<Op, C, V>(site, dev, checked)?;
+        if sites.is_empty() {
+            return Ok(());
+        }
+        let wave = kernel.one_wave(dev, tpb)?;
+        let scratch = match &mut self.scratch {
+            Some(s) => s,
+            None => self
+                .scratch
+                .insert(scratch(dev).lock().unwrap_or_else(PoisonError::into_inner)),
+        };
+        let n = sites.len();
+        let blocks = super::cuda::grid_blocks(n, tpb, 1, wave, scratch.max_blocks)
+            .max(n.div_ceil(MAX_SITES_PER_BLOCK) as u32);
+        if blocks as usize > scratch.max_blocks {
+            return Err(Error::InvalidArgument(format!(
+                "{}: on_gpu!({}: ...) over {n} sites of one rank: an exact sum on the GPU adds \
+                 at most {} sites per rank",
+                site.site.location(),
+                Op::KEYWORD,
+                scratch.max_blocks * MAX_SITES_PER_BLOCK
+            )));
+        }
+        let slot = scratch.slot(dev, self.launched.len())?;
+        let ticket = slot.buffer.ptr();
+        let result = slot.result.device;
+        let what = || {
+            format!(
+                "the exact-sum kernel of on_gpu!({}: ...) at {}",
+                Op::KEYWORD,
+                site.site.location()
+            )
+        };
+        let done_on = launch_one(
+            site, kernel, dev, caps, sites, blocks, tpb, ticket, &result, what,
+        )?;
+        self.launched.push(done_on);
+        Ok(())
     }
-    let wave = kernel.one_wave(dev, tpb)?;
-    let scratch = scratch(dev)?;
-    let scratch = scratch.lock().unwrap_or_else(PoisonError::into_inner);
-    let n = sites.len();
-    let blocks = super::cuda::grid_blocks(n, tpb, 1, wave, scratch.max_blocks)
-        .max(n.div_ceil(MAX_SITES_PER_BLOCK) as u32);
-    if blocks as usize > scratch.max_blocks {
-        return Err(Error::InvalidArgument(format!(
-            "{}: on_gpu!({}: ...) over {n} sites of one rank: an exact sum on the GPU adds \
-             at most {} sites per rank",
-            site.site.location(),
-            Op::KEYWORD,
-            scratch.max_blocks * MAX_SITES_PER_BLOCK
-        )));
+
+    /// Waits for every queued box and returns each one's sums (`parts` of them), in the
+    /// order they were queued; boxes without sites are left out (their sums are zero).
+    pub(super) fn finish(mut self) -> Result<Vec<Vec<ExactSum>>> {
+        let launched = std::mem::take(&mut self.launched);
+        for &stream in &launched {
+            // SAFETY: a stream a kernel went to: the default stream or the device's interior
+            // stream, both live for the run.
+            unsafe {
+                crate::cuda::stream::wait_for(stream, || "waiting for an exact sum".to_string())?
+            };
+        }
+        let Some(scratch) = &self.scratch else {
+            return Ok(Vec::new());
+        };
+        let words = self.parts * RESULT_WORDS / 2;
+        Ok((0..launched.len())
+            .map(|k| {
+                let host = scratch.slots[k].result.host.cast::<u64>();
+                // SAFETY: the slot holds RESULT_WORDS words, written by the kernel that has
+                // finished; volatile, since the device wrote it behind the compiler's back.
+                let words: Vec<u64> = (0..words)
+                    .map(|w| unsafe { std::ptr::read_volatile(host.add(w)) })
+                    .collect();
+                words
+                    .chunks_exact(RESULT_WORDS / 2)
+                    .map(|w| bytemuck::pod_read_unaligned(bytemuck::cast_slice(w)))
+                    .collect()
+            })
+            .collect())
     }
-    let ticket = scratch.buffer.ptr();
-    let result = scratch.result.device;
-    let what = || {
-        format!(
-            "the exact-sum kernel of on_gpu!({}: ...) at {}",
-            Op::KEYWORD,
-            site.site.location()
-        )
-    };
-    let done_on = launch_one(
-        site, kernel, dev, caps, sites, blocks, tpb, ticket, &result, what,
-    )?;
-    // SAFETY: the stream the kernel went to; still live (the scope holds it).
-    unsafe { crate::cuda::stream::wait_for(done_on, || "waiting for an exact sum".to_string())? };
-    // SAFETY: the slot holds RESULT_WORDS words, written by the kernel that has finished;
-    // volatile, since the device wrote it behind the compiler's back.
-    let words: Vec<u64> = (0..parts * RESULT_WORDS / 2)
-        .map(|k| unsafe { std::ptr::read_volatile(scratch.result.host.cast::<u64>().add(k)) })
-        .collect();
-    Ok(words
-        .chunks_exact(RESULT_WORDS / 2)
-        .map(|w| bytemuck::pod_read_unaligned(bytemuck::cast_slice(w)))
-        .collect())
+}
+
+impl Drop for Queued {
+    /// A call that failed after some of its boxes were queued waits for them before it lets
+    /// go of the scratch they write.
+    fn drop(&mut self) {
+        for &stream in &self.launched {
+            // SAFETY: as in `finish`.
+            let _ = unsafe { crate::cuda::stream::wait_for(stream, String::new) };
+        }
+    }
 }

@@ -77,43 +77,35 @@ where
 {
     let mut acc = Op::rank_identity();
     let cpu = backend_for(site.site.location(), tpb)? == Backend::Cpu;
+    #[cfg(feature = "cuda")]
+    if !cpu && Op::EXACT_PARTS > 0 {
+        // Every box's sums queued as the call runs it, read after one wait at the end.
+        let mut queued = super::exact_cuda::Queued::new(Op::EXACT_PARTS);
+        crate::lattice::ranks::run::for_rank(&site.site, subset, caps, |caps, sites| {
+            queued.queue::<Op, C, V>(site, sites, tpb, caps)
+        })?;
+        for parts in queued.finish()? {
+            acc = Op::rank_combine(acc, Op::rank_of_exact(&parts));
+        }
+        return all_ranks::<Op, V>(acc);
+    }
     crate::lattice::ranks::run::for_rank(&site.site, subset, caps, |caps, sites| {
         let part = if cpu {
             cpu::run::<OnRanks<Op>, C, V, F>(&site.site, &sites.range, caps, body)?
         } else {
-            gpu_part::<Op, C, V, F>(site, sites, tpb, caps, body)?
+            Op::rank_of(run_sites::<Op, C, V, F>(site, sites, tpb, caps, body)?)
         };
         acc = Op::rank_combine(acc, part);
         Ok(())
     })?;
+    all_ranks::<Op, V>(acc)
+}
+
+/// Combines this rank's accumulator with every other rank's (the same bits on every rank).
+fn all_ranks<Op: Reduction<V>, V>(acc: Op::RankAcc) -> Result<Op::Acc> {
     let comm = crate::mpi::world::world_comm()?;
     let all = crate::mpi::gather::gather_on(&comm, &[acc]);
     Ok(Op::rank_result(
         all.into_iter().fold(Op::rank_identity(), Op::rank_combine),
     ))
-}
-
-/// One box's rank accumulator on the GPU: exact sums where `Op` keeps them, else the
-/// ordinary kernel's (order-free) result.
-fn gpu_part<Op, C, V, F>(
-    site: &'static ReduceSite,
-    sites: &crate::launch::sites::Sites,
-    tpb: Option<u32>,
-    caps: &mut C,
-    body: &F,
-) -> Result<Op::RankAcc>
-where
-    Op: Reduction<V>,
-    C: CaptureArg,
-    V: 'static,
-    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
-{
-    #[cfg(feature = "cuda")]
-    if Op::EXACT_PARTS > 0 {
-        let parts = super::exact_cuda::run::<Op, C, V>(site, sites, tpb, caps)?;
-        return Ok(Op::rank_of_exact(&parts));
-    }
-    Ok(Op::rank_of(run_sites::<Op, C, V, F>(
-        site, sites, tpb, caps, body,
-    )?))
 }

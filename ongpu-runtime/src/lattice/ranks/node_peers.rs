@@ -40,7 +40,8 @@ const SETS: usize = 4;
 /// One set: the send buffers, the interprocess event recorded after their packs (with its
 /// id), and a local event recorded after the exchange's unpacks.
 struct Set {
-    send: Faces,
+    /// The faces sent to the neighbour below, and to the one above.
+    send: [Faces; 2],
     event: Option<(u64, InterprocessEvent)>,
     done: Option<DeviceEvent>,
 }
@@ -84,8 +85,8 @@ impl Round {
         self.exchanges -= 1;
     }
 
-    /// The send buffers of set `p`.
-    pub(crate) fn send(&mut self, p: usize) -> &mut Faces {
+    /// The send buffers of set `p` (to the neighbour below, to the one above).
+    pub(crate) fn send(&mut self, p: usize) -> &mut [Faces; 2] {
         &mut self.sets[p].send
     }
 
@@ -123,11 +124,16 @@ impl NodePeers {
         self.rounds.entry((lattice, k)).or_insert_with(|| Round {
             exchanges: 0,
             sets: std::array::from_fn(|_| Set {
-                send: Faces::new(),
+                send: [Faces::new(), Faces::new()],
                 event: None,
                 done: None,
             }),
         })
+    }
+
+    /// The faces packed into set `set` of round `k` of rank lattice `lattice`.
+    pub(crate) fn sent(&self, lattice: u64, k: usize, set: usize) -> &[Faces; 2] {
+        &self.rounds[&(lattice, k)].sets[set].send
     }
 
     /// The device address of the face `d` that `rank` sent, once the default stream has

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::lattice::decomposed::foreign_field;
 use crate::launch::call_site::CallSite;
 use crate::launch::sites::Sites;
-use crate::mpi::exchange::HaloTransport;
+use crate::mpi::exchange::HaloTransports;
 use crate::mpi::world::world_comm;
 
 /// Whether this call's faces are packed and unpacked by kernels on the GPU: on
@@ -85,7 +85,7 @@ pub(crate) fn for_rank<C: CaptureArg>(
         return Ok(());
     }
     let comm = world_comm()?;
-    let transport = HaloTransport::choose(on_gpu, &comm)?;
+    let transports = HaloTransports::choose(on_gpu, &comm)?;
     let lattice = subset.lattice().id();
     #[cfg(feature = "cuda")]
     let beside = if on_gpu {
@@ -120,7 +120,7 @@ pub(crate) fn for_rank<C: CaptureArg>(
                 k,
                 round: r,
             };
-            if !round(transport, &exchange, caps, &mut interior)? {
+            if !round(transports, &exchange, caps, &mut interior)? {
                 break; // no stale halos (every rank decides alike: it never happens here)
             }
         }

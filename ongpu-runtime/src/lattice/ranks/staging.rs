@@ -281,10 +281,11 @@ impl Faces {
     }
 }
 
-/// The faces a rank sends and those it receives.
+/// The faces a rank sends and those it receives, for the neighbour below and the one above
+/// (each side has its own buffers, as each may have its own transport).
 pub(crate) struct Staging {
-    pub send: Faces,
-    pub recv: Faces,
+    pub send: [Faces; 2],
+    pub recv: [Faces; 2],
 }
 
 /// The process's staging buffers, held by one call at a time. The buffers are only reused
@@ -293,8 +294,8 @@ pub(crate) struct Staging {
 /// which is queued after the unpacking of the previous one.
 pub(crate) fn staging() -> MutexGuard<'static, Staging> {
     static STAGING: Mutex<Staging> = Mutex::new(Staging {
-        send: Faces::new(),
-        recv: Faces::new(),
+        send: [Faces::new(), Faces::new()],
+        recv: [Faces::new(), Faces::new()],
     });
     STAGING.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -330,9 +331,4 @@ impl FaceBuffers for Faces {
     fn take(&mut self, len: usize) -> Result<&mut dyn FaceBuffer> {
         Ok(Faces::take(self, len)?)
     }
-}
-
-/// Received faces as the buffers the arguments unpack from, in order.
-pub(crate) fn buffers(slots: &mut [Slot]) -> impl Iterator<Item = &mut dyn FaceBuffer> {
-    slots.iter_mut().map(|s| s as &mut dyn FaceBuffer)
 }
