@@ -272,6 +272,11 @@ fn choose_on_gpu(comm: &SimpleCommunicator) -> Result<HaloTransports> {
     let nccl = nccl_everywhere(comm)?;
     let (within, between) = plan(wanted, ipc, nccl, several)
         .map_err(|why| Error::Mpi(format!("ONGPU_HALO_TRANSPORT={var}: {why}")))?;
+    if within == HaloTransport::Nccl || (several && between == HaloTransport::Nccl) {
+        // Made here, where every rank is, and not at a rank's first NCCL exchange: with
+        // transports mixed per neighbour, some ranks may have no NCCL neighbour in a round.
+        super::nccl_world::world_nccl(comm)?;
+    }
     Ok(HaloTransports {
         within,
         between,

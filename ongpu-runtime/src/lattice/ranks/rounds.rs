@@ -147,7 +147,7 @@ pub(super) fn round<C: CaptureArg>(
         crate::cuda::device()?.synchronize()?;
     }
     #[cfg(feature = "cuda")]
-    let descriptors = ipc.publish()?;
+    let descriptors = ipc.publish(faces)?;
     // The receive buffers of the sides whose halos land here (not those read from a node
     // neighbour's memory).
     for s in 0..2 {
@@ -339,9 +339,9 @@ mod ipc {
             }
         }
 
-        /// Records the event after the packs and returns the descriptor of each face, in
-        /// face order (those of other sides left zero).
-        pub(super) fn publish(&mut self) -> Result<Vec<Descriptor>> {
+        /// Records the event after the packs and returns the descriptor of each of the
+        /// round's `faces` faces, in face order (those of other sides left zero).
+        pub(super) fn publish(&mut self, faces: usize) -> Result<Vec<Descriptor>> {
             let Some(st) = &mut self.state else {
                 return Ok(Vec::new());
             };
@@ -349,7 +349,6 @@ mod ipc {
             let round = st.peers.round(st.lattice, st.k);
             let (event_id, event) = round.publish(set)?;
             let [lo, hi] = &round.send(set);
-            let faces = lo.taken().len() + hi.taken().len();
             Ok((0..faces)
                 .map(|i| {
                     let side = if i % 2 == 0 { lo } else { hi };
