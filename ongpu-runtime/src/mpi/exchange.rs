@@ -133,10 +133,12 @@ impl HaloTransports {
     /// once per run, by every rank together (a collective the first time), as
     /// `ONGPU_HALO_TRANSPORT` says: `ipc`, `nccl` or `staged` for every neighbour, `A+B` for
     /// `A` within a node and `B` between nodes (an error where one cannot work), or `auto`
-    /// (unset): IPC within a node where its GPUs read each other's memory (unless
+    /// (unset): on one node IPC where its GPUs read each other's memory (unless
     /// `ONGPU_MPI_IPC=0`), else NCCL where every rank can load it, else staging through host
-    /// memory; between nodes NCCL, else staging. `ONGPU_RANKS_PER_NODE=K` counts each node's
-    /// ranks as nodes of `K` (to run the transports between nodes on one node).
+    /// memory; on several nodes NCCL to every neighbour where every rank can load it, else
+    /// IPC (or staging) within a node and staging between nodes. NCCL is never mixed with
+    /// another transport. `ONGPU_RANKS_PER_NODE=K` counts each node's ranks as nodes of `K`
+    /// (to run the transports between nodes on one node).
     pub(crate) fn choose(on_gpu: bool, comm: &SimpleCommunicator) -> Result<&'static Self> {
         #[cfg(feature = "cuda")]
         if on_gpu {
@@ -216,6 +218,11 @@ fn plan(
     if !several {
         return Ok((within, within));
     }
+    // NCCL's transfers beside IPC's or MPI's in one run were seen to hang (ipc+nccl under
+    // `ONGPU_RANKS_PER_NODE=2` on four H200s): NCCL serves every neighbour or none.
+    let mixes_nccl = |between: HaloTransport| {
+        (within == HaloTransport::Nccl) != (between == HaloTransport::Nccl)
+    };
     let between = match wanted.1 {
         Named::Ipc => {
             return Err(
@@ -228,9 +235,20 @@ fn plan(
         Named::Nccl => return Err(format!("nccl between nodes: {no_nccl}")),
         Named::Staged => HaloTransport::Staged,
         Named::Mpi => return Err(format!("mpi between nodes: {no_mpi}")),
-        Named::Auto if nccl => HaloTransport::Nccl,
+        // NCCL to every neighbour where it can serve the nodes' links, unless the
+        // transport within a node was named.
+        Named::Auto if nccl && wanted.0 == Named::Auto => {
+            return Ok((HaloTransport::Nccl, HaloTransport::Nccl))
+        }
+        Named::Auto if nccl && !mixes_nccl(HaloTransport::Nccl) => HaloTransport::Nccl,
         Named::Auto => HaloTransport::Staged,
     };
+    if mixes_nccl(between) {
+        return Err(format!(
+            "NCCL beside another transport ({within} within a node, {between} between \
+             nodes) is not supported: use nccl for every neighbour, or ipc+staged"
+        ));
+    }
     Ok((within, between))
 }
 
@@ -467,7 +485,8 @@ mod tests {
     #[test]
     fn auto_takes_ipc_within_a_node_and_nccl_or_staging_between_nodes() {
         let auto = (Named::Auto, Named::Auto);
-        assert_eq!(plan(auto, true, true, true), Ok((Ipc, Nccl)));
+        // NCCL serves every neighbour or none (mixed with IPC it was seen to hang).
+        assert_eq!(plan(auto, true, true, true), Ok((Nccl, Nccl)));
         assert_eq!(plan(auto, true, false, true), Ok((Ipc, Staged)));
         assert_eq!(plan(auto, false, true, true), Ok((Nccl, Nccl)));
         assert_eq!(plan(auto, false, false, false), Ok((Staged, Staged)));
@@ -486,6 +505,12 @@ mod tests {
             .contains("cannot read"));
         let e = plan((Named::Ipc, Named::Nccl), true, false, true).unwrap_err();
         assert!(e.contains("nccl between nodes"), "{e}");
+        let e = plan((Named::Ipc, Named::Nccl), true, true, true).unwrap_err();
+        assert!(e.contains("NCCL beside another transport"), "{e}");
+        assert_eq!(
+            plan((Named::Ipc, Named::Auto), true, true, true),
+            Ok((Ipc, Staged))
+        );
         assert_eq!(
             plan((Named::Ipc, Named::Staged), true, false, true),
             Ok((Ipc, Staged))

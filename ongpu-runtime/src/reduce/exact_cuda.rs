@@ -3,6 +3,10 @@
 //! which the ranks gather and merge as the CPU backend's are. Integer addition does not
 //! depend on order, so a sum is the same bits for 1, 2 or 4 ranks, for any launch shape, and
 //! on either backend: the correctly rounded sum of the values.
+//!
+//! A call's boxes (the interior beside the halo exchange, the boundary after it) each sum
+//! into a scratch slot of their own as the call queues them ([`Queued`]), and the host
+//! reads them all after one wait at the end.
 
 use super::cuda::{launch_one, Checked, PARTIALS_OFFSET};
 use super::{ExactSum, ReduceSite, Reduction};
