@@ -63,7 +63,8 @@ impl std::fmt::Display for HaloTransport {
 /// transport to the ranks of the same node, one to the ranks of other nodes, chosen once per
 /// run by every rank together. A call's exchange mixes them per neighbour: along a direction
 /// cut across nodes, the faces to the neighbour on this node may go through IPC while those
-/// to the neighbour on the next node go through NCCL.
+/// to the neighbour on the next node go through host memory (NCCL, where it is the
+/// transport, serves every neighbour).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HaloTransports {
     within: HaloTransport,
@@ -177,7 +178,7 @@ fn parse_transports(var: &str) -> Result<(Named, Named)> {
         other => Err(Error::InvalidArgument(format!(
             "ONGPU_HALO_TRANSPORT={var}: `{other}` is no transport; want ipc, nccl, staged or \
              auto, or WITHIN+BETWEEN (the transport within a node, then between nodes, as \
-             ipc+nccl)"
+             ipc+staged)"
         ))),
     };
     match var.split_once('+') {
@@ -227,7 +228,7 @@ fn plan(
         Named::Ipc => {
             return Err(
                 "ipc between nodes: the ranks span several nodes, and IPC reaches only the \
-                 GPUs of one node (use ipc+nccl or ipc+staged)"
+                 GPUs of one node (use nccl or ipc+staged)"
                     .to_string(),
             )
         }
@@ -287,7 +288,11 @@ fn choose_on_gpu(comm: &SimpleCommunicator) -> Result<HaloTransports> {
     let nodes = node_of_each_rank(comm, mine[1])?;
     let several = nodes.iter().any(|&n| n != nodes[0]);
     let ipc = ipc_within_nodes(comm, &nodes)?;
-    let nccl = nccl_everywhere(comm)?;
+    // NCCL is loaded only where the plan can use it: between nodes, or within the one node
+    // where it is named or IPC cannot serve (every rank agrees on these, so all of them make
+    // the collective or none).
+    let may_use_nccl = several || wanted.0 == Named::Nccl || (wanted.0 == Named::Auto && !ipc);
+    let nccl = may_use_nccl && nccl_everywhere(comm)?;
     let (within, between) = plan(wanted, ipc, nccl, several)
         .map_err(|why| Error::Mpi(format!("ONGPU_HALO_TRANSPORT={var}: {why}")))?;
     if within == HaloTransport::Nccl || (several && between == HaloTransport::Nccl) {

@@ -109,14 +109,14 @@ pub(super) fn round<C: CaptureArg>(
     let staging = &mut *staging;
     // Pack.
     {
-        let [st_lo, st_hi] = &mut staging.send;
-        st_lo.clear(face_memory(t[0]));
-        st_hi.clear(face_memory(t[1]));
         #[cfg_attr(not(feature = "cuda"), allow(unused_mut))]
-        let mut sides = [st_lo, st_hi];
+        let mut sides = staging.send.each_mut();
+        for (faces, &t) in sides.iter_mut().zip(&t) {
+            faces.clear(face_memory(t));
+        }
         #[cfg(feature = "cuda")]
-        if let Some([ipc_lo, ipc_hi]) = ipc.send() {
-            for (s, f) in [ipc_lo, ipc_hi].into_iter().enumerate() {
+        if let Some(ipc_sides) = ipc.send() {
+            for (s, f) in ipc_sides.into_iter().enumerate() {
                 if t[s] == HaloTransport::Ipc {
                     sides[s] = f;
                 }
@@ -321,9 +321,7 @@ mod ipc {
 
         /// The send buffers of both sides (those of the IPC sides are the ones to use).
         pub(super) fn send(&mut self) -> Option<[&mut Faces; 2]> {
-            let faces = self.state.as_mut()?.faces();
-            let [lo, hi] = faces;
-            Some([lo, hi])
+            Some(self.state.as_mut()?.faces().each_mut())
         }
 
         /// The faces packed for side `s` (an IPC side).
