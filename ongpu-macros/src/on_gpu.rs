@@ -49,7 +49,13 @@ pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
         .iter()
         .filter(|c| !c.is_written())
         .map(|c| c.ident.to_string());
-    let translator = Translator::new(&body, &bound, "ongpu_real").reading_sites(read_only);
+    let entry_stored = caps
+        .iter()
+        .filter(|c| c.entry_stores)
+        .map(|c| c.ident.to_string());
+    let translator = Translator::new(&body, &bound, "ongpu_real")
+        .reading_sites(read_only)
+        .storing_entries(entry_stored);
     let translation = match call.reduction {
         // The value is returned from a lambda of the kernel's value type.
         Some(_) => translator

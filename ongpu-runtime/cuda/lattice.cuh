@@ -138,6 +138,24 @@ ONGPU_FN auto load_entry(const typename element<A>::scalar* p, u64 s, u64 e, u64
   return entry_loader<L, A>::run(p, s, e, stride);
 }
 
+// Entry e of the element array at site s set to v: only that entry's components are
+// written (a body's `x[k] = v` of a field it uses in no other way).
+template <class L, class A> struct entry_storer;
+template <class L, class T, int N> struct entry_storer<L, array<T, N> > {
+  static ONGPU_FN void run(typename element<T>::scalar* p, u64 s, u64 e, u64 stride, const T& v) {
+    typedef typename element<T>::scalar S;
+    enum { CT = element<T>::C, CA = N * element<T>::C };
+    const S* c = reinterpret_cast<const S*>(&v);
+    e = ONGPU_INDEX(e, N);
+#pragma unroll
+    for (int k = 0; k < CT; k++) p[L::template index<CA>(s, (int)(e * CT + k), stride)] = c[k];
+  }
+};
+template <class L, class A, class V>
+ONGPU_FN void store_entry(typename element<A>::scalar* p, u64 s, u64 e, u64 stride, const V& v) {
+  entry_storer<L, A>::run(p, s, e, stride, v);
+}
+
 }  // namespace ongpu
 
 // The element of captured field NAME at site J, and entry E of its element array there:
@@ -149,6 +167,10 @@ ONGPU_FN auto load_entry(const typename element<A>::scalar* p, u64 s, u64 e, u64
 // Entry E of a read-only capture NAME at the kernel's site: `ONGPU_SE_NAME`, which the kernel
 // defines per capture (an entry load for a field of element arrays, else `NAME[E]`).
 #define ONGPU_SITE_ENTRY(NAME, E) ONGPU_SE_##NAME(E)
+// `NAME[E] = V` of a capture the body only assigns entry by entry: `ONGPU_SS_NAME`, which the
+// kernel defines per capture (an entry store for a field of element arrays, else the
+// assignment to the site's loaded element).
+#define ONGPU_SITE_STORE(NAME, E, V) ONGPU_SS_##NAME(E, V)
 
 namespace ongpu {
 // `lat.coord(i, mu)` and `lat.parity(i)` of a captured lattice.

@@ -1,7 +1,8 @@
 //! Capture analysis: the free identifiers of a body (names not bound by `let`, `for` or the
 //! site-index parameter, and not called as functions), in order of first use, split into
 //! written and read-only sets. A written capture whose first use is a whole assignment
-//! (`x = ...` at the top level of the body, not reading `x`) is never loaded.
+//! (`x = ...` at the top level of the body, not reading `x`) is never loaded; one that the
+//! body only ever assigns entry by entry (`x[k] = ...`) is stored entry by entry.
 
 pub mod kernel;
 
@@ -21,6 +22,12 @@ pub struct Capture {
     pub load: bool,
     /// Where the body first shifts it (`f.shift(mu, k)`), if it does.
     pub shifted_at: Option<Span>,
+    /// True if every use is `x[k] = ...` (a plain assignment to one entry, anywhere in the
+    /// body): on the GPU each such assignment stores its entry straight to the field, and
+    /// the element is neither loaded nor stored whole (a loop over the entries of a large
+    /// element, `out[s] = ...` for each of `Ls` spinors, would otherwise hold the whole
+    /// element in a local array).
+    pub entry_stores: bool,
 }
 
 impl Capture {
@@ -113,8 +120,10 @@ enum Use {
     Read,
     /// `x = ...` at the body's top level: the old value is not needed, if nothing came first.
     WholeAssign,
-    /// Any other write (`x += ...`, `x[i] = ...`, a conditional `x = ...`): the old value is
-    /// kept or read.
+    /// `x[k] = ...`: one entry assigned, the others kept.
+    EntryStore,
+    /// Any other write (`x += ...`, `x[i][j] = ...`, a conditional `x = ...`): the old value
+    /// is kept or read.
     Write,
 }
 
@@ -143,6 +152,7 @@ impl Analysis {
                     written_at: None,
                     load: u != Use::WholeAssign,
                     shifted_at: None,
+                    entry_stores: u == Use::EntryStore,
                 });
                 let c = self.captures.last_mut().expect("just pushed");
                 if u != Use::Read {
@@ -153,6 +163,9 @@ impl Analysis {
         };
         if u != Use::Read && c.written_at.is_none() {
             c.written_at = Some(ident.span());
+        }
+        if u != Use::EntryStore {
+            c.entry_stores = false;
         }
     }
 
@@ -217,7 +230,10 @@ impl Analysis {
             }
             Expr::Index(base, _, index) => {
                 self.expr(index);
-                self.place(base, false, compound);
+                match &**base {
+                    Expr::Var(id) if whole && !compound => self.note(id, Use::EntryStore),
+                    _ => self.place(base, false, compound),
+                }
             }
             Expr::Field(base, ..) => self.place(base, false, compound),
             Expr::Paren(_, x) => self.place(x, whole, compound),
@@ -357,6 +373,39 @@ mod tests {
         assert_eq!(caps("{ m[0][0] = z; }")[1], ("m".into(), true, true));
         // read before the assignment
         assert_eq!(caps("{ let t = x; x = t; }")[0], ("x".into(), true, true));
+    }
+
+    /// The captures stored entry by entry: every use a plain `x[k] = ...`, in any branch
+    /// or loop.
+    fn entry_stored(src: &str) -> Vec<String> {
+        let b: syn::Block = syn::parse_str(src).unwrap();
+        let b = crate::ir::lower(&b, crate::ir::Context::OnGpu).unwrap();
+        analyse(&b, &[])
+            .into_iter()
+            .filter(|c| c.entry_stores)
+            .map(|c| c.ident.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn entry_assignments_only_are_stored_entry_by_entry() {
+        assert_eq!(
+            entry_stored("{ for s in 0..n { out[s] = y[s]; } }"),
+            ["out"]
+        );
+        assert_eq!(
+            entry_stored("{ if c { out[0] = y; } out[1] = y; }"),
+            ["out"]
+        );
+        // read, compounded, written whole or below an entry: the element is loaded
+        assert!(entry_stored("{ out[0] = y; z = out[0]; }").is_empty());
+        assert!(entry_stored("{ out[0] += y; }").is_empty());
+        assert!(entry_stored("{ out[0] = y; out = w; }").is_empty());
+        assert!(entry_stored("{ m[0][0] = z; }").is_empty());
+        // a local is not a capture
+        assert!(entry_stored("{ let mut a = y; a[0] = w; z = a; }").is_empty());
+        // still a written capture that keeps its old entries
+        assert_eq!(caps("{ out[0] = y; }")[1], ("out".into(), true, true));
     }
 
     #[test]

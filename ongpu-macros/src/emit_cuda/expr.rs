@@ -79,6 +79,9 @@ impl Translator {
                 }
             }
             Expr::Assign(l, _, r) => {
+                if let Some(store) = self.entry_store(l, r) {
+                    return format!("({store})");
+                }
                 let (l, r) = self.operands(l, r, true, false);
                 format!("({l} = {r})")
             }

@@ -53,6 +53,9 @@ pub struct Translator {
     /// by entry where it is used (`ONGPU_SITE_ENTRY`), not from a copy of the whole
     /// element loaded at the start of the site.
     site_reads: HashSet<String>,
+    /// Rust names of the captures the body only assigns entry by entry: `x[k] = v` of one
+    /// stores that entry straight to the field (`ONGPU_SITE_STORE`).
+    site_stores: HashSet<String>,
     /// Inside `&...` (a reference to a place, which an entry read is not).
     in_borrow: bool,
 }
@@ -92,6 +95,7 @@ impl Translator {
             local_types: HashMap::new(),
             int_types: ints::IntTypes::default(),
             site_reads: HashSet::new(),
+            site_stores: HashSet::new(),
             in_borrow: false,
         }
     }
@@ -102,6 +106,38 @@ impl Translator {
     pub fn reading_sites(mut self, names: impl IntoIterator<Item = String>) -> Self {
         self.site_reads = names.into_iter().collect();
         self
+    }
+
+    /// Stores `x[k] = v` of the captures `names` (which the body uses in no other way)
+    /// entry by entry, straight to the field: the element is neither loaded nor held whole.
+    pub fn storing_entries(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.site_stores = names.into_iter().collect();
+        self
+    }
+
+    /// The C++ capture name and index of `place` if it is an entry `x[k]` of a capture
+    /// stored entry by entry (and `x` is not shadowed).
+    fn site_store(&mut self, place: &crate::ir::Expr) -> Option<(String, String)> {
+        let crate::ir::Expr::Index(base, _, index) = place else {
+            return None;
+        };
+        let crate::ir::Expr::Var(id) = &**base else {
+            return None;
+        };
+        let rust = id.to_string();
+        let cpp = cuda_ident(&rust);
+        (self.site_stores.contains(&rust) && self.lookup(&rust) == cpp)
+            .then(|| (cpp, self.expr(index)))
+    }
+
+    /// `x[k] = r` of a capture stored entry by entry, as a C++ expression (`r` typed like
+    /// the entry, as an assignment types it).
+    fn entry_store(&mut self, place: &crate::ir::Expr, r: &crate::ir::Expr) -> Option<String> {
+        let (name, index) = self.site_store(place)?;
+        let ls = self.expr(place);
+        let partner = self.partner_of(place, &ls);
+        let value = self.expr_like(r, &partner);
+        Some(format!("ONGPU_SITE_STORE({name}, ({index}), ({value}))"))
     }
 
     /// True if `rust` names a capture read entry by entry: not shadowed by a local (a
@@ -209,6 +245,27 @@ mod tests {
         assert!(c.contains("auto a = ONGPU_SITE_ENTRY(y, 0);"), "{c}");
         assert!(c.contains("x = y_1[1];"), "{c}");
         assert!(!c.contains("ONGPU_SITE_ENTRY(y_1"), "{c}");
+    }
+
+    /// `x[k] = v` of a capture stored entry by entry is an entry store, until a `let`
+    /// shadows it.
+    #[test]
+    fn entry_stored_captures_store_entry_by_entry_until_shadowed() {
+        let src = "{ for s in 0..4 { x[s] = y * 2.0; } let mut x = y; x[0] = y; }";
+        let b: syn::Block = syn::parse_str(src).unwrap();
+        let b = crate::ir::lower(&b, crate::ir::Context::OnGpu).unwrap();
+        let bound = vec![("x".into(), "x".into()), ("y".into(), "y".into())];
+        let c = Translator::new(&b, &bound, "ongpu_real")
+            .storing_entries(["x".to_string()])
+            .translate(&b.block, Tail::Discard)
+            .code;
+        assert!(
+            c.contains(
+                "ONGPU_SITE_STORE(x, (s), ((y * ongpu::lit<decltype(y), ongpu_real>(2.0f, 2.0))));"
+            ),
+            "{c}"
+        );
+        assert!(c.contains("x_1[0] = y;"), "{c}");
     }
 
     #[test]

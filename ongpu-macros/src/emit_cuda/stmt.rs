@@ -141,6 +141,10 @@ impl Translator {
             },
             Expr::Assign(l, _, r) => {
                 self.assigned(l, r);
+                if let Some(store) = self.entry_store(l, r) {
+                    self.line(&format!("{store};"));
+                    return;
+                }
                 let ls = self.expr(l);
                 let partner = self.partner_of(l, &ls);
                 let r = self.expr_like(r, &partner);

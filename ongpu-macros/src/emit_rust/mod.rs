@@ -43,6 +43,10 @@ fn site_info(
 ) -> TokenStream {
     let names = captures.iter().map(|c| c.ident.to_string());
     let cuda_names = captures.iter().map(|c| cuda_ident(&c.ident.to_string()));
+    let entry_stores = captures
+        .iter()
+        .filter(|c| c.entry_stores)
+        .map(|c| cuda_ident(&c.ident.to_string()));
     let site_index = match site_index {
         Some(i) => {
             let i = cuda_ident(&i.to_string());
@@ -67,6 +71,7 @@ fn site_info(
             },
             captures: &[#(#names),*],
             cuda_names: &[#(#cuda_names),*],
+            entry_stores: &[#(#entry_stores),*],
             site_index: #site_index,
             body: #cuda_body,
             device_fns: &[#(#device_fns),*],

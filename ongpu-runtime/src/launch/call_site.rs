@@ -94,6 +94,10 @@ pub struct SiteInfo {
     pub captures: &'static [&'static str],
     /// C++ names of the captures (same order).
     pub cuda_names: &'static [&'static str],
+    /// C++ names of the captures that the body only assigns entry by entry (`x[k] = v`):
+    /// for a field of element arrays each such assignment stores its entry to the field
+    /// (`ONGPU_SITE_STORE`), and the element is neither loaded nor stored whole.
+    pub entry_stores: &'static [&'static str],
     /// C++ name of the site-index parameter (`|i|`), if the body names it.
     pub site_index: Option<&'static str>,
     /// The translated body: C++ statements.

@@ -217,6 +217,21 @@ pub fn site_parts_supplied(site: &SiteInfo, kinds: &[CaptureKind], supplied: &[&
                     format!("({name}[ongpu_e])")
                 };
                 let _ = writeln!(p.loads, "#define ONGPU_SE_{name}(ongpu_e) {entry}");
+                if site.entry_stores.contains(name) {
+                    if stores_entries(site, name, element) {
+                        // Each `x[k] = v` stores its entry; the local only gives the
+                        // assignments' `decltype` (unused, it costs nothing).
+                        let _ = writeln!(
+                            p.loads,
+                            "#define ONGPU_SS_{name}(ongpu_e, ongpu_v) ongpu::store_entry<{layout}, {element} >(ongpu_p_{name}, ongpu_site, (ongpu_e), ongpu_s_{name}, (ongpu_v))\n[[maybe_unused]] {element} {name}{{}};"
+                        );
+                        continue;
+                    }
+                    let _ = writeln!(
+                        p.loads,
+                        "#define ONGPU_SS_{name}(ongpu_e, ongpu_v) ({name}[ongpu_e] = (ongpu_v))"
+                    );
+                }
                 if supplied.contains(name) {
                     if *write == Some(false) {
                         let _ = writeln!(p.loads, "{element} {name}{{}};");
@@ -266,6 +281,14 @@ pub fn site_parts_supplied(site: &SiteInfo, kinds: &[CaptureKind], supplied: &[&
     }
     p.stores.push_str("ONGPU_LEAVE_SITE(ongpu_site);\n");
     p
+}
+
+/// True if the body's `name[k] = v` assignments store their entries straight to the field:
+/// the body uses `name` in no other way (the macro says so in `site.entry_stores`) and its
+/// element is an array (`k` indexes a colour vector's components otherwise, which are
+/// stored with the whole element).
+pub(crate) fn stores_entries(site: &SiteInfo, name: &str, element: &str) -> bool {
+    site.entry_stores.contains(&name) && element.starts_with("ongpu::array<")
 }
 
 /// `code` with every line indented by `by`.
@@ -438,6 +461,7 @@ mod tests {
             },
             captures: &["x", "y", "a"],
             cuda_names: &["x", "y", "a"],
+            entry_stores: &[],
             site_index: Some("i"),
             body: "x += y * a;",
             device_fns: &[],
@@ -476,6 +500,60 @@ mod tests {
         assert!(src.contains("[[maybe_unused]] const unsigned long long i = ongpu_site;"));
         assert!(src.contains("ongpu::store<ongpu::AoS >(ongpu_p_x"));
         assert!(!src.contains("ongpu::store<ongpu::SoA >(ongpu_p_y"));
+    }
+
+    /// A field the body only assigns entry by entry (`out[s] = v`): an array of AoS
+    /// elements is stored entry by entry, neither loaded, stored whole nor staged; a colour
+    /// vector (whose `[k]` is a component) keeps the whole element.
+    #[test]
+    fn entry_stores_of_arrays_write_only_their_entries() {
+        let field = |element: &str, components, write| CaptureKind::Field {
+            scalar: "double",
+            element: element.into(),
+            layout: "ongpu::AoS".into(),
+            components,
+            real: Some(RealKind::F64),
+            write,
+        };
+        let array = "ongpu::array<ongpu::ColorVector<double>, 4>";
+        let site = SiteInfo {
+            captures: &["out", "y"],
+            cuda_names: &["out", "y"],
+            entry_stores: &["out"],
+            body: "for (int s = 0; s < 4; s++) ONGPU_SITE_STORE(out, (s), (y));",
+            ..site()
+        };
+        let vector = "ongpu::ColorVector<double>";
+        let src = elementwise(
+            &site,
+            &[field(array, 24, Some(true)), field(vector, 6, None)],
+            false,
+        );
+        assert!(src.contains("#define ONGPU_SS_out(ongpu_e, ongpu_v) ongpu::store_entry<ongpu::AoS, ongpu::array<"), "{src}");
+        assert!(
+            !src.contains("ongpu::store<ongpu::AoS >(ongpu_p_out"),
+            "{src}"
+        );
+        assert!(
+            !src.contains("ongpu::load<ongpu::AoS, ongpu::array"),
+            "{src}"
+        );
+        assert!(!src.contains("ongpu_in_out"), "not staged: {src}");
+        assert!(
+            src.contains("ongpu_in_y"),
+            "the other field is staged: {src}"
+        );
+
+        let src = elementwise(
+            &site,
+            &[field(vector, 6, Some(true)), field(vector, 6, None)],
+            false,
+        );
+        assert!(
+            src.contains("#define ONGPU_SS_out(ongpu_e, ongpu_v) (out[ongpu_e] = (ongpu_v))"),
+            "{src}"
+        );
+        assert!(src.contains("ongpu_out_out = out;"), "{src}");
     }
 
     #[test]

@@ -70,7 +70,7 @@ fn staged_fields<'a>(
                 components,
                 write,
                 ..
-            } if layout == "ongpu::AoS" => {
+            } if layout == "ongpu::AoS" && !super::source::stores_entries(site, name, element) => {
                 let bytes = components
                     * match *scalar {
                         "float" => 4,

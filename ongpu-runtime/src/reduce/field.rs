@@ -109,6 +109,7 @@ const fn method_site(captures: &'static [&'static str], body: &'static str) -> R
         },
         captures,
         cuda_names: captures,
+        entry_stores: &[],
         site_index: None,
         body,
         device_fns: &[],

@@ -366,3 +366,85 @@ pub fn wilson_spinor_arrays() -> Vec<Output> {
         kind: Kind::Rel(1e-6),
     }]
 }
+
+/// Many right-hand sides in one call: `out[r] = D psi[r]` for the first `n` of eight colour
+/// vectors per site (a count the body reads at run time), on the even sites, in two layouts.
+/// `out` is only assigned entry by entry, so the GPU stores each entry as it is made
+/// (`ONGPU_SITE_STORE`) without holding the element: entries from `n` on and the odd sites
+/// keep what they held (NaN), which the reference checks exactly.
+pub fn multi_rhs_entry_stores() -> Vec<Output> {
+    const RHS: usize = 8;
+    let lat = Lattice::new([4, 2, 4, 6]).unwrap();
+    let v = lat.volume();
+    let n = 6usize;
+    let links = random_links(&lat, 54);
+    let host = random_vectors(RHS * v, 55);
+    let narrow = |x: &ColorVector<f64>| {
+        ColorVector::new(x.v.map(|z| Complex::new(z.re as f32, z.im as f32)))
+    };
+    let widen = |x: &ColorVector<f32>| {
+        ColorVector::new(x.v.map(|z| Complex::new(z.re as f64, z.im as f64)))
+    };
+    let u: Field<[ColorMatrix<f32>; 4]> = Field::from_fn(v, |i| links[i].map(|m| to_f32(&m)));
+    let psi: Field<[ColorVector<f32>; RHS]> =
+        Field::from_fn(v, |i| std::array::from_fn(|r| narrow(&host[RHS * i + r])));
+    let nan = ColorVector::new([Complex::new(f32::NAN, f32::NAN); 3]);
+    let mut out: Field<[ColorVector<f32>; RHS]> = Field::filled(v, [nan; RHS]);
+    let mut out_aos: Field<[ColorVector<f32>; RHS], AoS> = Field::filled(v, [nan; RHS]);
+    on_gpu!(lat.even(), {
+        for r in 0..n {
+            let mut h = ColorVector::zero();
+            for mu in 0..4 {
+                h += u[mu] * psi.shift(mu, 1)[r] - u.shift(mu, -1)[mu].adj() * psi.shift(mu, -1)[r];
+            }
+            out[r] = h;
+            out_aos[r] = h + psi[r];
+        }
+    })
+    .unwrap();
+    let round = |m: &ColorMatrix<f64>| to_f64(&to_f32(m));
+    let psi_at = |i: usize, r: usize| widen(&narrow(&host[RHS * i + r]));
+    let (mut want, mut want_aos) = (Vec::new(), Vec::new());
+    for i in 0..v {
+        for r in 0..RHS {
+            if lat.parity(i) == 1 || r >= n {
+                want.extend([f64::NAN; 6]);
+                want_aos.extend([f64::NAN; 6]);
+                continue;
+            }
+            let mut acc = ColorVector::<f64>::zero();
+            for (mu, link) in links[i].iter().enumerate() {
+                let (f, b) = (lat.shift(i, mu, 1), lat.shift(i, mu, -1));
+                acc += round(link) * psi_at(f, r) - round(&links[b][mu]).adj() * psi_at(b, r);
+            }
+            want.extend(acc.v.iter().flat_map(|z| [z.re, z.im]));
+            let with_psi = acc + psi_at(i, r);
+            want_aos.extend(with_psi.v.iter().flat_map(|z| [z.re, z.im]));
+        }
+    }
+    let reals = |a: &[ColorVector<f32>; RHS]| {
+        a.iter()
+            .flat_map(|x| {
+                widen(x)
+                    .v
+                    .iter()
+                    .flat_map(|z| [z.re, z.im])
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    vec![
+        Output {
+            name: "out",
+            got: out.to_vec().unwrap().iter().flat_map(reals).collect(),
+            want,
+            kind: Kind::Rel(1e-6),
+        },
+        Output {
+            name: "out_aos",
+            got: out_aos.to_vec().unwrap().iter().flat_map(reals).collect(),
+            want: want_aos,
+            kind: Kind::Rel(1e-6),
+        },
+    ]
+}

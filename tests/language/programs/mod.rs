@@ -20,7 +20,7 @@ pub use check::{assert_backends_agree, assert_close, rms, Kind, Output};
 pub use color_ops::{color_operators_f32, color_operators_f64};
 pub use lattice::{
     hopping_gauge_covariance, lattice_parity_arrays, lattice_plaquette, lattice_shifts,
-    staggered_dslash, wilson_spinor_arrays,
+    multi_rhs_entry_stores, staggered_dslash, wilson_spinor_arrays,
 };
 pub use literals::{constants, integer_literals};
 pub use mixed::mixed_precision;
@@ -901,6 +901,7 @@ macro_rules! with_program_names {
             staggered_dslash,
             hopping_gauge_covariance,
             wilson_spinor_arrays,
+            multi_rhs_entry_stores,
             mixed_precision,
             random_draws
         }
