@@ -51,7 +51,7 @@ pub fn on_gpu(input: TokenStream) -> syn::Result<TokenStream> {
         .map(|c| c.ident.to_string());
     let entry_stored = caps
         .iter()
-        .filter(|c| c.entry_stores)
+        .filter(|c| c.entry_stores && c.is_written())
         .map(|c| c.ident.to_string());
     let translator = Translator::new(&body, &bound, "ongpu_real")
         .reading_sites(read_only)

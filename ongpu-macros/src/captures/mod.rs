@@ -22,11 +22,11 @@ pub struct Capture {
     pub load: bool,
     /// Where the body first shifts it (`f.shift(mu, k)`), if it does.
     pub shifted_at: Option<Span>,
-    /// True if every use is `x[k] = ...` (a plain assignment to one entry, anywhere in the
-    /// body): on the GPU each such assignment stores its entry straight to the field, and
-    /// the element is neither loaded nor stored whole (a loop over the entries of a large
-    /// element, `out[s] = ...` for each of `Ls` spinors, would otherwise hold the whole
-    /// element in a local array).
+    /// True if every use is one entry `x[k]` (read, assigned or compounded, anywhere in the
+    /// body; not borrowed): on the GPU a written one is read and written entry by entry in
+    /// the field itself, and the element is neither loaded nor stored whole (a loop over
+    /// the entries of a large element, `out[s] = ...` for each of `Ls` spinors, would
+    /// otherwise hold the whole element in a local array).
     pub entry_stores: bool,
 }
 
@@ -120,8 +120,10 @@ enum Use {
     Read,
     /// `x = ...` at the body's top level: the old value is not needed, if nothing came first.
     WholeAssign,
-    /// `x[k] = ...`: one entry assigned, the others kept.
+    /// `x[k] = ...` or `x[k] op= ...`: one entry written, the others kept.
     EntryStore,
+    /// `x[k]` read (not borrowed).
+    EntryRead,
     /// Any other write (`x += ...`, `x[i][j] = ...`, a conditional `x = ...`): the old value
     /// is kept or read.
     Write,
@@ -152,19 +154,19 @@ impl Analysis {
                     written_at: None,
                     load: u != Use::WholeAssign,
                     shifted_at: None,
-                    entry_stores: u == Use::EntryStore,
+                    entry_stores: matches!(u, Use::EntryStore | Use::EntryRead),
                 });
                 let c = self.captures.last_mut().expect("just pushed");
-                if u != Use::Read {
+                if !matches!(u, Use::Read | Use::EntryRead) {
                     c.written_at = Some(ident.span());
                 }
                 return;
             }
         };
-        if u != Use::Read && c.written_at.is_none() {
+        if !matches!(u, Use::Read | Use::EntryRead) && c.written_at.is_none() {
             c.written_at = Some(ident.span());
         }
-        if u != Use::EntryStore {
+        if !matches!(u, Use::EntryStore | Use::EntryRead) {
             c.entry_stores = false;
         }
     }
@@ -231,7 +233,7 @@ impl Analysis {
             Expr::Index(base, _, index) => {
                 self.expr(index);
                 match &**base {
-                    Expr::Var(id) if whole && !compound => self.note(id, Use::EntryStore),
+                    Expr::Var(id) if whole => self.note(id, Use::EntryStore),
                     _ => self.place(base, false, compound),
                 }
             }
@@ -249,7 +251,16 @@ impl Analysis {
             }
             Expr::Binary(l, _, r) if e.is_compound_assign() => {
                 self.expr(r);
-                self.place(l, false, true);
+                // `x[k] op= ...` writes one entry whole (from its old value).
+                let entry = matches!(&**l, Expr::Index(base, ..) if matches!(**base, Expr::Var(_)));
+                self.place(l, entry, true);
+            }
+            // `x[k]`: one entry read.
+            Expr::Index(base, _, index) if matches!(**base, Expr::Var(_)) => {
+                self.expr(index);
+                if let Expr::Var(id) = &**base {
+                    self.note(id, Use::EntryRead);
+                }
             }
             Expr::Var(id) => self.note(id, Use::Read),
             Expr::If(i) => self.if_expr(i),
@@ -266,10 +277,16 @@ impl Analysis {
                 a.block_stmts(body);
             }),
             Expr::Loop(_, body) | Expr::Block(body) => self.block(body),
-            // `&mut a[i]`, the target of a kernel's atomic.
-            Expr::RefMut(_, _, x) => self.expr(x),
-            // `&a` or `&mut a`, a local array passed to a device function.
-            Expr::Borrow(_, _, x) => self.expr(x),
+            // `&mut a[i]`, the target of a kernel's atomic; `&a` or `&mut a`, a local array
+            // passed to a device function: a place in the element, which an entry read is
+            // not.
+            Expr::RefMut(_, _, x) | Expr::Borrow(_, _, x) => match &**x {
+                Expr::Index(base, _, index) if matches!(**base, Expr::Var(_)) => {
+                    self.expr(index);
+                    self.expr(base);
+                }
+                _ => self.expr(x),
+            },
             Expr::Binary(l, _, r) | Expr::Index(l, _, r) => {
                 self.expr(l);
                 self.expr(r);
@@ -375,8 +392,8 @@ mod tests {
         assert_eq!(caps("{ let t = x; x = t; }")[0], ("x".into(), true, true));
     }
 
-    /// The captures stored entry by entry: every use a plain `x[k] = ...`, in any branch
-    /// or loop.
+    /// The captures used only entry by entry: every use an entry `x[k]` (read, assigned or
+    /// compounded), in any branch or loop.
     fn entry_stored(src: &str) -> Vec<String> {
         let b: syn::Block = syn::parse_str(src).unwrap();
         let b = crate::ir::lower(&b, crate::ir::Context::OnGpu).unwrap();
@@ -391,17 +408,22 @@ mod tests {
     fn entry_assignments_only_are_stored_entry_by_entry() {
         assert_eq!(
             entry_stored("{ for s in 0..n { out[s] = y[s]; } }"),
-            ["out"]
+            ["y", "out"]
         );
         assert_eq!(
             entry_stored("{ if c { out[0] = y; } out[1] = y; }"),
             ["out"]
         );
-        // read, compounded, written whole or below an entry: the element is loaded
-        assert!(entry_stored("{ out[0] = y; z = out[0]; }").is_empty());
-        assert!(entry_stored("{ out[0] += y; }").is_empty());
-        assert!(entry_stored("{ out[0] = y; out = w; }").is_empty());
+        // entries read and compounded too
+        assert_eq!(
+            entry_stored("{ out[0] = w; out[1] += out[0] * w; z = out[1].norm2(); }"),
+            ["out"]
+        );
+        // used whole, written whole or below an entry: the element is loaded
+        assert!(entry_stored("{ out[0] = w; z = out; }").is_empty());
+        assert!(entry_stored("{ out[0] = w; out = w; }").is_empty());
         assert!(entry_stored("{ m[0][0] = z; }").is_empty());
+        assert!(entry_stored("{ x = y.shift(0, 1)[0]; }").is_empty());
         // a local is not a capture
         assert!(entry_stored("{ let mut a = y; a[0] = w; z = a; }").is_empty());
         // still a written capture that keeps its old entries

@@ -70,7 +70,13 @@ impl Translator {
             Expr::Const(_, value) => value.to_string(),
             Expr::Paren(_, x) => format!("({})", self.expr(x)),
             Expr::Group(_, x) => self.expr(x),
-            Expr::Binary(l, op, r) => self.binary(l, op, r),
+            Expr::Binary(l, op, r) => match supported::is_compound_assign(op)
+                .then(|| self.entry_compound(l, op, r))
+                .flatten()
+            {
+                Some(store) => format!("({store})"),
+                None => self.binary(l, op, r),
+            },
             Expr::Unary(op, x) => {
                 let v = self.expr(x);
                 match op {
@@ -174,6 +180,18 @@ impl Translator {
         self.operator(op, l, r)
     }
 
+    /// `l op r` of a compound assignment's operator without the assignment (`l + r` of
+    /// `+=`), given the operands' C++.
+    pub(super) fn combined(&self, op: &BinOp, l: String, r: String) -> String {
+        match helper_op(op) {
+            Some((f, _)) => format!("{f}({l}, {r})"),
+            None => {
+                let op = binop(op).expect("every operator is translated");
+                format!("({l} {} {r})", op.trim_end_matches('='))
+            }
+        }
+    }
+
     /// `l op r` in C++, given the operands' C++.
     pub(super) fn operator(&self, op: &BinOp, l: String, r: String) -> String {
         if let Some((f, assign)) = helper_op(op) {
@@ -268,7 +286,13 @@ impl Translator {
     /// Two operands of one operation: an untyped one (an unsuffixed literal) takes the
     /// other's type (`assign`: the left side is a place, and always decides; `shift`: the
     /// amount has its own type, and neither decides).
-    fn operands(&mut self, l: &Expr, r: &Expr, assign: bool, shift: bool) -> (String, String) {
+    pub(super) fn operands(
+        &mut self,
+        l: &Expr,
+        r: &Expr,
+        assign: bool,
+        shift: bool,
+    ) -> (String, String) {
         if shift {
             return (self.expr(l), self.expr(r));
         }

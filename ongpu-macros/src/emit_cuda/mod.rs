@@ -53,8 +53,9 @@ pub struct Translator {
     /// by entry where it is used (`ONGPU_SITE_ENTRY`), not from a copy of the whole
     /// element loaded at the start of the site.
     site_reads: HashSet<String>,
-    /// Rust names of the captures the body only assigns entry by entry: `x[k] = v` of one
-    /// stores that entry straight to the field (`ONGPU_SITE_STORE`).
+    /// Rust names of the written captures the body uses only entry by entry: `x[k] = v` of
+    /// one stores that entry straight to the field (`ONGPU_SITE_STORE`), `x[k]` reads it
+    /// there (`ONGPU_SITE_ENTRY`).
     site_stores: HashSet<String>,
     /// Inside `&...` (a reference to a place, which an entry read is not).
     in_borrow: bool,
@@ -108,8 +109,8 @@ impl Translator {
         self
     }
 
-    /// Stores `x[k] = v` of the captures `names` (which the body uses in no other way)
-    /// entry by entry, straight to the field: the element is neither loaded nor held whole.
+    /// Reads and writes the written captures `names` (which the body uses only as entries
+    /// `x[k]`) entry by entry in the field: the element is neither loaded nor held whole.
     pub fn storing_entries(mut self, names: impl IntoIterator<Item = String>) -> Self {
         self.site_stores = names.into_iter().collect();
         self
@@ -130,6 +131,19 @@ impl Translator {
             .then(|| (cpp, self.expr(index)))
     }
 
+    /// `x[k] op= r` of a capture stored entry by entry: the entry read, combined and stored.
+    fn entry_compound(
+        &mut self,
+        place: &crate::ir::Expr,
+        op: &syn::BinOp,
+        r: &crate::ir::Expr,
+    ) -> Option<String> {
+        let (name, index) = self.site_store(place)?;
+        let (ls, rs) = self.operands(place, r, true, ints::is_shift(op));
+        let value = self.combined(op, ls, rs);
+        Some(format!("ONGPU_SITE_STORE({name}, ({index}), ({value}))"))
+    }
+
     /// `x[k] = r` of a capture stored entry by entry, as a C++ expression (`r` typed like
     /// the entry, as an assignment types it).
     fn entry_store(&mut self, place: &crate::ir::Expr, r: &crate::ir::Expr) -> Option<String> {
@@ -143,7 +157,9 @@ impl Translator {
     /// True if `rust` names a capture read entry by entry: not shadowed by a local (a
     /// `let` at the body's top level shares the captures' scope, under a fresh C++ name).
     fn is_site_read(&self, rust: &str) -> bool {
-        !self.in_borrow && self.site_reads.contains(rust) && self.lookup(rust) == cuda_ident(rust)
+        !self.in_borrow
+            && (self.site_reads.contains(rust) || self.site_stores.contains(rust))
+            && self.lookup(rust) == cuda_ident(rust)
     }
 
     /// Types returned unsuffixed float literals as `ty` (a device function's result type).
@@ -266,6 +282,17 @@ mod tests {
             "{c}"
         );
         assert!(c.contains("x_1[0] = y;"), "{c}");
+
+        let b: syn::Block = syn::parse_str("{ x[1] += x[0] * y; }").unwrap();
+        let b = crate::ir::lower(&b, crate::ir::Context::OnGpu).unwrap();
+        let c = Translator::new(&b, &bound, "ongpu_real")
+            .storing_entries(["x".to_string()])
+            .translate(&b.block, Tail::Discard)
+            .code;
+        assert_eq!(
+            c,
+            "ONGPU_SITE_STORE(x, (1), ((ONGPU_SITE_ENTRY(x, 1) + (ONGPU_SITE_ENTRY(x, 0) * y))));\n"
+        );
     }
 
     #[test]

@@ -45,7 +45,7 @@ fn site_info(
     let cuda_names = captures.iter().map(|c| cuda_ident(&c.ident.to_string()));
     let entry_stores = captures
         .iter()
-        .filter(|c| c.entry_stores)
+        .filter(|c| c.entry_stores && c.is_written())
         .map(|c| cuda_ident(&c.ident.to_string()));
     let site_index = match site_index {
         Some(i) => {

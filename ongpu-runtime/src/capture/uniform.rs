@@ -126,6 +126,25 @@ uniform! {
     Philox => "ongpu::Philox";
 }
 
+// SAFETY: `ongpu::array<T, N>` is N values of T's CUDA twin in a row, with no padding
+// beyond theirs, as `[T; N]` is.
+unsafe impl<T: Uniform, const N: usize> Uniform for [T; N] {
+    fn cuda_type() -> String {
+        format!("ongpu::array<{}, {N}>", T::cuda_type())
+    }
+}
+
+/// An array of values passed to every site (one coefficient per right-hand side, say):
+/// `a[k]` in the body reads entry `k`.
+impl<T: Uniform, const N: usize> ReadCapture for [T; N] {
+    type Site = [T; N];
+    type Arg<'a> = Value<'a, [T; N]>;
+    #[inline(always)]
+    fn read_arg(&self) -> Value<'_, [T; N]> {
+        Value { value: self }
+    }
+}
+
 const _: () = assert!(
     std::mem::size_of::<usize>() == 8,
     "ongpu needs a 64-bit host"
@@ -192,8 +211,8 @@ impl<V: Uniform> PartFacet for Value<'_, V> {}
     message = "`{Self}` is captured under an UPPERCASE name, which an on_gpu! body treats as a constant",
     label = "an UPPERCASE name is passed by value",
     note = "constants and values can be f32, f64, i32, u32, i64, u64, usize, isize, bool, \
-            Complex<f32|f64>, ColorVector<f32|f64>, ColorMatrix<f32|f64>, Lattice or Philox; name \
-            fields in lowercase"
+            Complex<f32|f64>, ColorVector<f32|f64>, ColorMatrix<f32|f64>, Lattice, Philox or an \
+            array of these; name fields in lowercase"
 )]
 pub trait Constant: Uniform {}
 impl<V: Uniform> Constant for V {}

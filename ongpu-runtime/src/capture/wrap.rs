@@ -11,7 +11,8 @@ use super::CaptureArg;
     label = "captured here",
     note = "a body can capture fields (Field<T, L>) and values of f32, f64, i32, u32, i64, u64, \
             usize, isize, bool, Complex<f32|f64>, ColorVector<f32|f64>, ColorMatrix<f32|f64>, \
-            Lattice or Philox; copy anything else into one of these before the call"
+            Lattice, Philox or arrays of these ([f64; N]); copy anything else into one of these \
+            before the call"
 )]
 pub trait ReadCapture {
     /// What a body sees of it at a site (generic code names it: `F: ReadCapture<Site = T>`).

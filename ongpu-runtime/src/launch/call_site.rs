@@ -94,9 +94,10 @@ pub struct SiteInfo {
     pub captures: &'static [&'static str],
     /// C++ names of the captures (same order).
     pub cuda_names: &'static [&'static str],
-    /// C++ names of the captures that the body only assigns entry by entry (`x[k] = v`):
-    /// for a field of element arrays each such assignment stores its entry to the field
-    /// (`ONGPU_SITE_STORE`), and the element is neither loaded nor stored whole.
+    /// C++ names of the written captures that the body uses only entry by entry (`x[k]`,
+    /// `x[k] = v`, `x[k] += v`): for a field of element arrays each entry is read and
+    /// stored in the field (`ONGPU_SITE_ENTRY`, `ONGPU_SITE_STORE`), and the element is
+    /// neither loaded nor stored whole.
     pub entry_stores: &'static [&'static str],
     /// C++ name of the site-index parameter (`|i|`), if the body names it.
     pub site_index: Option<&'static str>,

@@ -211,7 +211,10 @@ pub fn site_parts_supplied(site: &SiteInfo, kinds: &[CaptureKind], supplied: &[&
                 // `x[e]` of a read-only capture (`ONGPU_SITE_ENTRY`): for a field of element
                 // arrays only that entry is loaded, where it is used (the whole element
                 // loaded above is then dead code unless the body also uses it whole).
-                let entry = if write.is_none() && element.starts_with("ongpu::array<") {
+                // A written field that the body uses only entry by entry is read in the
+                // field itself too.
+                let in_field = write.is_none() || stores_entries(site, name, element);
+                let entry = if in_field && element.starts_with("ongpu::array<") {
                     format!("ONGPU_ENTRY_AT({name}, ongpu_site, ongpu_e)")
                 } else {
                     format!("({name}[ongpu_e])")
@@ -219,8 +222,8 @@ pub fn site_parts_supplied(site: &SiteInfo, kinds: &[CaptureKind], supplied: &[&
                 let _ = writeln!(p.loads, "#define ONGPU_SE_{name}(ongpu_e) {entry}");
                 if site.entry_stores.contains(name) {
                     if stores_entries(site, name, element) {
-                        // Each `x[k] = v` stores its entry; the local only gives the
-                        // assignments' `decltype` (unused, it costs nothing).
+                        // Each `x[k] = v` stores its entry and each `x[k]` reads it, in the
+                        // field; the local is never used (it costs nothing).
                         let _ = writeln!(
                             p.loads,
                             "#define ONGPU_SS_{name}(ongpu_e, ongpu_v) ongpu::store_entry<{layout}, {element} >(ongpu_p_{name}, ongpu_site, (ongpu_e), ongpu_s_{name}, (ongpu_v))\n[[maybe_unused]] {element} {name}{{}};"
@@ -283,10 +286,10 @@ pub fn site_parts_supplied(site: &SiteInfo, kinds: &[CaptureKind], supplied: &[&
     p
 }
 
-/// True if the body's `name[k] = v` assignments store their entries straight to the field:
-/// the body uses `name` in no other way (the macro says so in `site.entry_stores`) and its
-/// element is an array (`k` indexes a colour vector's components otherwise, which are
-/// stored with the whole element).
+/// True if the body's `name[k]` reads and writes go straight to the field: the body uses
+/// `name` in no other way (the macro says so in `site.entry_stores`) and its element is an
+/// array (`k` indexes a colour vector's components otherwise, which are loaded and stored
+/// with the whole element).
 pub(crate) fn stores_entries(site: &SiteInfo, name: &str, element: &str) -> bool {
     site.entry_stores.contains(&name) && element.starts_with("ongpu::array<")
 }

@@ -369,9 +369,10 @@ pub fn wilson_spinor_arrays() -> Vec<Output> {
 
 /// Many right-hand sides in one call: `out[r] = D psi[r]` for the first `n` of eight colour
 /// vectors per site (a count the body reads at run time), on the even sites, in two layouts.
-/// `out` is only assigned entry by entry, so the GPU stores each entry as it is made
-/// (`ONGPU_SITE_STORE`) without holding the element: entries from `n` on and the odd sites
-/// keep what they held (NaN), which the reference checks exactly.
+/// `out` is only assigned entry by entry and `acc` only read and compounded entry by entry,
+/// so the GPU reads and stores each entry in the field (`ONGPU_SITE_ENTRY`,
+/// `ONGPU_SITE_STORE`) without holding the element: entries from `n` on and the odd sites
+/// keep what they held (NaN in `out`), which the reference checks exactly.
 pub fn multi_rhs_entry_stores() -> Vec<Output> {
     const RHS: usize = 8;
     let lat = Lattice::new([4, 2, 4, 6]).unwrap();
@@ -391,6 +392,10 @@ pub fn multi_rhs_entry_stores() -> Vec<Output> {
     let nan = ColorVector::new([Complex::new(f32::NAN, f32::NAN); 3]);
     let mut out: Field<[ColorVector<f32>; RHS]> = Field::filled(v, [nan; RHS]);
     let mut out_aos: Field<[ColorVector<f32>; RHS], AoS> = Field::filled(v, [nan; RHS]);
+    let acc_host = random_vectors(RHS * v, 56);
+    let mut acc: Field<[ColorVector<f32>; RHS], SoA> = Field::from_fn(v, |i| {
+        std::array::from_fn(|r| narrow(&acc_host[RHS * i + r]))
+    });
     on_gpu!(lat.even(), {
         for r in 0..n {
             let mut h = ColorVector::zero();
@@ -399,17 +404,21 @@ pub fn multi_rhs_entry_stores() -> Vec<Output> {
             }
             out[r] = h;
             out_aos[r] = h + psi[r];
+            acc[r] += h;
+            acc[r] -= acc[r] * 0.5;
         }
     })
     .unwrap();
     let round = |m: &ColorMatrix<f64>| to_f64(&to_f32(m));
     let psi_at = |i: usize, r: usize| widen(&narrow(&host[RHS * i + r]));
-    let (mut want, mut want_aos) = (Vec::new(), Vec::new());
+    let (mut want, mut want_aos, mut want_acc) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..v {
         for r in 0..RHS {
+            let acc_old = widen(&narrow(&acc_host[RHS * i + r]));
             if lat.parity(i) == 1 || r >= n {
                 want.extend([f64::NAN; 6]);
                 want_aos.extend([f64::NAN; 6]);
+                want_acc.extend(acc_old.v.iter().flat_map(|z| [z.re, z.im]));
                 continue;
             }
             let mut acc = ColorVector::<f64>::zero();
@@ -420,6 +429,9 @@ pub fn multi_rhs_entry_stores() -> Vec<Output> {
             want.extend(acc.v.iter().flat_map(|z| [z.re, z.im]));
             let with_psi = acc + psi_at(i, r);
             want_aos.extend(with_psi.v.iter().flat_map(|z| [z.re, z.im]));
+            let sum = acc_old + acc;
+            let halved = sum - sum * 0.5;
+            want_acc.extend(halved.v.iter().flat_map(|z| [z.re, z.im]));
         }
     }
     let reals = |a: &[ColorVector<f32>; RHS]| {
@@ -444,6 +456,12 @@ pub fn multi_rhs_entry_stores() -> Vec<Output> {
             name: "out_aos",
             got: out_aos.to_vec().unwrap().iter().flat_map(reals).collect(),
             want: want_aos,
+            kind: Kind::Rel(1e-6),
+        },
+        Output {
+            name: "acc",
+            got: acc.to_vec().unwrap().iter().flat_map(reals).collect(),
+            want: want_acc,
             kind: Kind::Rel(1e-6),
         },
     ]
