@@ -6,6 +6,7 @@
 mod support;
 
 mod conventions;
+mod many_rhs;
 mod mixed_cg;
 mod small_lattice;
 mod staggered_cg;

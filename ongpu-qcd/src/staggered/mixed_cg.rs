@@ -226,7 +226,7 @@ where
         if gamma <= delta * delta * gamma_max || converged_by_recursion {
             // The reliable update: x += x̂ / scale, r = b − A x in f64.
             accumulate(lat, 1.0 / scale, &mut w.xs, x)?;
-            hop(lat.odd(), op.links(), x, &mut w.t)?;
+            hop::<f64, _>(lat.odd(), op.links(), x, &mut w.t)?;
             apply_and_reduce(lat, op.links(), &w.t, x, mass2, &mut w.w)?;
             r_norm2 = residual(lat, b, &w.w, &mut w.r)?;
             progress.updates += 1;

@@ -10,6 +10,8 @@
 //!   `D_eo`, the full `D` and the normal operator as calls;
 //! - [`passes`]: the `on_gpu!` passes the solvers are made of, with their flop and byte
 //!   counts;
+//! - [`hop_many`] and [`MultiCg`]: many right-hand sides at once (`N` vectors per site,
+//!   each link read once for all of them);
 //! - [`Cg`] (one host wait per iteration), [`GraphCg`] (blocks of iterations replayed as a
 //!   CUDA graph) and [`LoopCg`] (the whole loop on the device, in a WHILE node), all behind
 //!   [`LinearSolver`]; [`cg_solver`] picks one by [`CgVariant`];
@@ -43,6 +45,7 @@ mod cg;
 mod device_passes;
 mod graph_cg;
 mod loop_cg;
+mod many;
 mod mixed_cg;
 mod operator;
 pub mod passes;
@@ -54,6 +57,7 @@ pub use cg::{Cg, PassCounts};
 pub use device_passes::{apply_and_reduce_into, coefficients, update_from, Scalars};
 pub use graph_cg::{GraphCg, KERNELS_PER_ITERATION};
 pub use loop_cg::LoopCg;
+pub use many::{hop_many, Fermions, FermionsOf, MultiCg, MultiSolution};
 pub use mixed_cg::{MixedCg, DEFAULT_DELTA};
 pub use operator::{staggered_phase, Staggered};
 pub use sloppy::SloppyStaggered;
@@ -69,7 +73,7 @@ pub type Fermion = Field<ColorVector<f64>>;
 
 /// A colour vector at every site of a [`Space`]: a [`Fermion`] for a [`Lattice`], a
 /// `RankField` for a lattice cut over MPI ranks.
-pub type FermionOf<S> = <S as Space>::Field<ColorVector<f64>, SiteLayout>;
+pub type FermionOf<S, T = f64> = <S as Space>::Field<ColorVector<T>, SiteLayout>;
 
 /// Which CG runs a solve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

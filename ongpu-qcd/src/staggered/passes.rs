@@ -42,12 +42,17 @@ pub const UPDATE_BYTES: f64 = 9.0 * 48.0;
 
 /// `out = D psi` at the sites of `sites` (one parity, or the whole lattice), reading `psi`
 /// at their neighbours (the other parity). `out` elsewhere is left as it was.
-pub fn hop<P: SpaceSubset>(
+pub fn hop<T: Real, P: SpaceSubset>(
     sites: P,
-    u: &LinksOf<P::Space>,
-    psi: &FermionOf<P::Space>,
-    out: &mut FermionOf<P::Space>,
-) -> ongpu::Result<()> {
+    u: &LinksOf<P::Space, T>,
+    psi: &FermionOf<P::Space, T>,
+    out: &mut FermionOf<P::Space, T>,
+) -> ongpu::Result<()>
+where
+    ColorVector<T>: ongpu::Element,
+    ColorMatrix<T>: ongpu::Element,
+    [ColorMatrix<T>; 4]: ongpu::Element,
+{
     on_gpu!(sites, {
         let mut h = ColorVector::zero();
         for mu in 0..4 {

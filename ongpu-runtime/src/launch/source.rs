@@ -262,7 +262,15 @@ pub fn site_parts_supplied(site: &SiteInfo, kinds: &[CaptureKind], supplied: &[&
                 }
             }
             CaptureKind::Value { cuda_type } => {
-                p.params.push(format!("const {cuda_type} {name}"));
+                // An array read at entries the body computes (one coefficient per
+                // right-hand side) stays in the kernel's parameter space: without
+                // `__grid_constant__` a dynamic index copies it to local memory.
+                let grid = if cuda_type.starts_with("ongpu::array<") {
+                    "__grid_constant__ "
+                } else {
+                    ""
+                };
+                p.params.push(format!("const {grid}{cuda_type} {name}"));
                 let _ = writeln!(
                     p.loads,
                     "#define ONGPU_SE_{name}(ongpu_e) ({name}[ongpu_e])"
