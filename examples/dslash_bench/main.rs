@@ -21,6 +21,9 @@
 //! make the call faster than the GPU alone (`host_part.rs`), on `--strong` (default
 //! 32,32,32,64).
 //!
+//! With `--rhs 1,4,8,12,16` it applies the Dslash to N right-hand sides in one call against
+//! the one-vector call made N times (`many_rhs.rs`), on `--sizes` (default 32).
+//!
 //! With `--mpi` (built with `--features mpi`, run under `mpirun -np N`) it runs the call over
 //! a lattice cut over the N ranks (`ranks.rs`): weak scaling at `--local L` per rank, strong
 //! scaling on `--strong` (default 32,32,32,32), with the halo exchange's time and its share,
@@ -31,6 +34,7 @@
 //!     [--layout aosoa32,aos,soa] [--reps 10] [--tpb 128] [--cpu] [--csv FILE] [--svg FILE]
 //! cargo run --release --example dslash_bench -- --devices 2 [--local 32] [--strong 48,48,48,48]
 //!     [--emulate]
+//! cargo run --release --example dslash_bench -- --rhs 1,4,8,12,16 [--sizes 32] [--real f32,f64]
 //! cargo run --release --example dslash_bench -- --host-part [--strong 32,32,32,64] [--reps 20]
 //! mpirun -np N target/release/examples/dslash_bench --mpi [--local 32] [--strong 32,32,32,32]
 //! ```
@@ -42,6 +46,7 @@ mod data;
 #[cfg(feature = "cuda")]
 mod gpu;
 mod host_part;
+mod many_rhs;
 #[cfg(feature = "mpi")]
 mod ranks;
 mod report;
@@ -252,6 +257,15 @@ fn main() -> BenchResult<()> {
         let dims = common::arg_list("--strong", &[32, 32, 32, 64]);
         let dims: [usize; 4] = dims.try_into().map_err(|_| "--strong takes four extents")?;
         return host_part::run(dims, common::arg("--reps", 20));
+    }
+    if common::value("--rhs").is_some() {
+        return many_rhs::run(
+            backend,
+            &common::arg_list("--sizes", &[32]),
+            &common::arg_list("--rhs", &[1, 4, 8, 12, 16]),
+            &list("--real", "f32,f64"),
+            common::arg("--reps", 10),
+        );
     }
     if let Some(n) = common::value("--devices") {
         let n: usize = n

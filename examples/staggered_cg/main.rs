@@ -12,12 +12,16 @@
 //! ```text
 //! cargo run --release --example staggered_cg -- [--size L | --dims X,Y,Z,T] [--mass 0.1]
 //!     [--tol 1e-10] [--max-iter 10000] [--repeat 5] [--reps 10] [--smooth] [--seed 1]
-//!     [--ranks X,Y,Z,T | --devices N] [--mixed f32|f16|bf16]
+//!     [--ranks X,Y,Z,T | --devices N] [--mixed f32|f16|bf16] [--rhs N]
 //! ```
 //!
 //! `--mixed P` solves again with mixed-precision CG (`staggered::MixedCg`: f64 solution and
 //! reliable updates, inner iterations with vectors and two-row links stored in P), checks
 //! it the same way and prints its time to solution next to the f64 CG's.
+//!
+//! `--rhs N` solves N systems at once (`staggered::MultiCg`, every operator application
+//! shared) against N single solves one after another, and checks that both give the same
+//! bits (`many_rhs.rs`).
 //!
 //! `--ranks X,Y,Z,T` (with `--features mpi`, under `mpirun -np X·Y·Z·T`) cuts the lattice
 //! over the MPI ranks on that process grid; the program is otherwise the same (it is
@@ -34,6 +38,7 @@
 mod common;
 
 mod bench;
+mod many_rhs;
 mod options;
 mod report;
 
@@ -52,6 +57,12 @@ pub type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 fn run() -> BenchResult<()> {
     let opts = Options::parse()?;
     let lat = Lattice::new(opts.dims)?;
+    if let Some(n) = opts.rhs {
+        if opts.ranks.is_some() || opts.devices.is_some() {
+            return Err("--rhs runs on one lattice: without --ranks and --devices".into());
+        }
+        return many_rhs::run(lat, n, &opts);
+    }
     match (opts.ranks, opts.devices) {
         // The World first: it picks each rank's GPU before the first GPU call.
         (Some(grid), _) => over_ranks(lat, grid, &opts),

@@ -40,6 +40,8 @@ pub struct Options {
     /// Also solve with mixed-precision CG, inner iterations stored in this precision
     /// (`--mixed f32|f16|bf16`), and compare its time to solution with the f64 CG's.
     pub mixed: Option<Sloppy>,
+    /// Solve this many systems at once (`--rhs N`, `MultiCg`) against as many single solves.
+    pub rhs: Option<usize>,
 }
 
 /// The storage of the inner iterations of `--mixed`.
@@ -57,7 +59,7 @@ pub enum Sloppy {
 pub const USAGE: &str =
     "cargo run --release --example staggered_cg -- [--size L | --dims X,Y,Z,T] \
      [--mass M] [--tol T] [--max-iter N] [--repeat N] [--reps N] [--smooth] [--seed S] \
-     [--ranks X,Y,Z,T | --devices N] [--mixed f32|f16|bf16]";
+     [--ranks X,Y,Z,T | --devices N] [--mixed f32|f16|bf16] [--rhs N]";
 
 impl Options {
     /// Parses the process's arguments.
@@ -75,6 +77,7 @@ impl Options {
             ranks: None,
             devices: None,
             mixed: None,
+            rhs: None,
         };
         let mut p = lexopt::Parser::from_env();
         while let Some(arg) = p.next()? {
@@ -90,6 +93,7 @@ impl Options {
                 Long("seed") => o.seed = p.value()?.parse()?,
                 Long("ranks") => o.ranks = Some(crate::common::parse_dims(&p.value()?.string()?)?),
                 Long("devices") => o.devices = Some(p.value()?.parse::<usize>()?),
+                Long("rhs") => o.rhs = Some(p.value()?.parse::<usize>()?),
                 Long("mixed") => {
                     o.mixed = Some(match p.value()?.string()?.as_str() {
                         "f32" => Sloppy::F32,
