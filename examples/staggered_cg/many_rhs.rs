@@ -1,9 +1,11 @@
 //! `--rhs N`: N systems `(m² − D_eo D_oe) x_k = b_k` (random even sources, seeds `seed+1`
 //! …) solved at once by `staggered::MultiCg` (every operator application shared, each link
 //! read once for the N vectors) against N solves by `staggered::Cg` one after another, on
-//! one lattice. Every solution is checked with the host operator, the two ways must give
-//! the same bits, and the report gives both times to solution (medians of `--repeat`) and
-//! their ratio.
+//! one lattice. Every solution is checked with the host operator, and the report gives both
+//! times to solution (medians of `--repeat`), their ratio, and how far the two solutions
+//! are apart: the same bits on the CPU backend; on the GPU within rounding (the one- and
+//! N-vector kernels are compiled separately, and the compiler may fuse their multiplies
+//! and adds differently).
 
 use crate::{common, BenchResult};
 use ongpu::prelude::*;
@@ -77,7 +79,7 @@ where
         cg.solve(&op, b, &mut x1)?;
         single_x.push(x1.to_vec()?);
     }
-    let mut worst = 0.0f64;
+    let (mut worst, mut apart, mut same_bits) = (0.0f64, 0.0f64, true);
     for k in 0..N {
         let xk: HostVector = x_many.iter().map(|a| a[k]).collect();
         let residual = host_op.relative_residual(&sources[k], &xk);
@@ -90,16 +92,32 @@ where
             .into());
         }
         worst = worst.max(residual);
-        let same = xk.iter().zip(&single_x[k]).enumerate().all(|(i, (a, b))| {
-            lat.parity(i) == 1
-                || a.v.iter().zip(b.v).all(|(p, q)| {
-                    p.re.to_bits() == q.re.to_bits() && p.im.to_bits() == q.im.to_bits()
-                })
-        });
-        if !same {
-            return Err(format!("system {k}: MultiCg and Cg gave different bits").into());
+        let (mut diff, mut scale) = (0.0f64, 0.0f64);
+        for (i, (a, b)) in xk.iter().zip(&single_x[k]).enumerate() {
+            if lat.parity(i) == 1 {
+                continue;
+            }
+            for (p, q) in a.v.iter().zip(b.v) {
+                same_bits &= p.re.to_bits() == q.re.to_bits() && p.im.to_bits() == q.im.to_bits();
+                diff = diff.max((p - q).norm());
+                scale = scale.max(q.norm());
+            }
         }
+        apart = apart.max(diff / scale);
     }
+    if apart > 1e3 * opts.tol {
+        return Err(format!(
+            "MultiCg's and Cg's solutions are {apart:.2e} apart (relative), far beyond the \
+             tolerance {:e}",
+            opts.tol
+        )
+        .into());
+    }
+    let agreement = if same_bits {
+        "solutions bit-identical to single solves".to_string()
+    } else {
+        format!("solutions within {apart:.1e} (relative) of single solves")
+    };
     let (t_multi, t_single) = (
         common::median(multi_seconds),
         common::median(single_seconds),
@@ -108,8 +126,7 @@ where
     println!("device: {}", common::device_name(backend));
     println!(
         "{N} systems on {lat}, mass {}, tol {:e}: {} applications of the operator to all {N} \
-         (iterations per system {:?}), worst true residual {worst:.2e}, solutions bit-identical \
-         to single solves",
+         (iterations per system {:?}), worst true residual {worst:.2e}, {agreement}",
         opts.mass, opts.tol, solution.applications, solution.iterations
     );
     println!(

@@ -22,6 +22,10 @@ template <int C>
 __device__ __forceinline__ u64 component(u64 s, int c) {
   return (s / 32) * (u64)(C * 32) + (u64)c * 32 + s % 32;
 }
+// The same for a field of `cs` reals per site (a 5-D spinor field: 24 Ls).
+__device__ __forceinline__ u64 component_of(u64 s, unsigned c, unsigned cs) {
+  return (s / 32) * (u64)cs * 32 + (u64)c * 32 + s % 32;
+}
 
 template <typename T> struct cplx { T re, im; };
 
@@ -72,12 +76,14 @@ __host__ __device__ constexpr int unit_of(int mu, int r) {
 }
 
 // One hop: (1 + s gamma_mu) W psi(n), W = U_mu(x) (s = -1, forward) or U_mu(x-mu)^dagger
-// (s = +1, backward, `dagger`), added to acc. With the projector's rows 2 and 3 multiples of
+// (s = +1, backward, `dagger`), added to acc; psi's spinor starts at component `off` of the
+// `cs` reals of its site (0 and 24 for a 4-D spinor field). With the projector's rows 2 and 3 multiples of
 // rows 0 and 1: h_r = psi_r + s g_r psi_{col(r)} for r = 0, 1; acc_r += (W h)_r;
 // acc_r += s g_r (W h)_{col(r)} for r = 2, 3.
 template <int mu, int s, bool dagger, typename T>
 __device__ __forceinline__ void hop(cplx<T> acc[4][3], const T* __restrict__ u, u64 link_site,
-                                    const T* __restrict__ psi, u64 n) {
+                                    const T* __restrict__ psi, u64 n, unsigned off = 0,
+                                    unsigned cs = 24) {
   // s g: the unit unit_of for s = +1, its negative (k + 2 mod 4) for s = -1.
   constexpr int flip = s < 0 ? 2 : 0;
   constexpr int k0 = (unit_of(mu, 0) + flip) % 4, k1 = (unit_of(mu, 1) + flip) % 4;
@@ -86,10 +92,10 @@ __device__ __forceinline__ void hop(cplx<T> acc[4][3], const T* __restrict__ u, 
   cplx<T> h[2][3];
 #pragma unroll
   for (int c = 0; c < 3; c++) {
-    cplx<T> p0 = {__ldg(&psi[component<24>(n, 2 * c)]), __ldg(&psi[component<24>(n, 2 * c + 1)])};
-    cplx<T> p1 = {__ldg(&psi[component<24>(n, 6 + 2 * c)]), __ldg(&psi[component<24>(n, 6 + 2 * c + 1)])};
-    cplx<T> a = {__ldg(&psi[component<24>(n, 6 * q0 + 2 * c)]), __ldg(&psi[component<24>(n, 6 * q0 + 2 * c + 1)])};
-    cplx<T> b = {__ldg(&psi[component<24>(n, 6 * q1 + 2 * c)]), __ldg(&psi[component<24>(n, 6 * q1 + 2 * c + 1)])};
+    cplx<T> p0 = {__ldg(&psi[component_of(n, off + 2 * c, cs)]), __ldg(&psi[component_of(n, off + 2 * c + 1, cs)])};
+    cplx<T> p1 = {__ldg(&psi[component_of(n, off + 6 + 2 * c, cs)]), __ldg(&psi[component_of(n, off + 6 + 2 * c + 1, cs)])};
+    cplx<T> a = {__ldg(&psi[component_of(n, off + 6 * q0 + 2 * c, cs)]), __ldg(&psi[component_of(n, off + 6 * q0 + 2 * c + 1, cs)])};
+    cplx<T> b = {__ldg(&psi[component_of(n, off + 6 * q1 + 2 * c, cs)]), __ldg(&psi[component_of(n, off + 6 * q1 + 2 * c + 1, cs)])};
     h[0][c] = cadd(p0, unit_times<k0>(a));
     h[1][c] = cadd(p1, unit_times<k1>(b));
   }
@@ -128,8 +134,8 @@ __device__ __forceinline__ void clover_block(const T* __restrict__ cl, u64 s, in
                                              const cplx<T> a[3], const cplx<T> b[3],
                                              cplx<T> top[3], cplx<T> bottom[3]) {
   auto load = [&](int v, int c) {
-    return cplx<T>{__ldg(&cl[component<72>(s, 6 * (v0 + v) + 2 * c)]),
-                   __ldg(&cl[component<72>(s, 6 * (v0 + v) + 2 * c + 1)])};
+    return cplx<T>{__ldg(&cl[component<72>(s, 6 * (v0 + v) + 2 * c, cs)]),
+                   __ldg(&cl[component<72>(s, 6 * (v0 + v) + 2 * c + 1, cs)])};
   };
 #pragma unroll
   for (int r = 0; r < 3; r++) {

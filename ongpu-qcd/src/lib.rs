@@ -51,7 +51,7 @@ extern crate self as ongpu;
 #[allow(unused_imports)] // the names a user reaches as `ongpu::…`
 use ongpu_macros::{device, kernel, on_gpu};
 #[allow(unused_imports)]
-use ongpu_runtime::{backend, synchronize, Backend, Element, Error, Philox, Result};
+use ongpu_runtime::{backend, synchronize, Backend, Element, Error, Philox, Result, Uniform};
 
 /// The facade's prelude, for this crate's own code (`use ongpu::prelude::*`).
 mod prelude {
@@ -75,6 +75,7 @@ mod __private {
 pub type SiteLayout = ongpu_runtime::AoSoA<32>;
 
 pub mod boundary;
+pub mod domain_wall;
 pub mod flow;
 pub mod gauge;
 pub mod hmc;

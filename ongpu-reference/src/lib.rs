@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod domain_wall;
 pub mod sites;
 pub mod staggered;
 pub mod wilson;

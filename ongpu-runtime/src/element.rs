@@ -130,6 +130,31 @@ where
     }
 }
 
+/// An element that is an array of entries (`[T; N]`, or a type laid out as one, such as
+/// the `Ls` spinors of a domain-wall site): a body reads `x[k]` and `x.shift(mu, d)[k]`
+/// one entry at a time, and a field the body uses only through entries is read and written
+/// entry by entry (docs/semantics.md).
+///
+/// # Safety
+/// `Self` must be exactly `LEN` values of `Entry` in a row (`COMPONENTS = LEN ·
+/// Entry::COMPONENTS`), and its `cuda_type()` must be `ongpu::array<Entry's CUDA type,
+/// LEN>`.
+pub unsafe trait ElementArray: Element {
+    /// The type of an entry.
+    type Entry: Element<Scalar = Self::Scalar>;
+    /// Entries per element.
+    const LEN: usize;
+}
+
+// SAFETY: an array is its entries in a row, and its CUDA type is `ongpu::array<T, N>`.
+unsafe impl<T: Element, const N: usize> ElementArray for [T; N]
+where
+    [T; N]: Pod,
+{
+    type Entry = T;
+    const LEN: usize = N;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 mod support;
 
 mod conventions;
+mod domain_wall;
 mod many_rhs;
 mod mixed_cg;
 mod small_lattice;

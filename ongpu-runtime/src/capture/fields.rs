@@ -94,7 +94,7 @@ impl<T: Element, L: Layout> HostFacet for FieldRead<'_, T, L> {
     unsafe fn store(_: &Self::HostView, _: usize, _: T) {}
 
     type Lanes = site_io::ReadLanes<T, L>;
-    const GROUPS_PAY: bool = L::SITES_CONTIGUOUS || T::COMPONENTS == 1;
+    const GROUPS_PAY: bool = lane_groups_pay::<T, L>();
 
     #[inline(always)]
     unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {
@@ -206,7 +206,7 @@ impl<T: Element, L: Layout, const LOAD: bool> HostFacet for FieldWrite<'_, T, L,
     }
 
     type Lanes = site_io::WriteLanes<T, L, LOAD>;
-    const GROUPS_PAY: bool = L::SITES_CONTIGUOUS || T::COMPONENTS == 1;
+    const GROUPS_PAY: bool = lane_groups_pay::<T, L>();
 
     #[inline(always)]
     unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {
@@ -279,6 +279,14 @@ impl<T: Element, L: Layout, const LOAD: bool> DeviceFacet for FieldWrite<'_, T, 
 }
 
 impl<T: Element, L: Layout, const LOAD: bool> PartFacet for FieldWrite<'_, T, L, LOAD> {}
+
+/// Whether the CPU backend runs a field's sites in groups of `LANES` (gathered into a
+/// stack array of `LANES` elements): for layouts that keep a group's components together,
+/// or scalars, and elements of at most 1 KiB — a group of the `Ls` spinors of a
+/// domain-wall site (3 KiB each in f64) would put 96 KiB per field on a worker's stack.
+const fn lane_groups_pay<T: Element, L: Layout>() -> bool {
+    (L::SITES_CONTIGUOUS || T::COMPONENTS == 1) && std::mem::size_of::<T>() <= 1024
+}
 
 fn field_kind<T: Element, L: Layout>(write: Option<bool>) -> CaptureKind {
     CaptureKind::Field {

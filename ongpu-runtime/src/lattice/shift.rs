@@ -13,7 +13,7 @@ use crate::capture::{
     CaptureArg, CaptureKind, DeviceVia, FieldRead, HostFacet, HostPtr, PartFacet, ReadCapture,
     SameEverySite,
 };
-use crate::element::Element;
+use crate::element::{Element, ElementArray};
 use crate::error::Result;
 use crate::field::{site_io, Field};
 use crate::geometry::Lattice;
@@ -102,23 +102,26 @@ impl<T: Element, L: Layout> ShiftView<T, L> {
     }
 }
 
-impl<E: Element, const N: usize, L: Layout> ShiftView<[E; N], L> {
+impl<A: ElementArray, L: Layout> ShiftView<A, L> {
     /// Entry `e` of the element array at site `j`, reading that entry's components only
     /// (`u.shift(mu, k)[nu]`).
     ///
     /// # Panics
-    /// If `j` is not a site of the field or `e >= N`.
+    /// If `j` is not a site of the field or `e >= A::LEN`.
     #[inline(always)]
-    pub fn entry(&self, j: usize, e: usize) -> E {
+    pub fn entry(&self, j: usize, e: usize) -> A::Entry {
+        type E<A> = <A as ElementArray>::Entry;
+        const { assert!(A::LEN * E::<A>::COMPONENTS == A::COMPONENTS) };
+        let n = A::LEN;
         assert!(j < self.len, "site {j} of a field of {} sites", self.len);
-        assert!(e < N, "index {e} of an array of {N}");
-        let mut v = E::zeroed();
-        let first = e * E::COMPONENTS;
+        assert!(e < n, "index {e} of an array of {n}");
+        let mut v = <E<A> as bytemuck::Zeroable>::zeroed();
+        let first = e * E::<A>::COMPONENTS;
         for (c, slot) in crate::element::components_mut(&mut v)
             .iter_mut()
             .enumerate()
         {
-            let k = L::index(j, first + c, N * E::COMPONENTS, self.ptr.stride);
+            let k = L::index(j, first + c, A::COMPONENTS, self.ptr.stride);
             // SAFETY: `j` and `first + c` are in bounds of the host copy (checked above), which
             // this call borrows shared and nobody writes meanwhile.
             *slot = unsafe { *self.ptr.ptr.add(k) };

@@ -1,0 +1,275 @@
+//! The 4-D even-odd preconditioned domain-wall operator. With `D = [[A, D_eo], [D_oe, A]]`
+//! over the even and odd 4-D sites (`A` local in 4-D, `D_eo = −½ H_eo M_φ`), `D x = b` is
+//!
+//! `M̂ x_e = b̂_e`, `M̂ = A − ¼ H_eo M_φ A⁻¹ H_oe M_φ`, `b̂_e = b_e + ½ H_eo M_φ A⁻¹ b_o`,
+//!
+//! and then `x_o = A⁻¹ (b_o + ½ H_oe M_φ x_e)` (`M_φ` and `A⁻¹` commute: both are
+//! polynomials in `S`). The adjoint `M̂† = A† − ¼ M_φ† H_oe† (A†)⁻¹ M_φ† H_eo†` with
+//! `H_eo† = γ5 H_oe γ5`, `A†`, `M_φ†` polynomials in `S†`, which commute with γ5.
+
+use super::passes::{
+    combine, combine_in_place, copy, five_inverse_then, five_local, gamma5, hop5, Along,
+};
+use super::{algebra, DomainWall, FiveFieldOf, FiveSpinor};
+use crate::solver::{
+    CgnrOperator, LinearOperator, LinearSolver, Solution, SolverError, VectorAlgebra,
+};
+use ongpu::prelude::*;
+
+/// `M̂` of a [`DomainWall`] operator, acting on the even sites of 5-D fields (their odd
+/// sites are scratch).
+pub struct DomainWallEvenOdd<'o, 'u, const LS: usize, S: Space = Lattice> {
+    op: &'o DomainWall<'u, LS, S>,
+}
+
+impl<'o, 'u, const LS: usize, S: Space> DomainWallEvenOdd<'o, 'u, LS, S>
+where
+    FiveSpinor<f64, LS>: ongpu::Element,
+{
+    /// The preconditioned operator of `op`; an error if `A` is singular for its parameters.
+    pub fn new(op: &'o DomainWall<'u, LS, S>) -> ongpu::Result<Self> {
+        let p = op.params();
+        let (alpha, beta) = p.diagonal();
+        let z = -beta / alpha;
+        let det = alpha * (1.0 + p.mf * z.powi(LS as i32));
+        if alpha == 0.0 || det == 0.0 || !det.is_finite() {
+            return Err(ongpu::Error::InvalidArgument(format!(
+                "the even-odd domain-wall operator needs A invertible: {p:?} with Ls = {LS} \
+                 makes it singular"
+            )));
+        }
+        Ok(DomainWallEvenOdd { op })
+    }
+
+    /// The operator it preconditions.
+    pub fn operator(&self) -> &DomainWall<'u, LS, S> {
+        self.op
+    }
+
+    /// `out_e = H_eo M_φ A⁻¹ H_oe M_φ x_e` through `scratch`; `out`'s odd sites are scratch.
+    fn hops(
+        &self,
+        x: &FiveFieldOf<S, LS>,
+        scratch: &mut FiveFieldOf<S, LS>,
+        out: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        let (lat, p) = (self.op.lattice(), self.op.params());
+        five_local(lat.even(), Along::S, p.kernel(), p.mf, x, scratch)?;
+        hop5(lat.odd(), self.op.links(), scratch, out)?;
+        five_inverse_then(
+            lat.odd(),
+            Along::S,
+            p.diagonal(),
+            p.kernel(),
+            p.mf,
+            out,
+            scratch,
+        )?;
+        hop5(lat.even(), self.op.links(), scratch, out)
+    }
+
+    /// `out = M̂ x` on the even sites (`scratch` and `out`'s odd sites overwritten).
+    pub fn apply(
+        &self,
+        x: &FiveFieldOf<S, LS>,
+        scratch: &mut FiveFieldOf<S, LS>,
+        out: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        let (lat, p) = (self.op.lattice(), self.op.params());
+        self.hops(x, scratch, out)?;
+        combine_in_place(lat.even(), p.diagonal(), p.mf, -0.25, x, out)
+    }
+
+    /// `out = M̂† x` on the even sites: `γ5 x`, its hop to the odd sites, `M_φ† (A†)⁻¹` there,
+    /// the hop back, and `A† x − ¼ M_φ† γ5` of it (`scratch`, `scratch2` overwritten).
+    pub fn apply_dagger(
+        &self,
+        x: &FiveFieldOf<S, LS>,
+        scratch: &mut FiveFieldOf<S, LS>,
+        scratch2: &mut FiveFieldOf<S, LS>,
+        out: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        let (lat, p, u) = (self.op.lattice(), self.op.params(), self.op.links());
+        gamma5(lat.even(), x, scratch2)?;
+        hop5(lat.odd(), u, scratch2, out)?;
+        five_inverse_then(
+            lat.odd(),
+            Along::Dagger,
+            p.diagonal(),
+            p.kernel(),
+            p.mf,
+            out,
+            scratch,
+        )?;
+        hop5(lat.even(), u, scratch, scratch2)?;
+        combine(
+            lat.even(),
+            Along::Dagger,
+            p.diagonal(),
+            p.kernel(),
+            p.mf,
+            -0.25,
+            x,
+            scratch2,
+            out,
+        )
+    }
+
+    /// The source of the even system for `D x = b`: `b̂_e = b_e + ½ H_eo M_φ A⁻¹ b_o` on the
+    /// even sites of `b_hat` (`scratch` overwritten).
+    pub fn prepare(
+        &self,
+        b: &FiveFieldOf<S, LS>,
+        b_hat: &mut FiveFieldOf<S, LS>,
+        scratch: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        let (lat, p) = (self.op.lattice(), self.op.params());
+        five_inverse_then(
+            lat.odd(),
+            Along::S,
+            p.diagonal(),
+            p.kernel(),
+            p.mf,
+            b,
+            scratch,
+        )?;
+        hop5(lat.even(), self.op.links(), scratch, b_hat)?;
+        combine_in_place(lat.even(), (1.0, 0.0), p.mf, 0.5, b, b_hat)
+    }
+
+    /// The odd sites of the solution of `D x = b` from its even ones (the solution of
+    /// `M̂ x_e = b̂_e`): `x_o = A⁻¹ (b_o + ½ H_oe M_φ x_e)` (`scratch` overwritten).
+    pub fn reconstruct(
+        &self,
+        b: &FiveFieldOf<S, LS>,
+        x: &mut FiveFieldOf<S, LS>,
+        scratch: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        let (lat, p) = (self.op.lattice(), self.op.params());
+        five_local(lat.even(), Along::S, p.kernel(), p.mf, x, scratch)?;
+        hop5(lat.odd(), self.op.links(), scratch, x)?;
+        combine_in_place(lat.odd(), (1.0, 0.0), p.mf, 0.5, b, x)?;
+        five_inverse_then(
+            lat.odd(),
+            Along::S,
+            p.diagonal(),
+            (1.0, 0.0),
+            p.mf,
+            x,
+            scratch,
+        )?;
+        copy(lat.odd(), scratch, x)
+    }
+
+    /// Solves `D x = b` on the whole lattice: `b̂_e`, `solver` on `M̂ x_e = b̂_e`, then
+    /// `x_o`. The solution's residual is that of the even system (`|b̂_e − M̂ x_e| /
+    /// |b̂_e|`).
+    pub fn solve(
+        &self,
+        solver: &mut dyn LinearSolver<Self>,
+        b: &FiveFieldOf<S, LS>,
+        x: &mut FiveFieldOf<S, LS>,
+    ) -> Result<Solution, SolverError> {
+        let lat = self.op.lattice();
+        lat.check_field(b, "source")?;
+        lat.check_field(x, "solution")?;
+        let mut b_hat: FiveFieldOf<S, LS> = lat.zeros()?;
+        let mut scratch: FiveFieldOf<S, LS> = lat.zeros()?;
+        self.prepare(b, &mut b_hat, &mut scratch)?;
+        let solution = solver.solve(self, &b_hat, x)?;
+        self.reconstruct(b, x, &mut scratch)?;
+        Ok(solution)
+    }
+}
+
+impl<const LS: usize, S: Space> LinearOperator for DomainWallEvenOdd<'_, '_, LS, S>
+where
+    FiveSpinor<f64, LS>: ongpu::Element,
+{
+    type Space = S;
+    type Vector = FiveFieldOf<S, LS>;
+
+    fn space(&self) -> S {
+        self.op.lattice()
+    }
+
+    fn vector(&self) -> ongpu::Result<FiveFieldOf<S, LS>> {
+        self.op.lattice().zeros()
+    }
+
+    fn apply(
+        &self,
+        x: &FiveFieldOf<S, LS>,
+        scratch: &mut FiveFieldOf<S, LS>,
+        out: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        DomainWallEvenOdd::apply(self, x, scratch, out)
+    }
+}
+
+/// The linear algebra of 5-D fields over the even sites.
+impl<const LS: usize, S: Space> VectorAlgebra for DomainWallEvenOdd<'_, '_, LS, S>
+where
+    FiveSpinor<f64, LS>: ongpu::Element,
+{
+    fn norm2(&self, v: &FiveFieldOf<S, LS>) -> ongpu::Result<f64> {
+        algebra::norm2(self.op.lattice().even(), v)
+    }
+
+    fn copy(&self, src: &FiveFieldOf<S, LS>, dst: &mut FiveFieldOf<S, LS>) -> ongpu::Result<()> {
+        copy(self.op.lattice().even(), src, dst)
+    }
+
+    fn zero(&self, v: &mut FiveFieldOf<S, LS>) -> ongpu::Result<()> {
+        algebra::zero(self.op.lattice().even(), v)
+    }
+
+    fn residual(
+        &self,
+        b: &FiveFieldOf<S, LS>,
+        ax: &FiveFieldOf<S, LS>,
+        r: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<f64> {
+        algebra::residual(self.op.lattice().even(), b, ax, r)
+    }
+
+    fn check_vector(&self, v: &FiveFieldOf<S, LS>, what: &str) -> ongpu::Result<()> {
+        self.op.lattice().check_field(v, what)
+    }
+}
+
+/// CGNR on `M̂` (CG on the normal equations `M̂† M̂ x_e = M̂† b̂_e`).
+impl<const LS: usize, S: Space> CgnrOperator for DomainWallEvenOdd<'_, '_, LS, S>
+where
+    FiveSpinor<f64, LS>: ongpu::Element,
+{
+    fn apply_dagger(
+        &self,
+        x: &FiveFieldOf<S, LS>,
+        scratch: &mut FiveFieldOf<S, LS>,
+        scratch2: &mut FiveFieldOf<S, LS>,
+        out: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        DomainWallEvenOdd::apply_dagger(self, x, scratch, scratch2, out)
+    }
+
+    fn cgnr_step(
+        &self,
+        alpha: f64,
+        p: &FiveFieldOf<S, LS>,
+        q: &FiveFieldOf<S, LS>,
+        x: &mut FiveFieldOf<S, LS>,
+        s: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        algebra::step(self.op.lattice().even(), alpha, p, q, x, s)
+    }
+
+    fn cgnr_direction(
+        &self,
+        beta: f64,
+        r: &FiveFieldOf<S, LS>,
+        p: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        algebra::direction(self.op.lattice().even(), beta, r, p)
+    }
+}

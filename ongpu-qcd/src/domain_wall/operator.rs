@@ -1,0 +1,185 @@
+//! The domain-wall (Möbius) operator on the whole lattice: `D = A − ½ H M_φ` in three
+//! passes (`M_φ ψ`, the hop of it, `A ψ` added), its adjoint `D† = A† − ½ M_φ† γ5 H γ5`
+//! in three (`H† = γ5 H γ5`; `A†` and `M_φ†` are `A` and `M_φ` with `S†`), and the
+//! interface the generic solvers take.
+
+use super::passes::{combine, combine_in_place, five_local, gamma5, hop5, Along};
+use super::{algebra, FiveFieldOf, FiveSpinor, MobiusParams};
+use crate::gauge::{GaugeField, LinksOf};
+use crate::solver::{CgnrOperator, LinearOperator, VectorAlgebra};
+use ongpu::prelude::*;
+
+/// The Möbius domain-wall operator of a gauge field with `LS` sites in the fifth dimension
+/// (module documentation), periodic in every 4-D direction.
+pub struct DomainWall<'u, const LS: usize, S: Space = Lattice> {
+    lat: S,
+    links: &'u LinksOf<S>,
+    params: MobiusParams,
+}
+
+impl<'u, const LS: usize, S: Space> DomainWall<'u, LS, S>
+where
+    FiveSpinor<f64, LS>: ongpu::Element,
+{
+    /// The operator of the links of `u` with `params` (Shamir: [`MobiusParams::shamir`]).
+    /// An error if a parameter is not finite or `LS` is 0.
+    pub fn new(u: &'u GaugeField<S>, params: MobiusParams) -> ongpu::Result<Self> {
+        params.check()?;
+        if LS == 0 {
+            return Err(ongpu::Error::InvalidArgument(
+                "a domain-wall operator needs Ls ≥ 1 sites in the fifth dimension".into(),
+            ));
+        }
+        Ok(DomainWall {
+            lat: u.lattice(),
+            links: u.links(),
+            params,
+        })
+    }
+
+    /// Its parameters.
+    pub fn params(&self) -> MobiusParams {
+        self.params
+    }
+
+    /// Where its fields live (4-D).
+    pub fn lattice(&self) -> S {
+        self.lat
+    }
+
+    /// The links the hops read.
+    pub fn links(&self) -> &LinksOf<S> {
+        self.links
+    }
+
+    /// `out = D psi` at every site (`scratch` receives `M_φ psi`).
+    pub fn apply(
+        &self,
+        psi: &FiveFieldOf<S, LS>,
+        scratch: &mut FiveFieldOf<S, LS>,
+        out: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        let p = self.params;
+        five_local(self.lat.all(), Along::S, p.kernel(), p.mf, psi, scratch)?;
+        hop5(self.lat.all(), self.links, scratch, out)?;
+        combine_in_place(self.lat.all(), p.diagonal(), p.mf, -0.5, psi, out)
+    }
+
+    /// `out = D† psi = A† psi − ½ M_φ† γ5 H γ5 psi` at every site (`scratch`, `scratch2`
+    /// overwritten). For Shamir (`c = 0`) this is `Γ5 D Γ5` (`Γ5 = γ5 R5`); for Möbius it is
+    /// not, `M_φ` and `H` do not commute.
+    pub fn apply_dagger(
+        &self,
+        psi: &FiveFieldOf<S, LS>,
+        scratch: &mut FiveFieldOf<S, LS>,
+        scratch2: &mut FiveFieldOf<S, LS>,
+        out: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        let p = self.params;
+        gamma5(self.lat.all(), psi, scratch2)?;
+        hop5(self.lat.all(), self.links, scratch2, scratch)?;
+        combine(
+            self.lat.all(),
+            Along::Dagger,
+            p.diagonal(),
+            p.kernel(),
+            p.mf,
+            -0.5,
+            psi,
+            scratch,
+            out,
+        )
+    }
+}
+
+impl<const LS: usize, S: Space> LinearOperator for DomainWall<'_, LS, S>
+where
+    FiveSpinor<f64, LS>: ongpu::Element,
+{
+    type Space = S;
+    type Vector = FiveFieldOf<S, LS>;
+
+    fn space(&self) -> S {
+        self.lat
+    }
+
+    fn vector(&self) -> ongpu::Result<FiveFieldOf<S, LS>> {
+        self.lat.zeros()
+    }
+
+    fn apply(
+        &self,
+        x: &FiveFieldOf<S, LS>,
+        scratch: &mut FiveFieldOf<S, LS>,
+        out: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        DomainWall::apply(self, x, scratch, out)
+    }
+}
+
+/// The linear algebra of 5-D fields over every site.
+impl<const LS: usize, S: Space> VectorAlgebra for DomainWall<'_, LS, S>
+where
+    FiveSpinor<f64, LS>: ongpu::Element,
+{
+    fn norm2(&self, v: &FiveFieldOf<S, LS>) -> ongpu::Result<f64> {
+        algebra::norm2(self.lat.all(), v)
+    }
+
+    fn copy(&self, src: &FiveFieldOf<S, LS>, dst: &mut FiveFieldOf<S, LS>) -> ongpu::Result<()> {
+        super::passes::copy(self.lat.all(), src, dst)
+    }
+
+    fn zero(&self, v: &mut FiveFieldOf<S, LS>) -> ongpu::Result<()> {
+        algebra::zero(self.lat.all(), v)
+    }
+
+    fn residual(
+        &self,
+        b: &FiveFieldOf<S, LS>,
+        ax: &FiveFieldOf<S, LS>,
+        r: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<f64> {
+        algebra::residual(self.lat.all(), b, ax, r)
+    }
+
+    fn check_vector(&self, v: &FiveFieldOf<S, LS>, what: &str) -> ongpu::Result<()> {
+        self.lat.check_field(v, what)
+    }
+}
+
+/// CGNR on the full operator (the unpreconditioned solve).
+impl<const LS: usize, S: Space> CgnrOperator for DomainWall<'_, LS, S>
+where
+    FiveSpinor<f64, LS>: ongpu::Element,
+{
+    fn apply_dagger(
+        &self,
+        x: &FiveFieldOf<S, LS>,
+        scratch: &mut FiveFieldOf<S, LS>,
+        scratch2: &mut FiveFieldOf<S, LS>,
+        out: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        DomainWall::apply_dagger(self, x, scratch, scratch2, out)
+    }
+
+    fn cgnr_step(
+        &self,
+        alpha: f64,
+        p: &FiveFieldOf<S, LS>,
+        q: &FiveFieldOf<S, LS>,
+        x: &mut FiveFieldOf<S, LS>,
+        s: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        algebra::step(self.lat.all(), alpha, p, q, x, s)
+    }
+
+    fn cgnr_direction(
+        &self,
+        beta: f64,
+        r: &FiveFieldOf<S, LS>,
+        p: &mut FiveFieldOf<S, LS>,
+    ) -> ongpu::Result<()> {
+        algebra::direction(self.lat.all(), beta, r, p)
+    }
+}
