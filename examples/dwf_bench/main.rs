@@ -18,12 +18,17 @@
 //! ```text
 //! cargo run --release --example dwf_bench -- [--size 32] [--ls 16] [--real f32,f64]
 //!     [--reps 10] [--check-size 8]
+//! cargo run --release --example dwf_bench -- --solve 32 [--iterations 100]
 //! ```
+//!
+//! `--solve L` times the even-odd Möbius CGNR in f64 on L^4 × 16 against its operator alone
+//! (`solve.rs`).
 
 #[path = "../common/mod.rs"]
 mod common;
 #[cfg(feature = "cuda")]
 mod gpu;
+mod solve;
 
 use ongpu::prelude::*;
 use ongpu::qcd::domain_wall::{passes::hop5, FiveField, FiveSpinor};
@@ -206,6 +211,16 @@ where
 }
 
 fn run() -> BenchResult<()> {
+    if let Some(l) = common::value("--solve") {
+        let l: usize = l
+            .parse()
+            .map_err(|_| format!("--solve {l}: not a number"))?;
+        return solve::run(
+            l,
+            common::arg("--iterations", 100),
+            common::arg("--reps", 10),
+        );
+    }
     let size = common::arg("--size", 32);
     let ls = common::arg("--ls", 16);
     let reps = common::arg("--reps", 10);

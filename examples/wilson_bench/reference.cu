@@ -134,8 +134,8 @@ __device__ __forceinline__ void clover_block(const T* __restrict__ cl, u64 s, in
                                              const cplx<T> a[3], const cplx<T> b[3],
                                              cplx<T> top[3], cplx<T> bottom[3]) {
   auto load = [&](int v, int c) {
-    return cplx<T>{__ldg(&cl[component<72>(s, 6 * (v0 + v) + 2 * c, cs)]),
-                   __ldg(&cl[component<72>(s, 6 * (v0 + v) + 2 * c + 1, cs)])};
+    return cplx<T>{__ldg(&cl[component<72>(s, 6 * (v0 + v) + 2 * c)]),
+                   __ldg(&cl[component<72>(s, 6 * (v0 + v) + 2 * c + 1)])};
   };
 #pragma unroll
   for (int r = 0; r < 3; r++) {

@@ -48,3 +48,16 @@ fn the_wilson_reference_kernels_compile() {
         include_str!("../../examples/wilson_bench/reference.cu"),
     );
 }
+
+#[test]
+fn the_domain_wall_reference_kernels_compile() {
+    // dwf_bench compiles its kernel after wilson_bench's reference, whose hop it calls.
+    compiles(
+        "dwf",
+        &[
+            include_str!("../../examples/wilson_bench/reference.cu"),
+            include_str!("../../examples/dwf_bench/reference.cu"),
+        ]
+        .concat(),
+    );
+}
