@@ -24,6 +24,8 @@
 //! `--solve L` times the even-odd Möbius CGNR in f64 on L^4 × 16 against its operator alone
 //! (`solve.rs`).
 
+#![allow(clippy::needless_range_loop)] // site, slice and spin indices read best as indices
+
 #[path = "../common/mod.rs"]
 mod common;
 #[cfg(feature = "cuda")]

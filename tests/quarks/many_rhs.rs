@@ -87,7 +87,7 @@ where
                         )
                     })
                 };
-                let run = parity.is_none_or(|p| lat.parity(i) == p);
+                let run = parity.map_or(true, |p| lat.parity(i) == p);
                 if run {
                     assert_eq!(
                         bits(&got),
