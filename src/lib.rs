@@ -212,8 +212,8 @@ pub use ongpu_runtime::{
     Backend, ColorMatrix, ColorVector, Complex, CpuVectors, DeviceScalar, Devices, Dim3, Element,
     ElementArray, Error, Event, Field, Graph, GraphLoop, HaloRefreshes, HostMut, Lattice,
     LaunchShape, Layout, Location, LoopTest, LoopValue, Norm2, Philox, ProcessGrid, Real, RealKind,
-    Residency, Result, Scalar, SoA, Space, SpaceField, SpaceSubset, SplitField, SplitLattice,
-    SplitSubset, Storage, Stream, Subset, TimesI, Transfers, Uniform,
+    RealValue, Residency, Result, Scalar, SoA, Space, SpaceField, SpaceSubset, SplitField,
+    SplitLattice, SplitSubset, Storage, Stream, Subset, TimesI, Transfers, Uniform,
 };
 pub use ongpu_runtime::{bf16, f16, CastReal, Precision, StorageReal};
 pub use ongpu_runtime::{ExactSum, InnerProduct, MinMax, Summable};

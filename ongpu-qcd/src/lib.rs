@@ -51,7 +51,9 @@ extern crate self as ongpu;
 #[allow(unused_imports)] // the names a user reaches as `ongpu::…`
 use ongpu_macros::{device, kernel, on_gpu};
 #[allow(unused_imports)]
-use ongpu_runtime::{backend, synchronize, Backend, Element, Error, Philox, Result, Uniform};
+use ongpu_runtime::{
+    backend, synchronize, Backend, Element, Error, Philox, RealValue, Result, Uniform,
+};
 
 /// The facade's prelude, for this crate's own code (`use ongpu::prelude::*`).
 mod prelude {

@@ -40,7 +40,7 @@ pub mod tune;
 mod types;
 
 pub use backend::{cuda_available, current as backend, synchronize, with_backend, Backend};
-pub use capture::Uniform;
+pub use capture::{RealValue, Uniform};
 pub use cpu_vectors::{cpu_vectors, set_cpu_vectors, with_cpu_vectors, CpuVectors};
 pub use element::{Element, ElementArray, RealKind, Scalar};
 pub use error::{number_lines, Error, Location, Result};

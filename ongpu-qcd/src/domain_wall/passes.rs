@@ -141,7 +141,7 @@ impl Along {
 }
 
 /// `out = (α + β S) ψ` at the sites of `sites` (`S†` for [`Along::Dagger`]).
-pub fn five_local<T: Real, const LS: usize, P: SpaceSubset>(
+pub fn five_local<T: ongpu::RealValue, const LS: usize, P: SpaceSubset>(
     sites: P,
     along: Along,
     (alpha, beta): (f64, f64),
@@ -207,7 +207,7 @@ impl<T: Real> Inverse<T> {
 /// with the previous one as it is made. `then = (1, 0)` gives the inverse alone. An error
 /// if `α + β S` is singular.
 #[allow(clippy::too_many_arguments)]
-pub fn five_inverse_then<T: Real, const LS: usize, P: SpaceSubset>(
+pub fn five_inverse_then<T: ongpu::RealValue, const LS: usize, P: SpaceSubset>(
     sites: P,
     along: Along,
     (alpha, beta): (f64, f64),
@@ -283,7 +283,7 @@ where
 /// M_φ ψ` with `t` holding the hops (`t = H M_φ ψ`, `(b, c) = (1, 0)`), and of their
 /// adjoints `A† ψ − ½ M_φ† γ5 t` (`t = H γ5 ψ`).
 #[allow(clippy::too_many_arguments)]
-pub fn combine<T: Real, const LS: usize, P: SpaceSubset>(
+pub fn combine<T: ongpu::RealValue, const LS: usize, P: SpaceSubset>(
     sites: P,
     along: Along,
     (alpha, beta): (f64, f64),
@@ -376,7 +376,7 @@ where
 /// `out = (α + β S) ψ + f · out` at the sites of `sites`, in place on `out` (each slice of
 /// `out` read before it is written, and no other): the last pass of `D = A − ½ H M_φ` with
 /// `out` holding the hops.
-pub fn combine_in_place<T: Real, const LS: usize, P: SpaceSubset>(
+pub fn combine_in_place<T: ongpu::RealValue, const LS: usize, P: SpaceSubset>(
     sites: P,
     (alpha, beta): (f64, f64),
     mf: f64,

@@ -41,7 +41,7 @@ pub use parts::{Decomposition, LatticeParts, PartFacet, PartOf, PartStage, Parte
 #[cfg(feature = "mpi")]
 pub use parts::{FaceBuffer, FaceBuffers};
 pub use tuple::lcm;
-pub use uniform::{read_constant, Constant, SameEverySite, Uniform, Value};
+pub use uniform::{read_constant, Constant, RealValue, SameEverySite, Uniform, Value};
 pub use wrap::{read, write, CaptureRef, ReadCapture, WriteCapture};
 
 use crate::element::RealKind;

@@ -145,6 +145,13 @@ impl<T: Uniform, const N: usize> ReadCapture for [T; N] {
     }
 }
 
+/// A [`Real`](crate::Real) that an `on_gpu!` body can capture, alone or in an array: the
+/// bound generic code over `T: Real` adds to pass coefficients of type `T` to a body
+/// (`f32` and `f64` are both).
+pub trait RealValue: crate::types::Real + Uniform + ReadCapture<Site = Self> {}
+impl RealValue for f32 {}
+impl RealValue for f64 {}
+
 const _: () = assert!(
     std::mem::size_of::<usize>() == 8,
     "ongpu needs a 64-bit host"

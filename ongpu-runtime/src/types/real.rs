@@ -10,8 +10,8 @@ use num_traits::Float;
 /// instantiates for one of the two (a C++ template on the GPU).
 ///
 /// Its supertraits are what a generic function's body may do with a `T`: arithmetic and
-/// compound assignments, comparisons, the maths functions and methods of the body language;
-/// and a `T` (or an array of them) can be captured by an `on_gpu!` body in generic code.
+/// compound assignments, comparisons, the maths functions and methods of the body language.
+/// ([`RealValue`](crate::RealValue) adds that an `on_gpu!` body can capture one.)
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a real type: `Real` is `f32` or `f64`",
     label = "`{Self}` is not `f32` or `f64`",
@@ -31,8 +31,6 @@ pub trait Real:
     + std::ops::MulAssign
     + std::ops::DivAssign
     + std::ops::RemAssign
-    + crate::capture::Uniform
-    + crate::capture::ReadCapture<Site = Self>
 {
     /// The CUDA C++ name (`float` or `double`).
     const CUDA_REAL: &'static str;
