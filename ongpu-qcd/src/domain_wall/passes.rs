@@ -8,7 +8,7 @@
 //! `P_+ ψ(−1) ≡ −m_f P_+ ψ(Ls−1)` and `P_− ψ(Ls) ≡ −m_f P_− ψ(0)`, `P_± = (1 ± γ5)/2`, or
 //! its adjoint `S† ψ(s) = P_+ ψ(s+1) + P_− ψ(s−1)` (the same walls): [`Along`]. In the
 //! chiral basis `P_+` keeps spins 0 and 1, `P_−` spins 2 and 3 (entries `4s`, `4s+1` and
-//! `4s+2`, `4s+3` of a site's [`FiveSpinor`](super::FiveSpinor)).
+//! `4s+2`, `4s+3` of a site's [`FiveSpinor`]).
 
 use super::{FiveFieldOf, FiveSpinor};
 use crate::gauge::LinksOf;
