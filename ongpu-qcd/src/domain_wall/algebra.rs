@@ -99,3 +99,108 @@ where
         }
     })
 }
+
+/// The interface the generic solvers take ([`LinearOperator`](crate::solver::LinearOperator),
+/// [`VectorAlgebra`](crate::solver::VectorAlgebra) and
+/// [`CgnrOperator`](crate::solver::CgnrOperator)) for a domain-wall operator type whose
+/// vectors live on `$sites` of its lattice `$lat` (`self` named `$this`): written once for
+/// the full operator (every site) and the even-odd one (the even sites).
+macro_rules! solver_interface {
+    ($ty:ty, |$this:ident| $lat:expr, $sites:ident) => {
+        impl<const LS: usize, S: Space> $crate::solver::LinearOperator for $ty
+        where
+            FiveSpinor<f64, LS>: ongpu::Element,
+        {
+            type Space = S;
+            type Vector = FiveFieldOf<S, LS>;
+
+            fn space(&self) -> S {
+                let $this = self;
+                $lat
+            }
+
+            fn vector(&self) -> ongpu::Result<FiveFieldOf<S, LS>> {
+                self.space().zeros()
+            }
+
+            fn apply(
+                &self,
+                x: &FiveFieldOf<S, LS>,
+                scratch: &mut FiveFieldOf<S, LS>,
+                out: &mut FiveFieldOf<S, LS>,
+            ) -> ongpu::Result<()> {
+                <$ty>::apply(self, x, scratch, out)
+            }
+        }
+
+        impl<const LS: usize, S: Space> $crate::solver::VectorAlgebra for $ty
+        where
+            FiveSpinor<f64, LS>: ongpu::Element,
+        {
+            fn norm2(&self, v: &FiveFieldOf<S, LS>) -> ongpu::Result<f64> {
+                $crate::domain_wall::algebra::norm2(self.space().$sites(), v)
+            }
+
+            fn copy(
+                &self,
+                src: &FiveFieldOf<S, LS>,
+                dst: &mut FiveFieldOf<S, LS>,
+            ) -> ongpu::Result<()> {
+                $crate::domain_wall::passes::copy(self.space().$sites(), src, dst)
+            }
+
+            fn zero(&self, v: &mut FiveFieldOf<S, LS>) -> ongpu::Result<()> {
+                $crate::domain_wall::algebra::zero(self.space().$sites(), v)
+            }
+
+            fn residual(
+                &self,
+                b: &FiveFieldOf<S, LS>,
+                ax: &FiveFieldOf<S, LS>,
+                r: &mut FiveFieldOf<S, LS>,
+            ) -> ongpu::Result<f64> {
+                $crate::domain_wall::algebra::residual(self.space().$sites(), b, ax, r)
+            }
+
+            fn check_vector(&self, v: &FiveFieldOf<S, LS>, what: &str) -> ongpu::Result<()> {
+                self.space().check_field(v, what)
+            }
+        }
+
+        impl<const LS: usize, S: Space> $crate::solver::CgnrOperator for $ty
+        where
+            FiveSpinor<f64, LS>: ongpu::Element,
+        {
+            fn apply_dagger(
+                &self,
+                x: &FiveFieldOf<S, LS>,
+                scratch: &mut FiveFieldOf<S, LS>,
+                scratch2: &mut FiveFieldOf<S, LS>,
+                out: &mut FiveFieldOf<S, LS>,
+            ) -> ongpu::Result<()> {
+                <$ty>::apply_dagger(self, x, scratch, scratch2, out)
+            }
+
+            fn cgnr_step(
+                &self,
+                alpha: f64,
+                p: &FiveFieldOf<S, LS>,
+                q: &FiveFieldOf<S, LS>,
+                x: &mut FiveFieldOf<S, LS>,
+                s: &mut FiveFieldOf<S, LS>,
+            ) -> ongpu::Result<()> {
+                $crate::domain_wall::algebra::step(self.space().$sites(), alpha, p, q, x, s)
+            }
+
+            fn cgnr_direction(
+                &self,
+                beta: f64,
+                r: &FiveFieldOf<S, LS>,
+                p: &mut FiveFieldOf<S, LS>,
+            ) -> ongpu::Result<()> {
+                $crate::domain_wall::algebra::direction(self.space().$sites(), beta, r, p)
+            }
+        }
+    };
+}
+pub(crate) use solver_interface;

@@ -11,9 +11,7 @@ use super::passes::{
     combine, combine_in_place, copy, five_inverse_then, five_local, gamma5, hop5, Along,
 };
 use super::{algebra, DomainWall, FiveFieldOf, FiveSpinor};
-use crate::solver::{
-    CgnrOperator, LinearOperator, LinearSolver, Solution, SolverError, VectorAlgebra,
-};
+use crate::solver::{LinearOperator, LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
 
 /// `M̂` of a [`DomainWall`] operator, acting on the even sites of 5-D fields (their odd
@@ -182,94 +180,6 @@ where
     }
 }
 
-impl<const LS: usize, S: Space> LinearOperator for DomainWallEvenOdd<'_, '_, LS, S>
-where
-    FiveSpinor<f64, LS>: ongpu::Element,
-{
-    type Space = S;
-    type Vector = FiveFieldOf<S, LS>;
-
-    fn space(&self) -> S {
-        self.op.lattice()
-    }
-
-    fn vector(&self) -> ongpu::Result<FiveFieldOf<S, LS>> {
-        self.op.lattice().zeros()
-    }
-
-    fn apply(
-        &self,
-        x: &FiveFieldOf<S, LS>,
-        scratch: &mut FiveFieldOf<S, LS>,
-        out: &mut FiveFieldOf<S, LS>,
-    ) -> ongpu::Result<()> {
-        DomainWallEvenOdd::apply(self, x, scratch, out)
-    }
-}
-
-/// The linear algebra of 5-D fields over the even sites.
-impl<const LS: usize, S: Space> VectorAlgebra for DomainWallEvenOdd<'_, '_, LS, S>
-where
-    FiveSpinor<f64, LS>: ongpu::Element,
-{
-    fn norm2(&self, v: &FiveFieldOf<S, LS>) -> ongpu::Result<f64> {
-        algebra::norm2(self.op.lattice().even(), v)
-    }
-
-    fn copy(&self, src: &FiveFieldOf<S, LS>, dst: &mut FiveFieldOf<S, LS>) -> ongpu::Result<()> {
-        copy(self.op.lattice().even(), src, dst)
-    }
-
-    fn zero(&self, v: &mut FiveFieldOf<S, LS>) -> ongpu::Result<()> {
-        algebra::zero(self.op.lattice().even(), v)
-    }
-
-    fn residual(
-        &self,
-        b: &FiveFieldOf<S, LS>,
-        ax: &FiveFieldOf<S, LS>,
-        r: &mut FiveFieldOf<S, LS>,
-    ) -> ongpu::Result<f64> {
-        algebra::residual(self.op.lattice().even(), b, ax, r)
-    }
-
-    fn check_vector(&self, v: &FiveFieldOf<S, LS>, what: &str) -> ongpu::Result<()> {
-        self.op.lattice().check_field(v, what)
-    }
-}
-
-/// CGNR on `M̂` (CG on the normal equations `M̂† M̂ x_e = M̂† b̂_e`).
-impl<const LS: usize, S: Space> CgnrOperator for DomainWallEvenOdd<'_, '_, LS, S>
-where
-    FiveSpinor<f64, LS>: ongpu::Element,
-{
-    fn apply_dagger(
-        &self,
-        x: &FiveFieldOf<S, LS>,
-        scratch: &mut FiveFieldOf<S, LS>,
-        scratch2: &mut FiveFieldOf<S, LS>,
-        out: &mut FiveFieldOf<S, LS>,
-    ) -> ongpu::Result<()> {
-        DomainWallEvenOdd::apply_dagger(self, x, scratch, scratch2, out)
-    }
-
-    fn cgnr_step(
-        &self,
-        alpha: f64,
-        p: &FiveFieldOf<S, LS>,
-        q: &FiveFieldOf<S, LS>,
-        x: &mut FiveFieldOf<S, LS>,
-        s: &mut FiveFieldOf<S, LS>,
-    ) -> ongpu::Result<()> {
-        algebra::step(self.op.lattice().even(), alpha, p, q, x, s)
-    }
-
-    fn cgnr_direction(
-        &self,
-        beta: f64,
-        r: &FiveFieldOf<S, LS>,
-        p: &mut FiveFieldOf<S, LS>,
-    ) -> ongpu::Result<()> {
-        algebra::direction(self.op.lattice().even(), beta, r, p)
-    }
-}
+// The generic solvers' interface over the even sites (CGNR on `M̂`: CG on the normal
+// equations `M̂† M̂ x_e = M̂† b̂_e`).
+algebra::solver_interface!(DomainWallEvenOdd<'_, '_, LS, S>, |eo| eo.op.lattice(), even);

@@ -6,7 +6,7 @@
 use super::passes::{combine, combine_in_place, five_local, gamma5, hop5, Along};
 use super::{algebra, FiveFieldOf, FiveSpinor, MobiusParams};
 use crate::gauge::{GaugeField, LinksOf};
-use crate::solver::{CgnrOperator, LinearOperator, VectorAlgebra};
+use crate::solver::LinearOperator;
 use ongpu::prelude::*;
 
 /// The Möbius domain-wall operator of a gauge field with `LS` sites in the fifth dimension
@@ -92,94 +92,5 @@ where
     }
 }
 
-impl<const LS: usize, S: Space> LinearOperator for DomainWall<'_, LS, S>
-where
-    FiveSpinor<f64, LS>: ongpu::Element,
-{
-    type Space = S;
-    type Vector = FiveFieldOf<S, LS>;
-
-    fn space(&self) -> S {
-        self.lat
-    }
-
-    fn vector(&self) -> ongpu::Result<FiveFieldOf<S, LS>> {
-        self.lat.zeros()
-    }
-
-    fn apply(
-        &self,
-        x: &FiveFieldOf<S, LS>,
-        scratch: &mut FiveFieldOf<S, LS>,
-        out: &mut FiveFieldOf<S, LS>,
-    ) -> ongpu::Result<()> {
-        DomainWall::apply(self, x, scratch, out)
-    }
-}
-
-/// The linear algebra of 5-D fields over every site.
-impl<const LS: usize, S: Space> VectorAlgebra for DomainWall<'_, LS, S>
-where
-    FiveSpinor<f64, LS>: ongpu::Element,
-{
-    fn norm2(&self, v: &FiveFieldOf<S, LS>) -> ongpu::Result<f64> {
-        algebra::norm2(self.lat.all(), v)
-    }
-
-    fn copy(&self, src: &FiveFieldOf<S, LS>, dst: &mut FiveFieldOf<S, LS>) -> ongpu::Result<()> {
-        super::passes::copy(self.lat.all(), src, dst)
-    }
-
-    fn zero(&self, v: &mut FiveFieldOf<S, LS>) -> ongpu::Result<()> {
-        algebra::zero(self.lat.all(), v)
-    }
-
-    fn residual(
-        &self,
-        b: &FiveFieldOf<S, LS>,
-        ax: &FiveFieldOf<S, LS>,
-        r: &mut FiveFieldOf<S, LS>,
-    ) -> ongpu::Result<f64> {
-        algebra::residual(self.lat.all(), b, ax, r)
-    }
-
-    fn check_vector(&self, v: &FiveFieldOf<S, LS>, what: &str) -> ongpu::Result<()> {
-        self.lat.check_field(v, what)
-    }
-}
-
-/// CGNR on the full operator (the unpreconditioned solve).
-impl<const LS: usize, S: Space> CgnrOperator for DomainWall<'_, LS, S>
-where
-    FiveSpinor<f64, LS>: ongpu::Element,
-{
-    fn apply_dagger(
-        &self,
-        x: &FiveFieldOf<S, LS>,
-        scratch: &mut FiveFieldOf<S, LS>,
-        scratch2: &mut FiveFieldOf<S, LS>,
-        out: &mut FiveFieldOf<S, LS>,
-    ) -> ongpu::Result<()> {
-        DomainWall::apply_dagger(self, x, scratch, scratch2, out)
-    }
-
-    fn cgnr_step(
-        &self,
-        alpha: f64,
-        p: &FiveFieldOf<S, LS>,
-        q: &FiveFieldOf<S, LS>,
-        x: &mut FiveFieldOf<S, LS>,
-        s: &mut FiveFieldOf<S, LS>,
-    ) -> ongpu::Result<()> {
-        algebra::step(self.lat.all(), alpha, p, q, x, s)
-    }
-
-    fn cgnr_direction(
-        &self,
-        beta: f64,
-        r: &FiveFieldOf<S, LS>,
-        p: &mut FiveFieldOf<S, LS>,
-    ) -> ongpu::Result<()> {
-        algebra::direction(self.lat.all(), beta, r, p)
-    }
-}
+// The generic solvers' interface over every site (CGNR on `D`: the unpreconditioned solve).
+algebra::solver_interface!(DomainWall<'_, LS, S>, |op| op.lat, all);
