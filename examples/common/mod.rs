@@ -7,6 +7,7 @@
 #[cfg(feature = "cuda")]
 pub mod ceiling;
 pub mod history;
+pub mod plot;
 
 use ongpu::Backend;
 use std::time::Instant;

@@ -18,7 +18,6 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-mod plot;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
@@ -136,7 +135,7 @@ fn main() -> AnyResult<()> {
         "pion effective mass, {lat}, β = {}, κ = {}, c_sw = {}",
         o.beta, o.kappa, o.c_sw
     );
-    plot::svg(&pion.effective_mass(), &title, &o.svg)?;
+    common::plot::svg(&pion.effective_mass(), &title, "a m_eff(t)", &o.svg)?;
     println!("plot: {}", o.svg);
     Ok(())
 }

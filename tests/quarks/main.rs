@@ -7,6 +7,7 @@ mod support;
 
 mod conventions;
 mod domain_wall;
+mod domain_wall_4d;
 mod many_rhs;
 mod mixed_cg;
 mod small_lattice;

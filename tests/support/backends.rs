@@ -25,3 +25,16 @@ macro_rules! on_both_backends {
         }
     };
 }
+
+/// Runs `f` on a thread with a `mib` MiB stack, on the backend of the calling thread: the
+/// 5-D sites of domain-wall fields at larger `Ls` (kilobytes each, copied by value in
+/// unoptimised builds) outgrow a test thread's 2 MiB.
+pub fn with_stack<R: Send + 'static>(mib: usize, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let backend = ongpu::backend().expect("a backend");
+    std::thread::Builder::new()
+        .stack_size(mib << 20)
+        .spawn(move || ongpu::with_backend(backend, f))
+        .expect("a test thread")
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}

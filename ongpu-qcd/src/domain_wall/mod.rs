@@ -19,16 +19,22 @@
 //!   `D† = Γ5 D Γ5` (`Γ5 = γ5 R5`, `R5` the reflection `s → Ls−1−s`);
 //! - [`DomainWallEvenOdd`]: the 4-D even-odd preconditioned operator
 //!   `M̂ = A − ¼ H_eo M_φ A⁻¹ H_oe M_φ` on the even sites (the form Grid and QUDA use), with
-//!   the linear algebra and adjoint that [`Cgnr`](crate::solver::Cgnr) needs.
+//!   the linear algebra and adjoint that [`Cgnr`](crate::solver::Cgnr) needs;
+//! - [`propagator`]: the 4-D quark at the walls, its source and propagator
+//!   ([`DomainWall::propagator`]), and [`DomainWall::correlators`]: the pion and the
+//!   residual mass.
 //!
 //! docs/domain-wall.md has the conventions, the costs and what the tests check.
 
 mod algebra;
+mod correlators;
 mod element;
 mod even_odd;
 mod operator;
 pub mod passes;
+pub mod propagator;
 
+pub use correlators::DomainWallCorrelators;
 pub use element::FiveSpinor;
 pub use even_odd::DomainWallEvenOdd;
 pub use operator::DomainWall;

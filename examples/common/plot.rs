@@ -1,11 +1,17 @@
-//! The effective mass as an SVG plot.
+//! A quantity per time slice as an SVG plot (the effective masses and ratios of the
+//! spectroscopy examples).
 
 use plotters::prelude::*;
 
-/// `m_eff(t)` as points joined by a line (NaN values, where the correlator admits no mass,
-/// left out).
-pub fn svg(meff: &[f64], title: &str, path: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let points: Vec<(f64, f64)> = meff
+/// `values[t]` as points joined by a line, the axis named `y_desc` (NaN values, such as
+/// times where a correlator admits no mass, left out).
+pub fn svg(
+    values: &[f64],
+    title: &str,
+    y_desc: &str,
+    path: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let points: Vec<(f64, f64)> = values
         .iter()
         .enumerate()
         .filter(|(_, m)| m.is_finite())
@@ -25,12 +31,11 @@ pub fn svg(meff: &[f64], title: &str, path: &str) -> Result<(), Box<dyn std::err
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(60)
-        .build_cartesian_2d(-0.5..meff.len() as f64 - 0.5, (lo - pad).max(0.0)..hi + pad)?;
-    chart
-        .configure_mesh()
-        .x_desc("t")
-        .y_desc("a m_eff(t)")
-        .draw()?;
+        .build_cartesian_2d(
+            -0.5..values.len() as f64 - 0.5,
+            (lo - pad).max(0.0)..hi + pad,
+        )?;
+    chart.configure_mesh().x_desc("t").y_desc(y_desc).draw()?;
     chart.draw_series(LineSeries::new(points.iter().copied(), BLUE))?;
     chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, BLUE.filled())))?;
     root.present()?;
