@@ -12,7 +12,10 @@
 //! ```text
 //! cargo run --release --example wilson_bench -- [--sizes 32,40] [--real f32,f64] [--reps 10]
 //!     [--solver L] [--solver-sweeps N] [--solver-kappa K] [--solver-delta D] [--no-dslash]
+//!     [--rhs 1,4,8,12,16]
 //! ```
+//! `--rhs` (none by default) also times the Dslash on N right-hand sides in one call
+//! against N one-spinor calls (`many_rhs.rs`).
 //! `--solver L` (default 32, 0 for none) also times the even-odd clover BiCGStab at L^4 in
 //! f64 against its operator `M̂` alone, on a quenched β = 6.0 configuration after
 //! `--solver-sweeps` (default 40) heatbath sweeps, at `--solver-kappa` (default 0.1330),
@@ -24,6 +27,7 @@ mod check;
 mod common;
 #[cfg(feature = "cuda")]
 mod gpu;
+mod many_rhs;
 mod solver;
 
 use ongpu::prelude::*;
@@ -91,6 +95,11 @@ fn run() -> BenchResult<()> {
             }
         }
         print(&rows);
+    }
+    let counts = common::arg_list("--rhs", &[]);
+    if !counts.is_empty() {
+        println!("many right-hand sides in one call, on the even sites:");
+        many_rhs::run(backend, &sizes, &counts, &reals, reps)?;
     }
     if solver_l > 0 {
         let sweeps = common::arg("--solver-sweeps", 40);

@@ -14,3 +14,4 @@ mod small_lattice;
 mod staggered_cg;
 mod wilson;
 mod wilson_clover;
+mod wilson_many_rhs;

@@ -28,14 +28,15 @@
 
 mod algebra;
 mod correlators;
-mod element;
 mod even_odd;
 mod operator;
 pub mod passes;
 pub mod propagator;
 
+/// The element of a 5-D field: the `Ls` spinors of a 4-D site, flat (`v[4 s + spin]`); the
+/// element of `Ls` right-hand sides of Wilson quarks.
+pub use crate::wilson::Spinors as FiveSpinor;
 pub use correlators::DomainWallCorrelators;
-pub use element::FiveSpinor;
 pub use even_odd::DomainWallEvenOdd;
 pub use operator::DomainWall;
 

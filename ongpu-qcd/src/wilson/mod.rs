@@ -14,6 +14,8 @@
 //!   with additions and `times_i` only);
 //! - [`WilsonEvenOdd`]: `M̂ = 1 − κ² H_eo H_oe` on the even sites, and [`BiCgStab`] and
 //!   [`Cgnr`] for it;
+//! - [`hop_many`], [`hop_clover_many`]: the hopping term on `N` right-hand sides at once
+//!   ([`Spinors`]: `N` spinors per site), each link read once;
 //!
 //! The operator written again on the host with full γ matrices, which the tests check it
 //! against, is the `ongpu-reference` crate beside the tests.
@@ -25,6 +27,7 @@ pub mod clover_algebra;
 mod even_odd;
 mod full_solve;
 pub mod gamma;
+mod many;
 mod mixed;
 mod operator;
 mod pion;
@@ -34,6 +37,7 @@ pub use crate::solver::BiCgStab;
 pub use crate::solver::Cgnr;
 pub use clover::{clover_times, Clover, CloverFieldOf, CloverSite};
 pub use even_odd::{dot_even, norm2_even, WilsonEvenOdd};
+pub use many::{hop_clover_many, hop_many, Spinors, SpinorsOf};
 pub use mixed::{MixedBiCgStab, DEFAULT_WILSON_DELTA};
 pub use operator::{hop, hop_clover, Wilson, CLOVER_BYTES, CLOVER_FLOPS, HOP_BYTES, HOP_FLOPS};
 pub use pion::PionCorrelator;
