@@ -435,3 +435,85 @@ fn a_cg_application_exchanges_one_halo_per_hop() {
         );
     });
 }
+
+/// Domain-wall quarks on split lattices: the Möbius operator, its adjoint and the even-odd
+/// operator give the whole lattice's bits at every site, and the 4-D propagator of an
+/// even-odd solve its values, for every split the extents allow along time.
+#[cfg(feature = "qcd")]
+#[test]
+fn domain_wall_operators_are_those_of_the_whole_lattice() {
+    use ongpu::qcd::domain_wall::{
+        DomainWall, DomainWallEvenOdd, FiveFieldOf, FiveSpinor, MobiusParams,
+    };
+    use ongpu::qcd::gauge::GaugeField;
+    use ongpu::qcd::solver::Cgnr;
+    use ongpu::qcd::wilson::{random_spinors, SpinorFieldOf};
+    const LS: usize = 4;
+    fn run<S: Space>(
+        lat: S,
+        links: &ongpu::qcd::gauge::HostLinks,
+        psi: &[FiveSpinor<f64, LS>],
+        eta: &[ongpu::qcd::wilson::HostSpinor],
+    ) -> (
+        Vec<Vec<FiveSpinor<f64, LS>>>,
+        Vec<ongpu::qcd::wilson::HostSpinor>,
+    ) {
+        let u = GaugeField::from_host(lat, links.clone()).unwrap();
+        let params = MobiusParams::mobius(1.6, 0.1, 1.5, 0.5);
+        let d = DomainWall::<LS, S>::new(&u, params).unwrap();
+        let eo = DomainWallEvenOdd::new(&d).unwrap();
+        let x: FiveFieldOf<S, LS> = lat.field_from_vec(psi.to_vec()).unwrap();
+        let mut outs = Vec::new();
+        let (mut s1, mut s2): (FiveFieldOf<S, LS>, FiveFieldOf<S, LS>) =
+            (lat.zeros().unwrap(), lat.zeros().unwrap());
+        let mut out: FiveFieldOf<S, LS> = lat.zeros().unwrap();
+        d.apply(&x, &mut s1, &mut out).unwrap();
+        outs.push(out.values().unwrap());
+        d.apply_dagger(&x, &mut s1, &mut s2, &mut out).unwrap();
+        outs.push(out.values().unwrap());
+        eo.apply(&x, &mut s1, &mut out).unwrap();
+        outs.push(out.values().unwrap());
+        let eta: SpinorFieldOf<S> = lat.field_from_vec(eta.to_vec()).unwrap();
+        let mut q: SpinorFieldOf<S> = lat.zeros().unwrap();
+        let mut x5: FiveFieldOf<S, LS> = lat.zeros().unwrap();
+        d.propagator(
+            |b, x| eo.solve(&mut Cgnr::new(1e-12, 5000), b, x),
+            &eta,
+            &mut x5,
+            &mut q,
+        )
+        .unwrap();
+        (outs, q.values().unwrap())
+    }
+    on_cpu(|| {
+        let lat = Lattice::new([4, 4, 4, 8]).unwrap();
+        let links = GaugeField::random(lat, 51).unwrap().to_host().unwrap();
+        let spinors: Vec<_> = (0..LS)
+            .map(|s| random_spinors(&lat, 52 + s as u64))
+            .collect();
+        let psi: Vec<FiveSpinor<f64, LS>> = (0..lat.volume())
+            .map(|i| FiveSpinor(std::array::from_fn(|s| spinors[s][i])))
+            .collect();
+        let eta = random_spinors(&lat, 60);
+        let (want, want_q) = run(lat, &links, &psi, &eta);
+        let flat = |v: &[FiveSpinor<f64, LS>]| -> Vec<u64> {
+            v.iter()
+                .flat_map(|site| site.0.iter().flatten().flat_map(|c| c.v))
+                .flat_map(|z| [z.re.to_bits(), z.im.to_bits()])
+                .collect()
+        };
+        for parts in [2, 4] {
+            let split = lat.split_along(&Devices::first(parts).unwrap(), 3).unwrap();
+            let (got, got_q) = run(split, &links, &psi, &eta);
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(flat(g), flat(w), "{split}: operator {k}");
+            }
+            let diff = got_q
+                .iter()
+                .zip(&want_q)
+                .flat_map(|(g, w)| (0..4).map(move |s| (g[s] - w[s]).norm2()))
+                .fold(0.0f64, f64::max);
+            assert!(diff < 1e-20, "{split}: propagators differ by {diff:e}");
+        }
+    });
+}
