@@ -7,8 +7,11 @@
 //! ```text
 //! cargo run --release --example dwf -- [--size 8 | --dims 8,8,8,16] [--beta 6.0]
 //!     [--sweeps 200] [--seed 1] [--load FILE] [--ls 8|12|16|24|32] [--m5 1.8]
-//!     [--mf 0.04] [--b 1.5] [--c 0.5] [--tol 1e-10] [--svg dwf]
+//!     [--mf 0.04] [--b 1.5] [--c 0.5] [--solver mixed|cgnr] [--tol 1e-10] [--svg dwf]
 //! ```
+//!
+//! The solver is the mixed-precision CGNR (f32 iterations, f64 reliable updates) unless
+//! `--solver cgnr` asks for the f64 one; both stop at the same f64 residual.
 //!
 //! `--b 1 --c 0` is Shamir's operator; the default Möbius `b = 1.5, c = 0.5` has the
 //! kernel scale `b + c = 2`, which approximates the sign function as Shamir's does at twice
@@ -20,17 +23,19 @@ mod common;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
-use ongpu::qcd::domain_wall::{DomainWall, DomainWallCorrelators, DomainWallEvenOdd, MobiusParams};
+use ongpu::qcd::domain_wall::{
+    DomainWall, DomainWallCorrelators, DomainWallEvenOdd, MixedCgnr, MobiusParams,
+};
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::quenched::QuenchedUpdate;
-use ongpu::qcd::solver::Cgnr;
+use ongpu::qcd::solver::{Cgnr, LinearSolver};
 use std::time::Instant;
 
 type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 const USAGE: &str = "usage: dwf [--size L | --dims X,Y,Z,T] [--beta B] [--sweeps N] [--seed S] \
                      [--load FILE] [--ls 8|12|16|24|32] [--m5 M5] [--mf M] [--b B] [--c C] \
-                     [--tol T] [--svg PREFIX]";
+                     [--solver mixed|cgnr] [--tol T] [--svg PREFIX]";
 
 /// The command line.
 struct Options {
@@ -41,6 +46,7 @@ struct Options {
     load: Option<String>,
     ls: usize,
     params: MobiusParams,
+    mixed: bool,
     tolerance: f64,
     svg: String,
 }
@@ -56,6 +62,7 @@ impl Options {
             load: None,
             ls: 16,
             params: MobiusParams::mobius(1.8, 0.04, 1.5, 0.5),
+            mixed: true,
             tolerance: 1e-10,
             svg: "dwf".into(),
         };
@@ -73,6 +80,13 @@ impl Options {
                 Long("mf") => o.params.mf = p.value()?.parse()?,
                 Long("b") => o.params.b = p.value()?.parse()?,
                 Long("c") => o.params.c = p.value()?.parse()?,
+                Long("solver") => {
+                    o.mixed = match p.value()?.string()?.as_str() {
+                        "mixed" => true,
+                        "cgnr" => false,
+                        other => return Err(format!("--solver {other}: want mixed or cgnr").into()),
+                    }
+                }
                 Long("tol") => o.tolerance = p.value()?.parse()?,
                 Long("svg") => o.svg = p.value()?.string()?,
                 Short('h') | Long("help") => {
@@ -92,13 +106,18 @@ fn main() -> AnyResult<()> {
     let p = o.params;
     println!(
         "plaquette {:.6}; Möbius quarks Ls = {}, M5 = {}, m_f = {}, b = {}, c = {}, \
-         even-odd CGNR to {:e}, backend {:?}",
+         even-odd {} to {:e}, backend {:?}",
         u.plaquette()?,
         o.ls,
         p.m5,
         p.mf,
         p.b,
         p.c,
+        if o.mixed {
+            "mixed-precision CGNR"
+        } else {
+            "CGNR"
+        },
         o.tolerance,
         ongpu::backend()?
     );
@@ -138,12 +157,20 @@ fn main() -> AnyResult<()> {
 fn correlators<const LS: usize>(u: &GaugeField, o: &Options) -> AnyResult<DomainWallCorrelators> {
     let d = DomainWall::<LS>::new(u, o.params)?;
     let eo = DomainWallEvenOdd::new(&d)?;
-    let mut cgnr = Cgnr::new(o.tolerance, 50_000);
+    let mut solver: Box<dyn LinearSolver<DomainWallEvenOdd<'_, '_, LS>>> = if o.mixed {
+        Box::new(MixedCgnr::new(o.tolerance, 50_000))
+    } else {
+        Box::new(Cgnr::new(o.tolerance, 50_000))
+    };
     let bar = ProgressBar::new(12);
     bar.set_style(ProgressStyle::with_template(
         "{bar:40} {pos}/{len} 5-D solves (source spin and colour), eta {eta}",
     )?);
-    let c = d.correlators(|b, x| eo.solve(&mut cgnr, b, x), [0; 4], |_| bar.inc(1))?;
+    let c = d.correlators(
+        |b, x| eo.solve(solver.as_mut(), b, x),
+        [0; 4],
+        |_| bar.inc(1),
+    )?;
     bar.finish_and_clear();
     Ok(c)
 }
@@ -210,7 +237,7 @@ fn report(c: &DomainWallCorrelators, ls: usize, seconds: f64) {
         .map(|s| s.relative_residual)
         .fold(0.0, f64::max);
     println!(
-        "12 solves of the {ls}-slice system: {iterations} CGNR iterations in {seconds:.2} s; \
+        "12 solves of the {ls}-slice system: {iterations} iterations in {seconds:.2} s; \
          largest |b̂ − M̂ x| / |b̂| {worst:.1e}"
     );
 }

@@ -11,7 +11,9 @@
 
 use crate::support::dense;
 use ongpu::prelude::*;
-use ongpu::qcd::domain_wall::{DomainWall, DomainWallEvenOdd, FiveField, FiveSpinor, MobiusParams};
+use ongpu::qcd::domain_wall::{
+    DomainWall, DomainWallEvenOdd, FiveField, FiveSpinor, MixedCgnr, MobiusParams,
+};
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::solver::{Cgnr, LinearSolver};
 use ongpu::qcd::wilson::gamma::gamma;
@@ -412,6 +414,49 @@ fn even_odd_solve_matches_dense_solve() {
     );
 }
 
+/// The mixed-precision solve (f32 CGNR, f64 reliable updates) meets an f64 tolerance far
+/// below f32's resolution, on the host operator too, and agrees with the f64 solve.
+fn mixed_precision_solve_meets_the_tolerance() {
+    let lat = Lattice::new([4, 4, 2, 4]).unwrap();
+    let u = GaugeField::smooth(lat, 0.3, 17).unwrap();
+    for params in [shamir(), mobius()] {
+        let op = DomainWall::<LS>::new(&u, params).unwrap();
+        let eo = DomainWallEvenOdd::new(&op).unwrap();
+        let b_host = random_five(&lat, 18);
+        let b = to_device(&b_host);
+        let mut x: FiveField<LS> = lat.zeros().unwrap();
+        let solution = eo
+            .solve(&mut MixedCgnr::new(1e-11, 5000), &b, &mut x)
+            .unwrap();
+        assert!(
+            solution.reliable_updates >= 2 && solution.relative_residual <= 1e-11,
+            "{params:?}: {solution:?}"
+        );
+        let dx = HostMobius::new(&u, params).unwrap().apply(&to_host(&x));
+        let e = rel_diff(&dx, &b_host);
+        assert!(e < 1e-9, "{params:?}: |D x − b| relative {e:e}");
+        let mut exact: FiveField<LS> = lat.zeros().unwrap();
+        eo.solve(&mut Cgnr::new(1e-11, 5000), &b, &mut exact)
+            .unwrap();
+        let e = rel_diff(&to_host(&x), &to_host(&exact));
+        assert!(
+            e < 1e-8,
+            "{params:?}: mixed and f64 solutions differ by {e:e}"
+        );
+    }
+    let op = DomainWall::<LS>::new(&u, shamir()).unwrap();
+    let eo = DomainWallEvenOdd::new(&op).unwrap();
+    let mut x: FiveField<LS> = lat.zeros().unwrap();
+    let e = eo
+        .solve(
+            &mut MixedCgnr::new(1e-10, 100).with_delta(1.5),
+            &to_device(&random_five(&lat, 19)),
+            &mut x,
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("(0, 1)"), "{e}");
+}
+
 /// Bad parameters are errors: not finite, or an `A` that cannot be inverted.
 fn bad_parameters_are_errors() {
     let lat = Lattice::new([2, 2, 2, 2]).unwrap();
@@ -432,6 +477,7 @@ on_both_backends!(
     free_field_plane_waves,
     even_odd_solve_solves_the_full_system,
     even_odd_solve_matches_dense_solve,
+    mixed_precision_solve_meets_the_tolerance,
     bad_parameters_are_errors,
 );
 
@@ -448,6 +494,7 @@ fn domain_wall_kernels_compile_without_local_memory() {
     let kernels = cpu_kernel_sources(|| {
         adjoints_and_gamma5_hermiticity();
         even_odd_solve_matches_dense_solve();
+        mixed_precision_solve_meets_the_tolerance();
         let lat = Lattice::new([2, 2, 2, 2]).unwrap();
         let u: ongpu::qcd::gauge::LinksOf<Lattice, f32> = lat.zeros().unwrap();
         let psi: FiveField<16, f32> = lat.zeros().unwrap();

@@ -1,22 +1,26 @@
 //! The linear algebra of 5-D fields that the solvers need, at the sites of a call (the
 //! even ones for the preconditioned operator, all for the full one), one colour vector at
-//! a time.
+//! a time, in the fields' real `T` (sums returned in f64: f32 sites are added in f64).
 
+use super::passes::real;
 use super::{FiveFieldOf, FiveSpinor};
 use ongpu::prelude::*;
+use ongpu::{Element, RealValue};
+use ongpu_runtime::{ElementArray, Summable};
 
 /// `|v|²` over `sites`.
-pub fn norm2<const LS: usize, P: SpaceSubset>(
+pub fn norm2<T: RealValue + Summable<Total = f64, Itself = T>, const LS: usize, P: SpaceSubset>(
     sites: P,
-    v: &FiveFieldOf<P::Space, LS>,
+    v: &FiveFieldOf<P::Space, LS, T>,
 ) -> ongpu::Result<f64>
 where
-    FiveSpinor<f64, LS>: ongpu::Element,
+    ColorVector<T>: Element,
+    FiveSpinor<T, LS>: ElementArray<Entry = ColorVector<T>>,
 {
     let n = 4 * LS;
     on_gpu!(sum: sites, {
-        let mut acc = 0.0;
-        for k in 0..n {
+        let mut acc = v[0].norm2();
+        for k in 1..n {
             acc += v[k].norm2();
         }
         acc
@@ -24,12 +28,13 @@ where
 }
 
 /// `v = 0` at `sites`.
-pub fn zero<const LS: usize, P: SpaceSubset>(
+pub fn zero<T: RealValue + Summable<Total = f64, Itself = T>, const LS: usize, P: SpaceSubset>(
     sites: P,
-    v: &mut FiveFieldOf<P::Space, LS>,
+    v: &mut FiveFieldOf<P::Space, LS, T>,
 ) -> ongpu::Result<()>
 where
-    FiveSpinor<f64, LS>: ongpu::Element,
+    ColorVector<T>: Element,
+    FiveSpinor<T, LS>: ElementArray<Entry = ColorVector<T>>,
 {
     let n = 4 * LS;
     on_gpu!(sites, {
@@ -40,19 +45,22 @@ where
 }
 
 /// `r = b − ax` at `sites`, returning `|r|²`.
-pub fn residual<const LS: usize, P: SpaceSubset>(
+pub fn residual<T: RealValue + Summable<Total = f64, Itself = T>, const LS: usize, P: SpaceSubset>(
     sites: P,
-    b: &FiveFieldOf<P::Space, LS>,
-    ax: &FiveFieldOf<P::Space, LS>,
-    r: &mut FiveFieldOf<P::Space, LS>,
+    b: &FiveFieldOf<P::Space, LS, T>,
+    ax: &FiveFieldOf<P::Space, LS, T>,
+    r: &mut FiveFieldOf<P::Space, LS, T>,
 ) -> ongpu::Result<f64>
 where
-    FiveSpinor<f64, LS>: ongpu::Element,
+    ColorVector<T>: Element,
+    FiveSpinor<T, LS>: ElementArray<Entry = ColorVector<T>>,
 {
     let n = 4 * LS;
     on_gpu!(sum: sites, {
-        let mut acc = 0.0;
-        for k in 0..n {
+        let first = b[0] - ax[0];
+        r[0] = first;
+        let mut acc = first.norm2();
+        for k in 1..n {
             let d = b[k] - ax[k];
             r[k] = d;
             acc += d.norm2();
@@ -62,18 +70,19 @@ where
 }
 
 /// `x += α p`, `s −= α q` at `sites`, in one pass (CGNR's step).
-pub fn step<const LS: usize, P: SpaceSubset>(
+pub fn step<T: RealValue + Summable<Total = f64, Itself = T>, const LS: usize, P: SpaceSubset>(
     sites: P,
     alpha: f64,
-    p: &FiveFieldOf<P::Space, LS>,
-    q: &FiveFieldOf<P::Space, LS>,
-    x: &mut FiveFieldOf<P::Space, LS>,
-    s: &mut FiveFieldOf<P::Space, LS>,
+    p: &FiveFieldOf<P::Space, LS, T>,
+    q: &FiveFieldOf<P::Space, LS, T>,
+    x: &mut FiveFieldOf<P::Space, LS, T>,
+    s: &mut FiveFieldOf<P::Space, LS, T>,
 ) -> ongpu::Result<()>
 where
-    FiveSpinor<f64, LS>: ongpu::Element,
+    ColorVector<T>: Element,
+    FiveSpinor<T, LS>: ElementArray<Entry = ColorVector<T>>,
 {
-    let n = 4 * LS;
+    let (n, alpha) = (4 * LS, real::<T>(alpha));
     on_gpu!(sites, {
         for k in 0..n {
             x[k] += p[k] * alpha;
@@ -83,16 +92,21 @@ where
 }
 
 /// `p = r + β p` at `sites` (CGNR's new direction).
-pub fn direction<const LS: usize, P: SpaceSubset>(
+pub fn direction<
+    T: RealValue + Summable<Total = f64, Itself = T>,
+    const LS: usize,
+    P: SpaceSubset,
+>(
     sites: P,
     beta: f64,
-    r: &FiveFieldOf<P::Space, LS>,
-    p: &mut FiveFieldOf<P::Space, LS>,
+    r: &FiveFieldOf<P::Space, LS, T>,
+    p: &mut FiveFieldOf<P::Space, LS, T>,
 ) -> ongpu::Result<()>
 where
-    FiveSpinor<f64, LS>: ongpu::Element,
+    ColorVector<T>: Element,
+    FiveSpinor<T, LS>: ElementArray<Entry = ColorVector<T>>,
 {
-    let n = 4 * LS;
+    let (n, beta) = (4 * LS, real::<T>(beta));
     on_gpu!(sites, {
         for k in 0..n {
             p[k] = r[k] + p[k] * beta;
@@ -107,76 +121,97 @@ where
 /// the full operator (every site) and the even-odd one (the even sites).
 macro_rules! solver_interface {
     ($ty:ty, |$this:ident| $lat:expr, $sites:ident) => {
-        impl<const LS: usize, S: Space> $crate::solver::LinearOperator for $ty
+        impl<
+                const LS: usize,
+                S: Space,
+                T: ongpu::RealValue + ongpu_runtime::Summable<Total = f64, Itself = T>,
+            > $crate::solver::LinearOperator for $ty
         where
-            FiveSpinor<f64, LS>: ongpu::Element,
+            ColorVector<T>: ongpu::Element,
+            ColorMatrix<T>: ongpu::Element,
+            [ColorMatrix<T>; 4]: ongpu::Element,
+            FiveSpinor<T, LS>: ongpu_runtime::ElementArray<Entry = ColorVector<T>>,
         {
             type Space = S;
-            type Vector = FiveFieldOf<S, LS>;
+            type Vector = FiveFieldOf<S, LS, T>;
 
             fn space(&self) -> S {
                 let $this = self;
                 $lat
             }
 
-            fn vector(&self) -> ongpu::Result<FiveFieldOf<S, LS>> {
+            fn vector(&self) -> ongpu::Result<FiveFieldOf<S, LS, T>> {
                 self.space().zeros()
             }
 
             fn apply(
                 &self,
-                x: &FiveFieldOf<S, LS>,
-                scratch: &mut FiveFieldOf<S, LS>,
-                out: &mut FiveFieldOf<S, LS>,
+                x: &FiveFieldOf<S, LS, T>,
+                scratch: &mut FiveFieldOf<S, LS, T>,
+                out: &mut FiveFieldOf<S, LS, T>,
             ) -> ongpu::Result<()> {
                 <$ty>::apply(self, x, scratch, out)
             }
         }
 
-        impl<const LS: usize, S: Space> $crate::solver::VectorAlgebra for $ty
+        impl<
+                const LS: usize,
+                S: Space,
+                T: ongpu::RealValue + ongpu_runtime::Summable<Total = f64, Itself = T>,
+            > $crate::solver::VectorAlgebra for $ty
         where
-            FiveSpinor<f64, LS>: ongpu::Element,
+            ColorVector<T>: ongpu::Element,
+            ColorMatrix<T>: ongpu::Element,
+            [ColorMatrix<T>; 4]: ongpu::Element,
+            FiveSpinor<T, LS>: ongpu_runtime::ElementArray<Entry = ColorVector<T>>,
         {
-            fn norm2(&self, v: &FiveFieldOf<S, LS>) -> ongpu::Result<f64> {
+            fn norm2(&self, v: &FiveFieldOf<S, LS, T>) -> ongpu::Result<f64> {
                 $crate::domain_wall::algebra::norm2(self.space().$sites(), v)
             }
 
             fn copy(
                 &self,
-                src: &FiveFieldOf<S, LS>,
-                dst: &mut FiveFieldOf<S, LS>,
+                src: &FiveFieldOf<S, LS, T>,
+                dst: &mut FiveFieldOf<S, LS, T>,
             ) -> ongpu::Result<()> {
                 $crate::domain_wall::passes::copy(self.space().$sites(), src, dst)
             }
 
-            fn zero(&self, v: &mut FiveFieldOf<S, LS>) -> ongpu::Result<()> {
+            fn zero(&self, v: &mut FiveFieldOf<S, LS, T>) -> ongpu::Result<()> {
                 $crate::domain_wall::algebra::zero(self.space().$sites(), v)
             }
 
             fn residual(
                 &self,
-                b: &FiveFieldOf<S, LS>,
-                ax: &FiveFieldOf<S, LS>,
-                r: &mut FiveFieldOf<S, LS>,
+                b: &FiveFieldOf<S, LS, T>,
+                ax: &FiveFieldOf<S, LS, T>,
+                r: &mut FiveFieldOf<S, LS, T>,
             ) -> ongpu::Result<f64> {
                 $crate::domain_wall::algebra::residual(self.space().$sites(), b, ax, r)
             }
 
-            fn check_vector(&self, v: &FiveFieldOf<S, LS>, what: &str) -> ongpu::Result<()> {
+            fn check_vector(&self, v: &FiveFieldOf<S, LS, T>, what: &str) -> ongpu::Result<()> {
                 self.space().check_field(v, what)
             }
         }
 
-        impl<const LS: usize, S: Space> $crate::solver::CgnrOperator for $ty
+        impl<
+                const LS: usize,
+                S: Space,
+                T: ongpu::RealValue + ongpu_runtime::Summable<Total = f64, Itself = T>,
+            > $crate::solver::CgnrOperator for $ty
         where
-            FiveSpinor<f64, LS>: ongpu::Element,
+            ColorVector<T>: ongpu::Element,
+            ColorMatrix<T>: ongpu::Element,
+            [ColorMatrix<T>; 4]: ongpu::Element,
+            FiveSpinor<T, LS>: ongpu_runtime::ElementArray<Entry = ColorVector<T>>,
         {
             fn apply_dagger(
                 &self,
-                x: &FiveFieldOf<S, LS>,
-                scratch: &mut FiveFieldOf<S, LS>,
-                scratch2: &mut FiveFieldOf<S, LS>,
-                out: &mut FiveFieldOf<S, LS>,
+                x: &FiveFieldOf<S, LS, T>,
+                scratch: &mut FiveFieldOf<S, LS, T>,
+                scratch2: &mut FiveFieldOf<S, LS, T>,
+                out: &mut FiveFieldOf<S, LS, T>,
             ) -> ongpu::Result<()> {
                 <$ty>::apply_dagger(self, x, scratch, scratch2, out)
             }
@@ -184,10 +219,10 @@ macro_rules! solver_interface {
             fn cgnr_step(
                 &self,
                 alpha: f64,
-                p: &FiveFieldOf<S, LS>,
-                q: &FiveFieldOf<S, LS>,
-                x: &mut FiveFieldOf<S, LS>,
-                s: &mut FiveFieldOf<S, LS>,
+                p: &FiveFieldOf<S, LS, T>,
+                q: &FiveFieldOf<S, LS, T>,
+                x: &mut FiveFieldOf<S, LS, T>,
+                s: &mut FiveFieldOf<S, LS, T>,
             ) -> ongpu::Result<()> {
                 $crate::domain_wall::algebra::step(self.space().$sites(), alpha, p, q, x, s)
             }
@@ -195,8 +230,8 @@ macro_rules! solver_interface {
             fn cgnr_direction(
                 &self,
                 beta: f64,
-                r: &FiveFieldOf<S, LS>,
-                p: &mut FiveFieldOf<S, LS>,
+                r: &FiveFieldOf<S, LS, T>,
+                p: &mut FiveFieldOf<S, LS, T>,
             ) -> ongpu::Result<()> {
                 $crate::domain_wall::algebra::direction(self.space().$sites(), beta, r, p)
             }

@@ -13,19 +13,26 @@ use super::passes::{
 use super::{algebra, DomainWall, FiveFieldOf, FiveSpinor};
 use crate::solver::{LinearOperator, LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
+use ongpu::{Element, RealValue};
 
 /// `M̂` of a [`DomainWall`] operator, acting on the even sites of 5-D fields (their odd
 /// sites are scratch).
-pub struct DomainWallEvenOdd<'o, 'u, const LS: usize, S: Space = Lattice> {
-    op: &'o DomainWall<'u, LS, S>,
+pub struct DomainWallEvenOdd<'o, 'u, const LS: usize, S: Space = Lattice, T: Real = f64>
+where
+    [ColorMatrix<T>; 4]: Element,
+{
+    op: &'o DomainWall<'u, LS, S, T>,
 }
 
-impl<'o, 'u, const LS: usize, S: Space> DomainWallEvenOdd<'o, 'u, LS, S>
+impl<'o, 'u, const LS: usize, S: Space, T: RealValue> DomainWallEvenOdd<'o, 'u, LS, S, T>
 where
-    FiveSpinor<f64, LS>: ongpu::Element,
+    ColorVector<T>: Element,
+    ColorMatrix<T>: Element,
+    [ColorMatrix<T>; 4]: Element,
+    FiveSpinor<T, LS>: ongpu_runtime::ElementArray<Entry = ColorVector<T>>,
 {
     /// The preconditioned operator of `op`; an error if `A` is singular for its parameters.
-    pub fn new(op: &'o DomainWall<'u, LS, S>) -> ongpu::Result<Self> {
+    pub fn new(op: &'o DomainWall<'u, LS, S, T>) -> ongpu::Result<Self> {
         let p = op.params();
         let (alpha, beta) = p.diagonal();
         let z = -beta / alpha;
@@ -40,16 +47,16 @@ where
     }
 
     /// The operator it preconditions.
-    pub fn operator(&self) -> &DomainWall<'u, LS, S> {
+    pub fn operator(&self) -> &DomainWall<'u, LS, S, T> {
         self.op
     }
 
     /// `out_e = H_eo M_φ A⁻¹ H_oe M_φ x_e` through `scratch`; `out`'s odd sites are scratch.
     fn hops(
         &self,
-        x: &FiveFieldOf<S, LS>,
-        scratch: &mut FiveFieldOf<S, LS>,
-        out: &mut FiveFieldOf<S, LS>,
+        x: &FiveFieldOf<S, LS, T>,
+        scratch: &mut FiveFieldOf<S, LS, T>,
+        out: &mut FiveFieldOf<S, LS, T>,
     ) -> ongpu::Result<()> {
         let (lat, p) = (self.op.lattice(), self.op.params());
         five_local(lat.even(), Along::S, p.kernel(), p.mf, x, scratch)?;
@@ -69,9 +76,9 @@ where
     /// `out = M̂ x` on the even sites (`scratch` and `out`'s odd sites overwritten).
     pub fn apply(
         &self,
-        x: &FiveFieldOf<S, LS>,
-        scratch: &mut FiveFieldOf<S, LS>,
-        out: &mut FiveFieldOf<S, LS>,
+        x: &FiveFieldOf<S, LS, T>,
+        scratch: &mut FiveFieldOf<S, LS, T>,
+        out: &mut FiveFieldOf<S, LS, T>,
     ) -> ongpu::Result<()> {
         let (lat, p) = (self.op.lattice(), self.op.params());
         self.hops(x, scratch, out)?;
@@ -82,10 +89,10 @@ where
     /// the hop back, and `A† x − ¼ M_φ† γ5` of it (`scratch`, `scratch2` overwritten).
     pub fn apply_dagger(
         &self,
-        x: &FiveFieldOf<S, LS>,
-        scratch: &mut FiveFieldOf<S, LS>,
-        scratch2: &mut FiveFieldOf<S, LS>,
-        out: &mut FiveFieldOf<S, LS>,
+        x: &FiveFieldOf<S, LS, T>,
+        scratch: &mut FiveFieldOf<S, LS, T>,
+        scratch2: &mut FiveFieldOf<S, LS, T>,
+        out: &mut FiveFieldOf<S, LS, T>,
     ) -> ongpu::Result<()> {
         let (lat, p, u) = (self.op.lattice(), self.op.params(), self.op.links());
         gamma5(lat.even(), x, scratch2)?;
@@ -117,9 +124,9 @@ where
     /// even sites of `b_hat` (`scratch` overwritten).
     pub fn prepare(
         &self,
-        b: &FiveFieldOf<S, LS>,
-        b_hat: &mut FiveFieldOf<S, LS>,
-        scratch: &mut FiveFieldOf<S, LS>,
+        b: &FiveFieldOf<S, LS, T>,
+        b_hat: &mut FiveFieldOf<S, LS, T>,
+        scratch: &mut FiveFieldOf<S, LS, T>,
     ) -> ongpu::Result<()> {
         let (lat, p) = (self.op.lattice(), self.op.params());
         five_inverse_then(
@@ -139,9 +146,9 @@ where
     /// `M̂ x_e = b̂_e`): `x_o = A⁻¹ (b_o + ½ H_oe M_φ x_e)` (`scratch` overwritten).
     pub fn reconstruct(
         &self,
-        b: &FiveFieldOf<S, LS>,
-        x: &mut FiveFieldOf<S, LS>,
-        scratch: &mut FiveFieldOf<S, LS>,
+        b: &FiveFieldOf<S, LS, T>,
+        x: &mut FiveFieldOf<S, LS, T>,
+        scratch: &mut FiveFieldOf<S, LS, T>,
     ) -> ongpu::Result<()> {
         let (lat, p) = (self.op.lattice(), self.op.params());
         five_local(lat.even(), Along::S, p.kernel(), p.mf, x, scratch)?;
@@ -158,7 +165,12 @@ where
         )?;
         copy(lat.odd(), scratch, x)
     }
+}
 
+impl<const LS: usize, S: Space> DomainWallEvenOdd<'_, '_, LS, S>
+where
+    FiveSpinor<f64, LS>: ongpu_runtime::ElementArray<Entry = ColorVector<f64>>,
+{
     /// Solves `D x = b` on the whole lattice: `b̂_e`, `solver` on `M̂ x_e = b̂_e`, then
     /// `x_o`. The solution's residual is that of the even system (`|b̂_e − M̂ x_e| /
     /// |b̂_e|`).
@@ -182,4 +194,8 @@ where
 
 // The generic solvers' interface over the even sites (CGNR on `M̂`: CG on the normal
 // equations `M̂† M̂ x_e = M̂† b̂_e`).
-algebra::solver_interface!(DomainWallEvenOdd<'_, '_, LS, S>, |eo| eo.op.lattice(), even);
+algebra::solver_interface!(
+    DomainWallEvenOdd<'_, '_, LS, S, T>,
+    |eo| eo.op.lattice(),
+    even
+);

@@ -20,6 +20,7 @@
 //! - [`DomainWallEvenOdd`]: the 4-D even-odd preconditioned operator
 //!   `M̂ = A − ¼ H_eo M_φ A⁻¹ H_oe M_φ` on the even sites (the form Grid and QUDA use), with
 //!   the linear algebra and adjoint that [`Cgnr`](crate::solver::Cgnr) needs;
+//! - [`MixedCgnr`]: CGNR on `M̂` with f32 iterations and f64 reliable updates;
 //! - [`propagator`]: the 4-D quark at the walls, its source and propagator
 //!   ([`DomainWall::propagator`]), and [`DomainWall::correlators`]: the pion and the
 //!   residual mass.
@@ -29,6 +30,7 @@
 mod algebra;
 mod correlators;
 mod even_odd;
+mod mixed;
 mod operator;
 pub mod passes;
 pub mod propagator;
@@ -38,6 +40,7 @@ pub mod propagator;
 pub use crate::wilson::Spinors as FiveSpinor;
 pub use correlators::DomainWallCorrelators;
 pub use even_odd::DomainWallEvenOdd;
+pub use mixed::{MixedCgnr, DEFAULT_DOMAIN_WALL_DELTA};
 pub use operator::DomainWall;
 
 use crate::SiteLayout;

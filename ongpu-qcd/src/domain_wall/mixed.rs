@@ -1,0 +1,202 @@
+//! Mixed-precision CGNR for the even-odd domain-wall system `M̂ x_e = b̂_e`, with reliable
+//! updates (Clark, Babich, Barros, Brower, Rebbi, Comput. Phys. Commun. 181 (2010) 1517):
+//! the solution `x` and the true residual in f64, the iterations in f32 on a
+//! single-precision copy of the operator (links rounded to f32 once per solver call).
+//!
+//! The f32 iterations are [`Cgnr`]'s on the f32 operator, solving for a correction `e` with
+//! `M̂ e = r / |r|` (the residual scaled to unit length, so that its entries stay far from
+//! f32's range limits however small the true residual has become). When their residual has
+//! fallen by the factor `δ` (or below what the tolerance asks), a **reliable update** adds
+//! `|r| e` to `x` in f64 and recomputes `r = b − M̂ x` in f64, and the iterations start
+//! again from it: a restart per update, as [`MixedBiCgStab`](crate::wilson::MixedBiCgStab)
+//! does, which keeps each f32 run short and its recursion close to its true residual.
+//!
+//! The solve ends when the true residual of an update meets the tolerance: the same
+//! `|b − M̂ x| ≤ tol |b|` as the f64 [`Cgnr`].
+
+use super::{DomainWall, DomainWallEvenOdd, FiveFieldOf, FiveSpinor};
+use crate::gauge::LinksOf;
+use crate::solver::{residual2, start_solve, Cgnr, LinearSolver, Solution, SolverError};
+use ongpu::prelude::*;
+use ongpu_runtime::ElementArray;
+use std::time::Instant;
+
+/// The default `δ`: the true residual is recomputed whenever the f32 iterations have
+/// reduced theirs by this factor.
+pub const DEFAULT_DOMAIN_WALL_DELTA: f64 = 0.1;
+
+/// Reliable updates in a row that do not halve the true residual before a solve is
+/// declared stagnated.
+const STALLED_UPDATES: usize = 3;
+
+/// Mixed-precision CGNR on [`DomainWallEvenOdd`]: f64 solution and true residual, f32
+/// iterations with reliable updates (see the module documentation). Solves to
+/// `|b − M̂ x| ≤ tolerance · |b|` within `max_iterations` f32 iterations in all.
+pub struct MixedCgnr {
+    tolerance: f64,
+    max_iterations: usize,
+    delta: f64,
+}
+
+impl MixedCgnr {
+    /// A solver to relative residual `tolerance` in at most `max_iterations` iterations,
+    /// with `δ` = [`DEFAULT_DOMAIN_WALL_DELTA`].
+    pub fn new(tolerance: f64, max_iterations: usize) -> Self {
+        MixedCgnr {
+            tolerance,
+            max_iterations,
+            delta: DEFAULT_DOMAIN_WALL_DELTA,
+        }
+    }
+
+    /// The same solver with reliable updates whenever the f32 residual has fallen by
+    /// `delta` (in `(0, 1)`: smaller means fewer updates and longer f32 runs).
+    pub fn with_delta(self, delta: f64) -> Self {
+        MixedCgnr { delta, ..self }
+    }
+}
+
+impl<const LS: usize, S: Space> LinearSolver<DomainWallEvenOdd<'_, '_, LS, S>> for MixedCgnr
+where
+    FiveSpinor<f64, LS>: ElementArray<Entry = ColorVector<f64>>,
+    FiveSpinor<f32, LS>: ElementArray<Entry = ColorVector<f32>>,
+{
+    fn solve(
+        &mut self,
+        op: &DomainWallEvenOdd<'_, '_, LS, S>,
+        b: &FiveFieldOf<S, LS>,
+        x: &mut FiveFieldOf<S, LS>,
+    ) -> Result<Solution, SolverError> {
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return Err(SolverError::Ongpu(ongpu::Error::InvalidArgument(format!(
+                "δ = {} for the reliable updates: it must lie in (0, 1)",
+                self.delta
+            ))));
+        }
+        mixed_cgnr(op, b, x, self)
+    }
+
+    fn name(&self) -> &'static str {
+        "mixed CGNR"
+    }
+}
+
+fn mixed_cgnr<const LS: usize, S: Space>(
+    op: &DomainWallEvenOdd<'_, '_, LS, S>,
+    b: &FiveFieldOf<S, LS>,
+    x: &mut FiveFieldOf<S, LS>,
+    solver: &MixedCgnr,
+) -> Result<Solution, SolverError>
+where
+    FiveSpinor<f64, LS>: ElementArray<Entry = ColorVector<f64>>,
+    FiveSpinor<f32, LS>: ElementArray<Entry = ColorVector<f32>>,
+{
+    let start = Instant::now();
+    let full = op.operator();
+    let lat = full.lattice();
+    let links = single_links(lat, full.links())?;
+    let single_full = DomainWall::<LS, S, f32>::from_links(lat, &links, full.params())?;
+    let single = DomainWallEvenOdd::new(&single_full)?;
+    let (mut r, mut tmp, mut ax): (FiveFieldOf<S, LS>, FiveFieldOf<S, LS>, FiveFieldOf<S, LS>) =
+        (lat.zeros()?, lat.zeros()?, lat.zeros()?);
+    let mut rs: FiveFieldOf<S, LS, f32> = lat.zeros()?;
+    let mut es: FiveFieldOf<S, LS, f32> = lat.zeros()?;
+    // x = 0, r = b.
+    let b2 = start_solve(op, b, x, &mut r)?;
+    let target2 = solver.tolerance * solver.tolerance * b2;
+    let (mut r2, mut iterations, mut updates, mut stalled) = (b2, 0, 0, 0);
+    while r2 > target2 {
+        // The f32 iterations on e with M̂ e = r / |r|, from e = 0, stopped at δ or where the
+        // f64 residual would meet the tolerance (with a margin for the f32 drift).
+        let norm = r2.sqrt();
+        scaled_to_single(lat.even(), &r, 1.0 / norm, &mut rs)?;
+        let stop = solver.delta.max(0.5 * (target2 / r2).sqrt());
+        let mut inner = Cgnr::new(stop, solver.max_iterations - iterations);
+        let made = match inner.solve(&single, &rs, &mut es) {
+            Ok(s) => s.iterations,
+            // The iterations allowed are spent: x takes what they reached.
+            Err(SolverError::NotConverged { iterations: i, .. }) => {
+                iterations += i;
+                add_correction(lat.even(), &es, norm, x)?;
+                let r2 = residual2(op, b, x, &mut tmp, &mut ax, &mut r)?;
+                return Err(SolverError::NotConverged {
+                    iterations,
+                    relative_residual: (r2 / b2).sqrt(),
+                });
+            }
+            // An f32 breakdown (the scaled residual reached f32's resolution): the update
+            // below takes what the iterations reached, and the stagnation check decides.
+            Err(SolverError::Breakdown { iterations: i, .. }) => i,
+            Err(e) => return Err(e),
+        };
+        iterations += made;
+        // The reliable update: x += |r| e and r = b − M̂ x, in f64.
+        add_correction(lat.even(), &es, norm, x)?;
+        let r2_new = residual2(op, b, x, &mut tmp, &mut ax, &mut r)?;
+        updates += 1;
+        stalled = if r2_new > 0.25 * r2 { stalled + 1 } else { 0 };
+        r2 = r2_new;
+        if r2 > target2 && (stalled == STALLED_UPDATES || !r2.is_finite()) {
+            return Err(SolverError::Stagnated {
+                iterations,
+                relative_residual: (r2 / b2).sqrt(),
+            });
+        }
+    }
+    Ok(Solution {
+        iterations,
+        restarts: 0,
+        reliable_updates: updates,
+        relative_residual: if b2 == 0.0 { 0.0 } else { (r2 / b2).sqrt() },
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// The links rounded to f32, on the device.
+fn single_links<S: Space>(lat: S, links: &LinksOf<S>) -> ongpu::Result<LinksOf<S, f32>> {
+    let mut single: LinksOf<S, f32> = lat.zeros()?;
+    on_gpu!(lat, {
+        for mu in 0..4 {
+            single[mu] = links[mu].to_f32();
+        }
+    })?;
+    Ok(single)
+}
+
+/// `out = (scale · r)` rounded to f32 at the sites of `sites`.
+fn scaled_to_single<const LS: usize, P: SpaceSubset>(
+    sites: P,
+    r: &FiveFieldOf<P::Space, LS>,
+    scale: f64,
+    out: &mut FiveFieldOf<P::Space, LS, f32>,
+) -> ongpu::Result<()>
+where
+    FiveSpinor<f64, LS>: ElementArray<Entry = ColorVector<f64>>,
+    FiveSpinor<f32, LS>: ElementArray<Entry = ColorVector<f32>>,
+{
+    let n = 4 * LS;
+    on_gpu!(sites, {
+        for k in 0..n {
+            out[k] = (r[k] * scale).to_f32();
+        }
+    })
+}
+
+/// `x += scale · e` at the sites of `sites`, in f64.
+fn add_correction<const LS: usize, P: SpaceSubset>(
+    sites: P,
+    e: &FiveFieldOf<P::Space, LS, f32>,
+    scale: f64,
+    x: &mut FiveFieldOf<P::Space, LS>,
+) -> ongpu::Result<()>
+where
+    FiveSpinor<f64, LS>: ElementArray<Entry = ColorVector<f64>>,
+    FiveSpinor<f32, LS>: ElementArray<Entry = ColorVector<f32>>,
+{
+    let n = 4 * LS;
+    on_gpu!(sites, {
+        for k in 0..n {
+            x[k] += e[k].to_f64() * scale;
+        }
+    })
+}
