@@ -80,6 +80,7 @@ pub mod boundary;
 pub mod domain_wall;
 pub mod flow;
 pub mod gauge;
+pub mod hisq;
 pub mod hmc;
 pub mod ildg;
 pub mod nersc;

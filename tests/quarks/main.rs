@@ -8,6 +8,7 @@ mod support;
 mod conventions;
 mod domain_wall;
 mod domain_wall_4d;
+mod hisq;
 mod many_rhs;
 mod mixed_cg;
 mod small_lattice;

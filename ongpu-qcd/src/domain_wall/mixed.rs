@@ -22,8 +22,10 @@ use ongpu_runtime::ElementArray;
 use std::time::Instant;
 
 /// The default `δ`: the true residual is recomputed whenever the f32 iterations have
-/// reduced theirs by this factor.
-pub const DEFAULT_DOMAIN_WALL_DELTA: f64 = 0.1;
+/// reduced theirs by this factor (0.01: each update restarts the f32 CGNR, and on one H200
+/// at 32^4 × 16 the solve to 1e-10 took 0.93× the f64 solve's time with 0.1, 1.16× faster
+/// with 0.01).
+pub const DEFAULT_DOMAIN_WALL_DELTA: f64 = 0.01;
 
 /// Reliable updates in a row that do not halve the true residual before a solve is
 /// declared stagnated.
