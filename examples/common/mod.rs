@@ -6,8 +6,11 @@
 
 #[cfg(feature = "cuda")]
 pub mod ceiling;
+#[cfg(feature = "qcd")]
+pub mod configuration;
 pub mod history;
 pub mod plot;
+pub mod prec;
 
 use ongpu::Backend;
 use std::time::Instant;

@@ -10,39 +10,7 @@ use ongpu::{Element, Layout};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-/// A precision the benchmark runs.
-pub trait Prec: ongpu::Real + Copy + Send + Sync + 'static {
-    /// `f32` or `f64`.
-    const NAME: &'static str;
-    /// Bound on |got − want| / max(1, |want|) per component.
-    const TOLERANCE: f64;
-    /// Rounds an f64.
-    fn of(x: f64) -> Self;
-    /// Widens to f64.
-    fn to(self) -> f64;
-}
-
-impl Prec for f32 {
-    const NAME: &'static str = "f32";
-    const TOLERANCE: f64 = 2e-5;
-    fn of(x: f64) -> Self {
-        x as f32
-    }
-    fn to(self) -> f64 {
-        self as f64
-    }
-}
-
-impl Prec for f64 {
-    const NAME: &'static str = "f64";
-    const TOLERANCE: f64 = 1e-13;
-    fn of(x: f64) -> Self {
-        x
-    }
-    fn to(self) -> f64 {
-        self
-    }
-}
+pub use crate::common::prec::Prec;
 
 fn round<T: Prec>(z: Complex<f64>) -> Complex<T> {
     Complex::new(T::of(z.re), T::of(z.im))

@@ -27,7 +27,6 @@ use ongpu::qcd::domain_wall::{
     DomainWall, DomainWallCorrelators, DomainWallEvenOdd, MixedCgnr, MobiusParams,
 };
 use ongpu::qcd::gauge::GaugeField;
-use ongpu::qcd::quenched::QuenchedUpdate;
 use ongpu::qcd::solver::{Cgnr, LinearSolver};
 use std::time::Instant;
 
@@ -175,35 +174,15 @@ fn correlators<const LS: usize>(u: &GaugeField, o: &Options) -> AnyResult<Domain
     Ok(c)
 }
 
-/// The gauge field: read from `--load`, or thermalised from a hot start by `--sweeps`
-/// heatbath sweeps (each with four overrelaxation steps) at `--beta`.
+/// The gauge field of the command line (`--load`, or the quenched heatbath).
 fn configuration(o: &Options) -> AnyResult<GaugeField> {
-    if let Some(path) = &o.load {
-        let (u, header) = GaugeField::read_nersc(path)?;
-        println!(
-            "loaded {path}: {}, plaquette {:.6} (checksum and plaquette verified)",
-            u.lattice(),
-            header.plaquette
-        );
-        return Ok(u);
-    }
-    let lat = Lattice::new(o.dims)?;
-    let mut u = GaugeField::hot(lat, o.seed)?;
-    let mut update = QuenchedUpdate::resume(lat, o.seed, 1);
-    let bar = ProgressBar::new(o.sweeps as u64);
-    bar.set_style(ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} heatbath sweeps, eta {eta}",
-    )?);
-    for _ in 0..o.sweeps {
-        update.sweep(&mut u, o.beta, 4)?;
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    println!(
-        "quenched {lat} at β = {}: {} sweeps from a hot start (seed {})",
-        o.beta, o.sweeps, o.seed
-    );
-    Ok(u)
+    common::configuration::configuration(&common::configuration::Source {
+        load: o.load.as_deref(),
+        dims: o.dims,
+        beta: o.beta,
+        sweeps: o.sweeps,
+        seed: o.seed,
+    })
 }
 
 /// The correlators, the effective mass, `m_res(t)` and its plateau, and the solves.

@@ -48,43 +48,7 @@ pub const FLOPS_PER_SITE: f64 = 1344.0;
 /// The slice counts the benchmark is built for.
 pub const LS_BUILT: [usize; 5] = [4, 8, 12, 16, 24];
 
-/// A precision the benchmark runs.
-pub trait Prec: ongpu::Real + Copy + Send + Sync + 'static {
-    /// `f32` or `f64`.
-    const NAME: &'static str;
-    /// The CUDA C++ name.
-    const CUDA: &'static str;
-    /// Bound on |got − want| / max(1, |want|) per component against the f64 host.
-    const TOLERANCE: f64;
-    /// Rounds an f64.
-    fn of(x: f64) -> Self;
-    /// Widens to f64.
-    fn to(self) -> f64;
-}
-
-impl Prec for f32 {
-    const NAME: &'static str = "f32";
-    const CUDA: &'static str = "float";
-    const TOLERANCE: f64 = 2e-5;
-    fn of(x: f64) -> Self {
-        x as f32
-    }
-    fn to(self) -> f64 {
-        self as f64
-    }
-}
-
-impl Prec for f64 {
-    const NAME: &'static str = "f64";
-    const CUDA: &'static str = "double";
-    const TOLERANCE: f64 = 1e-13;
-    fn of(x: f64) -> Self {
-        x
-    }
-    fn to(self) -> f64 {
-        self
-    }
-}
+pub use common::prec::Prec;
 
 /// One problem: random SU(3) links and a random 5-D source, rounded to `T`.
 pub struct Problem<T: Prec, const LS: usize>

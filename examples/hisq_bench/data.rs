@@ -17,39 +17,7 @@ use rand::{Rng, SeedableRng};
 /// output vector.
 pub const MODEL_REALS: f64 = 16.0 * 18.0 + 16.0 * 6.0 + 6.0;
 
-/// A precision the benchmark runs.
-pub trait Prec: ongpu::Real + Copy + Send + Sync + 'static {
-    /// `f32` or `f64`.
-    const NAME: &'static str;
-    /// Bound on |got − want| relative to the largest |want|.
-    const TOLERANCE: f64;
-    /// Rounds an f64.
-    fn of(x: f64) -> Self;
-    /// Widens to f64.
-    fn to(self) -> f64;
-}
-
-impl Prec for f32 {
-    const NAME: &'static str = "f32";
-    const TOLERANCE: f64 = 1e-5;
-    fn of(x: f64) -> Self {
-        x as f32
-    }
-    fn to(self) -> f64 {
-        self as f64
-    }
-}
-
-impl Prec for f64 {
-    const NAME: &'static str = "f64";
-    const TOLERANCE: f64 = 1e-13;
-    fn of(x: f64) -> Self {
-        x
-    }
-    fn to(self) -> f64 {
-        self
-    }
-}
+pub use crate::common::prec::Prec;
 
 fn round<T: Prec>(z: Complex<f64>) -> Complex<T> {
     Complex::new(T::of(z.re), T::of(z.im))

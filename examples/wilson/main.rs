@@ -23,7 +23,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
 use ongpu::qcd::boundary::TimeBoundary;
 use ongpu::qcd::gauge::GaugeField;
-use ongpu::qcd::quenched::QuenchedUpdate;
 use ongpu::qcd::solver::Solution;
 use ongpu::qcd::wilson::{BiCgStab, Cgnr, Clover, PionCorrelator, Wilson};
 use std::time::Instant;
@@ -140,35 +139,15 @@ fn main() -> AnyResult<()> {
     Ok(())
 }
 
-/// The gauge field: read from `--load`, or thermalised from a hot start by `--sweeps`
-/// heatbath sweeps (each with four overrelaxation steps) at `--beta`.
+/// The gauge field of the command line (`--load`, or the quenched heatbath).
 fn configuration(o: &Options) -> AnyResult<GaugeField> {
-    if let Some(path) = &o.load {
-        let (u, header) = GaugeField::read_nersc(path)?;
-        println!(
-            "loaded {path}: {}, plaquette {:.6} (checksum and plaquette verified)",
-            u.lattice(),
-            header.plaquette
-        );
-        return Ok(u);
-    }
-    let lat = Lattice::new(o.dims)?;
-    let mut u = GaugeField::hot(lat, o.seed)?;
-    let mut update = QuenchedUpdate::resume(lat, o.seed, 1);
-    let bar = ProgressBar::new(o.sweeps as u64);
-    bar.set_style(ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} heatbath sweeps, eta {eta} {msg}",
-    )?);
-    for _ in 0..o.sweeps {
-        update.sweep(&mut u, o.beta, 4)?;
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    println!(
-        "quenched {lat} at β = {}: {} sweeps from a hot start (seed {})",
-        o.beta, o.sweeps, o.seed
-    );
-    Ok(u)
+    common::configuration::configuration(&common::configuration::Source {
+        load: o.load.as_deref(),
+        dims: o.dims,
+        beta: o.beta,
+        sweeps: o.sweeps,
+        seed: o.seed,
+    })
 }
 
 /// The correlator, the effective mass and the solves.

@@ -18,35 +18,7 @@ pub const KAPPA: f64 = 0.1350;
 /// See [`KAPPA`].
 pub const C_SW: f64 = 1.769;
 
-/// `f32` or `f64`, with conversions from and to the host's f64.
-pub trait Prec: Real {
-    /// Its name.
-    const NAME: &'static str;
-    /// `x` rounded to it.
-    fn of(x: f64) -> Self;
-    /// It as f64.
-    fn to(self) -> f64;
-}
-
-impl Prec for f32 {
-    const NAME: &'static str = "f32";
-    fn of(x: f64) -> Self {
-        x as f32
-    }
-    fn to(self) -> f64 {
-        self as f64
-    }
-}
-
-impl Prec for f64 {
-    const NAME: &'static str = "f64";
-    fn of(x: f64) -> Self {
-        x
-    }
-    fn to(self) -> f64 {
-        self
-    }
-}
+pub use crate::common::prec::Prec;
 
 fn round<T: Prec>(v: ColorVector<f64>) -> ColorVector<T> {
     ColorVector::new(std::array::from_fn(|k| {

@@ -64,5 +64,8 @@ fn the_domain_wall_reference_kernels_compile() {
 
 #[test]
 fn the_hisq_reference_kernels_compile() {
-    compiles("hisq", include_str!("../../examples/hisq_bench/reference.cu"));
+    compiles(
+        "hisq",
+        include_str!("../../examples/hisq_bench/reference.cu"),
+    );
 }

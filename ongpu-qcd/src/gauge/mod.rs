@@ -25,7 +25,7 @@ mod transform;
 
 pub use field_strength::{plane, FieldStrengthOf, PLANES};
 pub(crate) use lines::StraightLine;
-pub use projection::{polar_su3, reunitarise};
+pub use projection::{polar_su3, polar_u3, reunitarise};
 pub use su3::HostLinks;
 pub use transform::random_gauge_transformation;
 

@@ -1,5 +1,6 @@
-//! Reunitarisation as a device function: links drift off SU(3) by rounding over many
-//! updates, and every update ends by projecting them back.
+//! Projections onto the groups as device functions: reunitarisation (links drift off SU(3)
+//! by rounding over many updates, and every update ends by projecting them back), and the
+//! polar projections onto U(3) (HISQ's smearing) and SU(3) (APE smearing).
 
 use ongpu::prelude::*;
 
@@ -27,21 +28,19 @@ pub fn reunitarise(m: ColorMatrix<f64>) -> ColorMatrix<f64> {
     u
 }
 
-/// The SU(3) matrix closest to `m` in the sense of the polar decomposition: the unitary
-/// factor `W = m (m†m)^{-1/2}` (which maximises `Re tr(W† m)` over U(3)), its determinant's
-/// phase divided out (`W e^{−iφ/3}`, `φ = arg det W`). Unlike Gram–Schmidt
-/// ([`reunitarise`]) it commutes with `m → g m h†` for any `g`, `h` in SU(3), which is what
-/// keeps APE smearing gauge covariant. `W` is found by Newton's iteration
-/// `W ← (γW + W^{−†}/γ)/2` with the determinant scaling `γ = |det W|^{−1/3}` (Higham),
-/// quadratically convergent for any invertible `m`; `W^{−†}` has the conjugated cross
-/// products of `W`'s rows over the conjugated determinant as rows. A singular `m` gives
-/// NaN.
+/// `W = m (m†m)^{−1/2}`, the unitary matrix closest to `m` (it maximises `Re tr(W† m)` over
+/// U(3)), found by Newton's iteration `W ← (γW + W^{−†}/γ)/2` with the determinant scaling
+/// `γ = |det W|^{−1/3}` (Higham), which converges quadratically for every invertible `m`;
+/// `W^{−†}` has the conjugated cofactors of `W` over its conjugated determinant. Near a
+/// singular `m` (a smeared link with a tiny singular value, which MILC guards against with
+/// a floor on the eigenvalues of `m†m`), the scaling keeps the steps bounded and the
+/// iteration stops after 40 steps at most; an exactly singular `m` gives NaN.
 #[ongpu::device]
-pub fn polar_su3(m: ColorMatrix<f64>) -> ColorMatrix<f64> {
+pub fn polar_u3(m: ColorMatrix<f64>) -> ColorMatrix<f64> {
     let mut w = m;
     let mut done = false;
     let mut step = 0usize;
-    while !done && step < 30 {
+    while !done && step < 40 {
         // The cofactors: row i is the cross product of rows i+1 and i+2.
         let c00 = w[1][1] * w[2][2] - w[1][2] * w[2][1];
         let c01 = w[1][2] * w[2][0] - w[1][0] * w[2][2];
@@ -79,6 +78,18 @@ pub fn polar_su3(m: ColorMatrix<f64>) -> ColorMatrix<f64> {
         w = next;
         step += 1;
     }
+    w
+}
+
+/// The SU(3) matrix closest to `m` in the sense of the polar decomposition: the unitary
+/// factor `W = m (m†m)^{-1/2}` (which maximises `Re tr(W† m)` over U(3)), its determinant's
+/// phase divided out (`W e^{−iφ/3}`, `φ = arg det W`). Unlike Gram–Schmidt
+/// ([`reunitarise`]) it commutes with `m → g m h†` for any `g`, `h` in SU(3), which is what
+/// keeps APE smearing gauge covariant. `W` is [`polar_u3`] (Newton's iteration with
+/// determinant scaling). A singular `m` gives NaN.
+#[ongpu::device]
+pub fn polar_su3(m: ColorMatrix<f64>) -> ColorMatrix<f64> {
+    let w = polar_u3(m);
     let d = w[0][0] * (w[1][1] * w[2][2] - w[1][2] * w[2][1])
         + w[0][1] * (w[1][2] * w[2][0] - w[1][0] * w[2][2])
         + w[0][2] * (w[1][0] * w[2][1] - w[1][1] * w[2][0]);

@@ -17,9 +17,8 @@
 //! last slice and the Naik time links of the last three.
 
 use super::paths::{smear, PathCoefficients};
-use super::unitarize::polar_u3;
 use crate::boundary::{apply_time_boundary, TimeBoundary};
-use crate::gauge::{GaugeField, LinksOf};
+use crate::gauge::{polar_u3, GaugeField, LinksOf};
 use ongpu::prelude::*;
 
 /// The smearing of the first level (Fat7, no Lepage term).

@@ -4,7 +4,8 @@
 //! - [`links`]: the two levels of smearing with the U(3) projection between them, the Naik
 //!   links and the `ε` correction, phases and time boundary folded in ([`HisqLinks`]);
 //! - [`paths`]: the smearing's paths (staples, Lepage paths) as `on_gpu!` passes;
-//! - [`polar_u3`]: the U(3) projection `W = V (V†V)^{−1/2}` as a device function;
+//! - [`polar_u3`]: the U(3) projection `W = V (V†V)^{−1/2}` as a device function (from
+//!   [`crate::gauge`], where the SU(3) projection of APE smearing is built on it);
 //! - [`Hisq`]: the operator, its even-odd normal operator and the interface of the generic
 //!   CG; [`MultiShiftCg`](crate::staggered::MultiShiftCg) solves all shifts of a rational
 //!   function at once.
@@ -14,8 +15,7 @@
 pub mod links;
 mod operator;
 pub mod paths;
-mod unitarize;
 
+pub use crate::gauge::polar_u3;
 pub use links::{HisqLinks, Smeared, LEVEL_ONE, LEVEL_TWO};
 pub use operator::{hop, Hisq, HOP_BYTES, HOP_FLOPS};
-pub use unitarize::polar_u3;

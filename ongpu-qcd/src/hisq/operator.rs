@@ -11,9 +11,7 @@
 use super::links::HisqLinks;
 use crate::boundary::TimeBoundary;
 use crate::gauge::{GaugeField, LinksOf};
-use crate::solver::{CgOperator, LinearOperator, VectorAlgebra};
-use crate::staggered::passes as vectors;
-use crate::staggered::{FermionOf, ShiftedNormal};
+use crate::staggered::FermionOf;
 use ongpu::prelude::*;
 
 /// Useful flops of one site of [`hop`]: 16 SU(3) matrix times vector products (66 flops
@@ -136,6 +134,21 @@ impl<S: Space> Hisq<S> {
         self.d_eo(psi, out)
     }
 
+    /// `out = (m² − D_eo D_oe) x` at the even sites, through `t = D_oe x` at the odd ones.
+    pub fn normal(
+        &self,
+        x: &FermionOf<S>,
+        t: &mut FermionOf<S>,
+        out: &mut FermionOf<S>,
+    ) -> ongpu::Result<()> {
+        self.d_oe(x, t)?;
+        let (fat, naik) = (&self.links.fat, &self.links.naik);
+        let mass2 = self.mass * self.mass;
+        hisq_hopping!([self.lat.even(),] fat, naik, t, |h| {
+            out = mass2 * x - h;
+        })
+    }
+
     /// At the even sites `w = (m² + shift) x − D_eo t` (with `t = D_oe x`, so `w = (A +
     /// shift) x`), returning `|x|²` and `Re⟨x, w⟩` from the same pass.
     pub fn apply_shifted(
@@ -157,95 +170,4 @@ impl<S: Space> Hisq<S> {
     }
 }
 
-/// The normal operator `A = m² − D_eo D_oe` on the even sites.
-impl<S: Space> LinearOperator for Hisq<S> {
-    type Space = S;
-    type Vector = FermionOf<S>;
-
-    fn space(&self) -> S {
-        self.lat
-    }
-
-    fn vector(&self) -> ongpu::Result<FermionOf<S>> {
-        self.lat.zeros()
-    }
-
-    fn apply(
-        &self,
-        x: &FermionOf<S>,
-        scratch: &mut FermionOf<S>,
-        out: &mut FermionOf<S>,
-    ) -> ongpu::Result<()> {
-        self.apply_shifted(x, 0.0, scratch, out).map(|_| ())
-    }
-}
-
-/// CG's passes: the second hop fused with the two sums, and the staggered vector updates.
-impl<S: Space> CgOperator for Hisq<S> {
-    fn apply_and_norm(
-        &self,
-        x: &FermionOf<S>,
-        scratch: &mut FermionOf<S>,
-        out: &mut FermionOf<S>,
-    ) -> ongpu::Result<(f64, f64)> {
-        self.apply_shifted(x, 0.0, scratch, out)
-    }
-
-    fn cg_update(
-        &self,
-        alpha: f64,
-        beta: f64,
-        w: &FermionOf<S>,
-        p: &mut FermionOf<S>,
-        s: &mut FermionOf<S>,
-        x: &mut FermionOf<S>,
-        r: &mut FermionOf<S>,
-    ) -> ongpu::Result<()> {
-        vectors::update(self.lat, alpha, beta, w, p, s, x, r)
-    }
-}
-
-/// The linear algebra of staggered fermions on the even sites.
-impl<S: Space> VectorAlgebra for Hisq<S> {
-    fn residual(
-        &self,
-        b: &FermionOf<S>,
-        ax: &FermionOf<S>,
-        r: &mut FermionOf<S>,
-    ) -> ongpu::Result<f64> {
-        vectors::residual(self.lat, b, ax, r)
-    }
-
-    fn norm2(&self, v: &FermionOf<S>) -> ongpu::Result<f64> {
-        vectors::norm2_even(self.lat, v)
-    }
-
-    fn copy(&self, src: &FermionOf<S>, dst: &mut FermionOf<S>) -> ongpu::Result<()> {
-        vectors::copy_even(self.lat, src, dst)
-    }
-
-    fn zero(&self, v: &mut FermionOf<S>) -> ongpu::Result<()> {
-        vectors::zero_even(self.lat, v)
-    }
-
-    fn check_vector(&self, v: &FermionOf<S>, what: &str) -> ongpu::Result<()> {
-        self.lat.check_field(v, what)
-    }
-}
-
-/// The shifted normal operator of the multi-shift CG.
-impl<S: Space> ShiftedNormal<S> for Hisq<S> {
-    fn space(&self) -> S {
-        self.lat
-    }
-
-    fn apply_shifted(
-        &self,
-        x: &FermionOf<S>,
-        shift: f64,
-        t: &mut FermionOf<S>,
-        w: &mut FermionOf<S>,
-    ) -> ongpu::Result<(f64, f64)> {
-        Hisq::apply_shifted(self, x, shift, t, w)
-    }
-}
+crate::staggered::interface::even_odd_normal_interface!(Hisq);

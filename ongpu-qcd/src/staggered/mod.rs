@@ -44,6 +44,7 @@
 mod cg;
 mod device_passes;
 mod graph_cg;
+pub(crate) mod interface;
 mod loop_cg;
 mod many;
 mod mixed_cg;

@@ -17,7 +17,7 @@
 //! computed and reported.
 
 use super::many::FermionsOf;
-use super::{FermionOf, Staggered};
+use super::FermionOf;
 use crate::solver::SolverError;
 use ongpu::prelude::*;
 use ongpu::Element;
@@ -37,25 +37,6 @@ pub trait ShiftedNormal<S: Space> {
         t: &mut FermionOf<S>,
         w: &mut FermionOf<S>,
     ) -> ongpu::Result<(f64, f64)>;
-}
-
-impl<S: Space> ShiftedNormal<S> for Staggered<S> {
-    fn space(&self) -> S {
-        self.lattice()
-    }
-
-    fn apply_shifted(
-        &self,
-        x: &FermionOf<S>,
-        shift: f64,
-        t: &mut FermionOf<S>,
-        w: &mut FermionOf<S>,
-    ) -> ongpu::Result<(f64, f64)> {
-        self.d_oe(x, t)?;
-        let m2 = self.mass() * self.mass() + shift;
-        let sums = super::passes::apply_and_reduce(self.lattice(), self.links(), t, x, m2, w)?;
-        Ok((sums.r_norm2, sums.r_dot_ar))
-    }
 }
 
 /// The report of a multi-shift solve.

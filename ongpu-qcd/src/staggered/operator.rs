@@ -4,7 +4,6 @@ use super::passes::{self, hop, normal};
 use super::FermionOf;
 use crate::boundary::{apply_time_boundary, TimeBoundary};
 use crate::gauge::{GaugeField, LinksOf};
-use crate::solver::{CgOperator, LinearOperator, VectorAlgebra};
 use ongpu::prelude::*;
 
 /// The staggered phase `η_mu(x) = (−1)^(x_0 + … + x_{mu−1})` at coordinates `c`.
@@ -115,91 +114,22 @@ impl<S: Space> Staggered<S> {
         self.d_oe(x, tmp)?;
         normal(self.lat, &self.links, tmp, x, self.mass * self.mass, out)
     }
-}
 
-/// The normal operator `A = m² − D_eo D_oe` on the even sites (what the CG solvers
-/// invert; the scratch vector receives `D_oe x` on the odd sites).
-impl<S: Space> LinearOperator for Staggered<S> {
-    type Space = S;
-    type Vector = FermionOf<S>;
-
-    fn space(&self) -> S {
-        self.lat
-    }
-
-    fn vector(&self) -> ongpu::Result<FermionOf<S>> {
-        self.lat.zeros()
-    }
-
-    fn apply(
+    /// At the even sites `w = (A + shift) x` (with `t = D_oe x` on the odd ones), returning
+    /// `|x|²` and `Re⟨x, w⟩` from the same pass: CG's application, and the shifted one of
+    /// the multi-shift CG.
+    pub fn apply_shifted(
         &self,
         x: &FermionOf<S>,
-        scratch: &mut FermionOf<S>,
-        out: &mut FermionOf<S>,
-    ) -> ongpu::Result<()> {
-        self.normal(x, scratch, out)
-    }
-}
-
-/// CG's passes on the even sites: the second hop fused with the two sums, and the fused
-/// vector updates ([`passes`](super::passes)).
-impl<S: Space> CgOperator for Staggered<S> {
-    fn apply_and_norm(
-        &self,
-        x: &FermionOf<S>,
-        scratch: &mut FermionOf<S>,
-        out: &mut FermionOf<S>,
+        shift: f64,
+        t: &mut FermionOf<S>,
+        w: &mut FermionOf<S>,
     ) -> ongpu::Result<(f64, f64)> {
-        self.d_oe(x, scratch)?;
-        let sums = passes::apply_and_reduce(
-            self.lat,
-            &self.links,
-            scratch,
-            x,
-            self.mass * self.mass,
-            out,
-        )?;
+        self.d_oe(x, t)?;
+        let m2 = self.mass * self.mass + shift;
+        let sums = passes::apply_and_reduce(self.lat, &self.links, t, x, m2, w)?;
         Ok((sums.r_norm2, sums.r_dot_ar))
     }
-
-    fn cg_update(
-        &self,
-        alpha: f64,
-        beta: f64,
-        w: &FermionOf<S>,
-        p: &mut FermionOf<S>,
-        s: &mut FermionOf<S>,
-        x: &mut FermionOf<S>,
-        r: &mut FermionOf<S>,
-    ) -> ongpu::Result<()> {
-        passes::update(self.lat, alpha, beta, w, p, s, x, r)
-    }
 }
 
-/// The linear algebra of staggered fermions on the even sites.
-impl<S: Space> VectorAlgebra for Staggered<S> {
-    fn residual(
-        &self,
-        b: &FermionOf<S>,
-        ax: &FermionOf<S>,
-        r: &mut FermionOf<S>,
-    ) -> ongpu::Result<f64> {
-        passes::residual(self.lat, b, ax, r)
-    }
-
-    fn norm2(&self, v: &FermionOf<S>) -> ongpu::Result<f64> {
-        passes::norm2_even(self.lat, v)
-    }
-
-    fn copy(&self, src: &FermionOf<S>, dst: &mut FermionOf<S>) -> ongpu::Result<()> {
-        passes::copy_even(self.lat, src, dst)
-    }
-
-    fn zero(&self, v: &mut FermionOf<S>) -> ongpu::Result<()> {
-        passes::zero_even(self.lat, v)
-    }
-
-    fn check_vector(&self, v: &FermionOf<S>, what: &str) -> ongpu::Result<()> {
-        self.lat.check_field(v, what)
-    }
-}
+super::interface::even_odd_normal_interface!(Staggered);
