@@ -10,15 +10,21 @@
 //! links, and a truncated file or one of another lattice is the same error on every rank.
 //! ILDG files likewise: written from the ranks with the whole lattice's links and checksum,
 //! read back with each rank reading only its own sites, and a flipped byte the same checksum
-//! error on every rank.
+//! error on every rank. Domain-wall quarks: the Möbius operator, its adjoint and the even-odd
+//! operator give the whole lattice's bits, and 20 CGNR iterations its 4-D propagator.
 
 use ongpu::mpi::World;
 use ongpu::prelude::*;
+use ongpu::qcd::domain_wall::{
+    DomainWall, DomainWallEvenOdd, FiveFieldOf, FiveSpinor, MobiusParams,
+};
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::nersc;
 use ongpu::qcd::quenched::QuenchedUpdate;
+use ongpu::qcd::solver::Cgnr;
 use ongpu::qcd::solver::{LinearSolver, SolverError};
 use ongpu::qcd::staggered::{self, Cg, FermionOf, Staggered};
+use ongpu::qcd::wilson::{random_spinors, HostSpinor, SpinorFieldOf};
 use ongpu::{ProcessGrid, RankLattice};
 
 const DIMS: [usize; 4] = [4, 4, 4, 8];
@@ -26,6 +32,8 @@ const SEED: u64 = 5;
 const BETA: f64 = 5.8;
 const MASS: f64 = 0.05;
 const ITERATIONS: usize = 20;
+/// The fifth dimension of the domain-wall check.
+const DW_LS: usize = 4;
 
 /// Process grids of `ranks` ranks over `lat`: along t, along z and t, and the automatic one.
 fn grids(lat: &Lattice, ranks: usize) -> Vec<[usize; 4]> {
@@ -241,6 +249,88 @@ fn check_ildg(
     }
 }
 
+/// Domain-wall quarks over ranks: `D`, `D†` and `M̂` of a random 5-D field, and the 4-D
+/// propagator of a few even-odd CGNR iterations, as the site values of the whole lattice.
+fn domain_wall_results<S: Space>(
+    u: &GaugeField<S>,
+    psi: &[FiveSpinor<f64, DW_LS>],
+    eta: &[HostSpinor],
+) -> (Vec<Vec<FiveSpinor<f64, DW_LS>>>, Vec<HostSpinor>) {
+    let lat = u.lattice();
+    let d = DomainWall::<DW_LS, S>::new(u, MobiusParams::mobius(1.6, 0.1, 1.5, 0.5)).unwrap();
+    let eo = DomainWallEvenOdd::new(&d).unwrap();
+    let x: FiveFieldOf<S, DW_LS> = lat.field_from_vec(psi.to_vec()).unwrap();
+    let (mut s1, mut s2, mut out): (
+        FiveFieldOf<S, DW_LS>,
+        FiveFieldOf<S, DW_LS>,
+        FiveFieldOf<S, DW_LS>,
+    ) = (
+        lat.zeros().unwrap(),
+        lat.zeros().unwrap(),
+        lat.zeros().unwrap(),
+    );
+    let mut results = Vec::new();
+    d.apply(&x, &mut s1, &mut out).unwrap();
+    results.push(out.values().unwrap());
+    d.apply_dagger(&x, &mut s1, &mut s2, &mut out).unwrap();
+    results.push(out.values().unwrap());
+    eo.apply(&x, &mut s1, &mut out).unwrap();
+    results.push(out.values().unwrap());
+    let eta: SpinorFieldOf<S> = lat.field_from_vec(eta.to_vec()).unwrap();
+    let mut q: SpinorFieldOf<S> = lat.zeros().unwrap();
+    let mut x5: FiveFieldOf<S, DW_LS> = lat.zeros().unwrap();
+    let solve = |b: &FiveFieldOf<S, DW_LS>, x: &mut FiveFieldOf<S, DW_LS>| {
+        match eo.solve(&mut Cgnr::new(1e-14, ITERATIONS), b, x) {
+            Ok(s) => Ok(s),
+            // A fixed number of iterations: the iterate is compared, not a converged answer.
+            Err(SolverError::NotConverged { iterations, .. }) => Ok(ongpu::qcd::solver::Solution {
+                iterations,
+                restarts: 0,
+                reliable_updates: 0,
+                relative_residual: f64::NAN,
+                seconds: 0.0,
+            }),
+            Err(e) => Err(e),
+        }
+    };
+    d.propagator(solve, &eta, &mut x5, &mut q).unwrap();
+    (results, q.values().unwrap())
+}
+
+/// The whole lattice's domain-wall results against those over ranks: the operators bit for
+/// bit, the propagator's iterate to rounding (its sums are exact over ranks, the whole
+/// lattice's are not).
+fn check_domain_wall<S: Space>(
+    ur: &GaugeField<S>,
+    psi: &[FiveSpinor<f64, DW_LS>],
+    eta: &[HostSpinor],
+    want: &(Vec<Vec<FiveSpinor<f64, DW_LS>>>, Vec<HostSpinor>),
+) {
+    let lat = ur.lattice();
+    let (got, got_q) = domain_wall_results(ur, psi, eta);
+    for (k, (g, w)) in got.iter().zip(&want.0).enumerate() {
+        assert!(
+            g == w,
+            "{lat}: domain-wall operator {k} differs from the whole lattice's"
+        );
+    }
+    let scale = want
+        .1
+        .iter()
+        .map(|s| s.iter().map(|c| c.norm2()).sum::<f64>())
+        .sum::<f64>();
+    let diff = got_q
+        .iter()
+        .zip(&want.1)
+        .map(|(a, b)| (0..4).map(|s| (a[s] - b[s]).norm2()).sum::<f64>())
+        .sum::<f64>();
+    assert!(
+        diff <= 1e-20 * scale,
+        "{lat}: domain-wall propagator iterate off by {:e}",
+        (diff / scale).sqrt()
+    );
+}
+
 fn main() {
     let world = World::init().expect("MPI starts");
     world.abort_on_panic();
@@ -249,6 +339,14 @@ fn main() {
     let links = u.to_host().unwrap();
     let plaquette = u.plaquette().unwrap();
     let (x_whole, _) = cg_iterate(&u);
+    let slices: Vec<_> = (0..DW_LS)
+        .map(|s| random_spinors(&lat, 70 + s as u64))
+        .collect();
+    let psi: Vec<FiveSpinor<f64, DW_LS>> = (0..lat.volume())
+        .map(|x| FiveSpinor(std::array::from_fn(|s| slices[s][x])))
+        .collect();
+    let eta = random_spinors(&lat, 80);
+    let dw_whole = domain_wall_results(&u, &psi, &eta);
     let mut first: Option<Vec<u64>> = None;
     for dims in grids(&lat, world.size()) {
         let ranks = lat.over_ranks(&world, dims).unwrap();
@@ -266,6 +364,7 @@ fn main() {
             "{ranks}: plaquette {p} vs {plaquette}"
         );
         check_files(&world, &ur, &links);
+        check_domain_wall(&ur, &psi, &eta, &dw_whole);
         let (x, residual) = cg_iterate(&ur);
         let (refreshes, applications) = cg_exchanges(&ur);
         let per_hop = if world.size() > 1 { applications } else { 0 };
