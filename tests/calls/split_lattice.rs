@@ -517,3 +517,24 @@ fn domain_wall_operators_are_those_of_the_whole_lattice() {
         }
     });
 }
+
+/// HISQ quarks on split lattices: the smearing's paths reach two sites aside and the Naik
+/// hop three, beyond the one-site halos of a split lattice's parts; the first such call is
+/// an error that says so (cut the lattice over ranks with deeper halos instead:
+/// tests/mpi/qcd.rs), not a wrong answer.
+#[cfg(feature = "qcd")]
+#[test]
+fn hisq_on_a_split_lattice_is_a_clear_error() {
+    use ongpu::qcd::boundary::TimeBoundary;
+    use ongpu::qcd::gauge::GaugeField;
+    use ongpu::qcd::hisq::Hisq;
+    on_cpu(|| {
+        let lat = Lattice::new([4, 4, 4, 8]).unwrap();
+        let split = lat.split_along(&Devices::first(2).unwrap(), 3).unwrap();
+        let u = GaugeField::random(split, 71).unwrap();
+        let e = Hisq::new(&u, 0.1, 0.0, TimeBoundary::Antiperiodic)
+            .err()
+            .expect("halos one site deep cannot serve HISQ");
+        assert!(e.to_string().contains("beyond the halo"), "{e}");
+    });
+}

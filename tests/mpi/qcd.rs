@@ -11,14 +11,18 @@
 //! ILDG files likewise: written from the ranks with the whole lattice's links and checksum,
 //! read back with each rank reading only its own sites, and a flipped byte the same checksum
 //! error on every rank. Domain-wall quarks: the Möbius operator, its adjoint and the even-odd
-//! operator give the whole lattice's bits, and 20 CGNR iterations its 4-D propagator.
+//! operator give the whole lattice's bits, and 20 CGNR iterations its 4-D propagator. HISQ
+//! quarks over ranks with halos three deep: the fat and Naik links and the Dslash bit for
+//! bit.
 
 use ongpu::mpi::World;
 use ongpu::prelude::*;
+use ongpu::qcd::boundary::TimeBoundary;
 use ongpu::qcd::domain_wall::{
     DomainWall, DomainWallEvenOdd, FiveFieldOf, FiveSpinor, MobiusParams,
 };
 use ongpu::qcd::gauge::GaugeField;
+use ongpu::qcd::hisq::Hisq;
 use ongpu::qcd::nersc;
 use ongpu::qcd::quenched::QuenchedUpdate;
 use ongpu::qcd::solver::Cgnr;
@@ -34,6 +38,9 @@ const MASS: f64 = 0.05;
 const ITERATIONS: usize = 20;
 /// The fifth dimension of the domain-wall check.
 const DW_LS: usize = 4;
+/// The lattice of the HISQ check: 16 time slices leave blocks of 4 or more sites and halos
+/// three deep that do not meet on 1, 2 and 4 ranks.
+const HISQ_DIMS: [usize; 4] = [4, 4, 4, 16];
 
 /// Process grids of `ranks` ranks over `lat`: along t, along z and t, and the automatic one.
 fn grids(lat: &Lattice, ranks: usize) -> Vec<[usize; 4]> {
@@ -331,6 +338,43 @@ fn check_domain_wall<S: Space>(
     );
 }
 
+/// The HISQ fat and Naik links and Dslash of a random gauge field, as bits: the smearing
+/// reaches two sites aside and the Naik hop three, so the lattice over ranks is cut with
+/// halos three deep.
+fn hisq_bits<S: Space>(
+    lat: S,
+    links: &ongpu::qcd::gauge::HostLinks,
+    psi: &[ColorVector<f64>],
+) -> Vec<u64> {
+    let u = GaugeField::from_host(lat, links.clone()).unwrap();
+    let op = Hisq::new(&u, 0.1, -0.1, TimeBoundary::Antiperiodic).unwrap();
+    let x: FermionOf<S> = lat.field_from_vec(psi.to_vec()).unwrap();
+    let mut out: FermionOf<S> = lat.zeros().unwrap();
+    op.dslash(&x, &mut out).unwrap();
+    let mut words: Vec<u64> = [&op.links().fat, &op.links().naik]
+        .iter()
+        .flat_map(|l| l.values().unwrap())
+        .flat_map(|site| site.into_iter().flat_map(|m| m.m.into_iter().flatten()))
+        .flat_map(|z| [z.re.to_bits(), z.im.to_bits()])
+        .collect();
+    words.extend(bits(&out.values().unwrap()));
+    words
+}
+
+/// HISQ over ranks cut along time with three-deep halos: the whole lattice's bits.
+fn check_hisq(world: &World) {
+    let lat = Lattice::new(HISQ_DIMS).unwrap();
+    let links = GaugeField::random(lat, 90).unwrap().to_host().unwrap();
+    let psi = staggered::random_vector(&lat, 91);
+    let want = hisq_bits(lat, &links, &psi);
+    let grid = ProcessGrid::new(&lat, world.size(), [1, 1, 1, world.size()]).unwrap();
+    let ranks = RankLattice::new(world, &grid, 3).unwrap();
+    assert!(
+        hisq_bits(ranks, &links, &psi) == want,
+        "{ranks}: HISQ links or Dslash differ from the whole lattice's"
+    );
+}
+
 fn main() {
     let world = World::init().expect("MPI starts");
     world.abort_on_panic();
@@ -392,6 +436,7 @@ fn main() {
             Some(w) => assert!(*w == words, "{ranks}: CG bits differ between grids"),
         }
     }
+    check_hisq(&world);
     world.barrier();
     if world.rank() == 0 {
         let words = first.expect("at least one grid");
