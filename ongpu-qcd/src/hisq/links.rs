@@ -59,7 +59,15 @@ pub struct Smeared<S: Space = Lattice> {
 }
 
 /// The three smearing steps of `u`.
+///
+/// The paths reach two sites aside: on a lattice whose parts have shallower halos (a split
+/// lattice's) that is an error on every backend, because these passes run with bounds checks
+/// (unchecked, the GPU would read wrapped neighbours). They run once per gauge field.
 pub fn smeared<S: Space>(u: &GaugeField<S>) -> ongpu::Result<Smeared<S>> {
+    ongpu_runtime::with_bounds_checks(true, || smeared_unchecked(u))
+}
+
+fn smeared_unchecked<S: Space>(u: &GaugeField<S>) -> ongpu::Result<Smeared<S>> {
     let lat = u.lattice();
     let v = smear(lat, u.links(), LEVEL_ONE)?;
     let mut w: LinksOf<S> = lat.zeros()?;
@@ -85,13 +93,18 @@ impl<S: Space> HisqLinks<S> {
         Self::from_smeared(u.lattice(), &s, epsilon, boundary)
     }
 
-    /// The links of already smeared fields (for the force, which keeps them).
+    /// The links of already smeared fields (for the force, which keeps them). The Naik
+    /// lines reach two sites ahead: checked as [`smeared`] is.
     pub fn from_smeared(
         lat: S,
         s: &Smeared<S>,
         epsilon: f64,
         boundary: TimeBoundary,
     ) -> ongpu::Result<Self> {
+        ongpu_runtime::with_bounds_checks(true, || Self::fold(lat, s, epsilon, boundary))
+    }
+
+    fn fold(lat: S, s: &Smeared<S>, epsilon: f64, boundary: TimeBoundary) -> ongpu::Result<Self> {
         let (x, w) = (&s.x, &s.w);
         let mut fat: LinksOf<S> = lat.zeros()?;
         let mut naik: LinksOf<S> = lat.zeros()?;
