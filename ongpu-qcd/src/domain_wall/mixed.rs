@@ -16,20 +16,16 @@
 
 use super::{DomainWall, DomainWallEvenOdd, FiveFieldOf, FiveSpinor};
 use crate::gauge::LinksOf;
-use crate::solver::{residual2, start_solve, Cgnr, LinearSolver, Solution, SolverError};
+use crate::solver::refinement::{refine, LowPrecision, Refinement};
+use crate::solver::{Cgnr, LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
 use ongpu_runtime::ElementArray;
-use std::time::Instant;
 
 /// The default `δ`: the true residual is recomputed whenever the f32 iterations have
 /// reduced theirs by this factor (0.01: each update restarts the f32 CGNR, and on one H200
 /// at 32^4 × 16 the solve to 1e-10 took 0.93× the f64 solve's time with 0.1, 1.16× faster
 /// with 0.01).
 pub const DEFAULT_DOMAIN_WALL_DELTA: f64 = 0.01;
-
-/// Reliable updates in a row that do not halve the true residual before a solve is
-/// declared stagnated.
-const STALLED_UPDATES: usize = 3;
 
 /// Mixed-precision CGNR on [`DomainWallEvenOdd`]: f64 solution and true residual, f32
 /// iterations with reliable updates (see the module documentation). Solves to
@@ -93,65 +89,52 @@ where
     FiveSpinor<f64, LS>: ElementArray<Entry = ColorVector<f64>>,
     FiveSpinor<f32, LS>: ElementArray<Entry = ColorVector<f32>>,
 {
-    let start = Instant::now();
     let full = op.operator();
     let lat = full.lattice();
     let links = single_links(lat, full.links())?;
     let single_full = DomainWall::<LS, S, f32>::from_links(lat, &links, full.params())?;
-    let single = DomainWallEvenOdd::new(&single_full)?;
-    let (mut r, mut tmp, mut ax): (FiveFieldOf<S, LS>, FiveFieldOf<S, LS>, FiveFieldOf<S, LS>) =
-        (lat.zeros()?, lat.zeros()?, lat.zeros()?);
-    let mut rs: FiveFieldOf<S, LS, f32> = lat.zeros()?;
-    let mut es: FiveFieldOf<S, LS, f32> = lat.zeros()?;
-    // x = 0, r = b.
-    let b2 = start_solve(op, b, x, &mut r)?;
-    let target2 = solver.tolerance * solver.tolerance * b2;
-    let (mut r2, mut iterations, mut updates, mut stalled) = (b2, 0, 0, 0);
-    while r2 > target2 {
-        // The f32 iterations on e with M̂ e = r / |r|, from e = 0, stopped at δ or where the
-        // f64 residual would meet the tolerance (with a margin for the f32 drift).
-        let norm = r2.sqrt();
-        scaled_to_single(lat.even(), &r, 1.0 / norm, &mut rs)?;
-        let stop = solver.delta.max(0.5 * (target2 / r2).sqrt());
-        let mut inner = Cgnr::new(stop, solver.max_iterations - iterations);
-        let made = match inner.solve(&single, &rs, &mut es) {
-            Ok(s) => s.iterations,
-            // The iterations allowed are spent: x takes what they reached.
-            Err(SolverError::NotConverged { iterations: i, .. }) => {
-                iterations += i;
-                add_correction(lat.even(), &es, norm, x)?;
-                let r2 = residual2(op, b, x, &mut tmp, &mut ax, &mut r)?;
-                return Err(SolverError::NotConverged {
-                    iterations,
-                    relative_residual: (r2 / b2).sqrt(),
-                });
-            }
-            // An f32 breakdown (the scaled residual reached f32's resolution): the update
-            // below takes what the iterations reached, and the stagnation check decides.
-            Err(SolverError::Breakdown { iterations: i, .. }) => i,
-            Err(e) => return Err(e),
-        };
-        iterations += made;
-        // The reliable update: x += |r| e and r = b − M̂ x, in f64.
-        add_correction(lat.even(), &es, norm, x)?;
-        let r2_new = residual2(op, b, x, &mut tmp, &mut ax, &mut r)?;
-        updates += 1;
-        stalled = if r2_new > 0.25 * r2 { stalled + 1 } else { 0 };
-        r2 = r2_new;
-        if r2 > target2 && (stalled == STALLED_UPDATES || !r2.is_finite()) {
-            return Err(SolverError::Stagnated {
-                iterations,
-                relative_residual: (r2 / b2).sqrt(),
-            });
-        }
+    let mut low = SingleCgnr {
+        single: DomainWallEvenOdd::new(&single_full)?,
+        rs: lat.zeros()?,
+        es: lat.zeros()?,
+    };
+    let asked = Refinement {
+        tolerance: solver.tolerance,
+        max_iterations: solver.max_iterations,
+        delta: solver.delta,
+    };
+    refine(op, b, x, &asked, &mut low)
+}
+
+/// The f32 half of [`MixedCgnr`]: [`Cgnr`] on the f32 operator.
+struct SingleCgnr<'o, 'u, const LS: usize, S: Space> {
+    single: DomainWallEvenOdd<'o, 'u, LS, S, f32>,
+    rs: FiveFieldOf<S, LS, f32>,
+    es: FiveFieldOf<S, LS, f32>,
+}
+
+impl<const LS: usize, S: Space> LowPrecision<FiveFieldOf<S, LS>> for SingleCgnr<'_, '_, LS, S>
+where
+    FiveSpinor<f64, LS>: ElementArray<Entry = ColorVector<f64>>,
+    FiveSpinor<f32, LS>: ElementArray<Entry = ColorVector<f32>>,
+{
+    fn iterate(
+        &mut self,
+        r: &FiveFieldOf<S, LS>,
+        scale: f64,
+        stop: f64,
+        allowed: usize,
+    ) -> Result<usize, SolverError> {
+        let lat = self.single.operator().lattice();
+        scaled_to_single(lat.even(), r, scale, &mut self.rs)?;
+        Cgnr::new(stop, allowed)
+            .solve(&self.single, &self.rs, &mut self.es)
+            .map(|s| s.iterations)
     }
-    Ok(Solution {
-        iterations,
-        restarts: 0,
-        reliable_updates: updates,
-        relative_residual: if b2 == 0.0 { 0.0 } else { (r2 / b2).sqrt() },
-        seconds: start.elapsed().as_secs_f64(),
-    })
+
+    fn add_correction(&self, scale: f64, x: &mut FiveFieldOf<S, LS>) -> ongpu::Result<()> {
+        add_correction(self.single.operator().lattice().even(), &self.es, scale, x)
+    }
 }
 
 /// The links rounded to f32, on the device.

@@ -11,6 +11,7 @@
 pub(crate) mod bicgstab;
 pub(crate) mod cg;
 mod cgnr;
+pub(crate) mod refinement;
 
 pub use bicgstab::{BiCgStab, BiCgStabOperator};
 pub use cg::{Cg, CgOperator, CgPasses, MAX_RESTARTS};

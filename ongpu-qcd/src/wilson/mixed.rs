@@ -22,20 +22,15 @@ use super::operator::{hop, hop_clover};
 use super::{SpinorFieldOf, Wilson};
 use crate::gauge::LinksOf;
 use crate::solver::bicgstab::{iterate, Run, Work};
-use crate::solver::{residual2, start_solve};
+use crate::solver::refinement::{refine, LowPrecision, Refinement};
 use crate::solver::{
     BiCgStabOperator, LinearOperator, LinearSolver, Solution, SolverError, VectorAlgebra,
 };
 use ongpu::prelude::*;
-use std::time::Instant;
 
 /// The default `δ`: the true residual is recomputed whenever the f32 iterations have
 /// reduced theirs by this factor.
 pub const DEFAULT_WILSON_DELTA: f64 = 0.1;
-
-/// Reliable updates in a row that do not halve the true residual before a solve is
-/// declared stagnated.
-const STALLED_UPDATES: usize = 3;
 
 /// Mixed-precision BiCGStab on [`WilsonEvenOdd`]: f64 solution and true residual, f32
 /// iterations with reliable updates (see the module documentation). Solves to
@@ -210,83 +205,66 @@ fn mixed_bicgstab<S: Space>(
     x: &mut SpinorFieldOf<S>,
     solver: &MixedBiCgStab,
 ) -> Result<Solution, SolverError> {
-    let start = Instant::now();
     let lat = op.wilson().lattice();
     let single = SingleEvenOdd::new(op.wilson())?;
-    let (mut r, mut tmp, mut ax): (SpinorFieldOf<S>, SpinorFieldOf<S>, SpinorFieldOf<S>) =
-        (lat.zeros()?, lat.zeros()?, lat.zeros()?);
-    let mut rs: SpinorFieldOf<S, f32> = lat.zeros()?;
-    let mut es: SpinorFieldOf<S, f32> = lat.zeros()?;
-    let mut work = Work::new(&single)?;
-    // x = 0, r = b.
-    let b2 = start_solve(op, b, x, &mut r)?;
-    let target2 = solver.tolerance * solver.tolerance * b2;
-    let (mut r2, mut iterations, mut updates, mut stalled) = (b2, 0, 0, 0);
-    while r2 > target2 {
-        // The f32 iterations on e with M̂ e = r / |r|, from e = 0.
-        let norm = r2.sqrt();
-        let inv_norm = 1.0 / norm;
-        on_gpu!(lat.even(), {
-            rs[0] = (r[0] * inv_norm).to_f32();
-            rs[1] = (r[1] * inv_norm).to_f32();
-            rs[2] = (r[2] * inv_norm).to_f32();
-            rs[3] = (r[3] * inv_norm).to_f32();
+    let mut low = SingleBiCgStab {
+        work: Work::new(&single)?,
+        single,
+        rs: lat.zeros()?,
+        es: lat.zeros()?,
+    };
+    let asked = Refinement {
+        tolerance: solver.tolerance,
+        max_iterations: solver.max_iterations,
+        delta: solver.delta,
+    };
+    refine(op, b, x, &asked, &mut low)
+}
+
+/// The f32 half of [`MixedBiCgStab`]: BiCGStab's iterations on the f32 operator.
+struct SingleBiCgStab<S: Space> {
+    single: SingleEvenOdd<S>,
+    work: Work<SpinorFieldOf<S, f32>>,
+    rs: SpinorFieldOf<S, f32>,
+    es: SpinorFieldOf<S, f32>,
+}
+
+impl<S: Space> LowPrecision<SpinorFieldOf<S>> for SingleBiCgStab<S> {
+    fn iterate(
+        &mut self,
+        r: &SpinorFieldOf<S>,
+        scale: f64,
+        stop: f64,
+        allowed: usize,
+    ) -> Result<usize, SolverError> {
+        let (rs, es) = (&mut self.rs, &mut self.es);
+        on_gpu!(self.single.lat.even(), {
+            rs[0] = (r[0] * scale).to_f32();
+            rs[1] = (r[1] * scale).to_f32();
+            rs[2] = (r[2] * scale).to_f32();
+            rs[3] = (r[3] * scale).to_f32();
         })?;
         // (A pass of its own: a body's `ColorVector::zero()` is in the precision of the
         // body's f64 values where it has some.)
-        on_gpu!(lat.even(), {
+        on_gpu!(self.single.lat.even(), {
             es[0] = ColorVector::zero();
             es[1] = ColorVector::zero();
             es[2] = ColorVector::zero();
             es[3] = ColorVector::zero();
         })?;
-        // Stop at δ, or where the f64 residual would meet the tolerance (with a margin for
-        // the drift of the f32 recursion).
-        let stop2 = (solver.delta * solver.delta).max(0.25 * target2 / r2);
+        let stop2 = stop * stop;
         let run = Run {
             r2: 1.0,
-            b2: b2 / r2,
+            b2: 1.0,
             done: |s2| s2 <= stop2,
-            max_iterations: solver.max_iterations - iterations,
+            max_iterations: allowed,
         };
-        let inner = iterate(&single, &mut es, &mut rs, &mut work, run);
-        let made = match inner {
-            Ok((made, _)) => made,
-            Err(SolverError::NotConverged { iterations: i, .. }) => {
-                iterations += i;
-                add_correction(lat, &es, norm, x)?;
-                let r2 = residual2(op, b, x, &mut tmp, &mut ax, &mut r)?;
-                return Err(SolverError::NotConverged {
-                    iterations,
-                    relative_residual: (r2 / b2).sqrt(),
-                });
-            }
-            // An f32 breakdown (the scaled residual reached f32's resolution): the update
-            // below takes what the iterations reached, and the stagnation check decides.
-            Err(SolverError::Breakdown { iterations: i, .. }) => i,
-            Err(e) => return Err(e),
-        };
-        iterations += made;
-        // The reliable update: x += |r| e and r = b − M̂ x, in f64.
-        add_correction(lat, &es, norm, x)?;
-        let r2_new = residual2(op, b, x, &mut tmp, &mut ax, &mut r)?;
-        updates += 1;
-        stalled = if r2_new > 0.25 * r2 { stalled + 1 } else { 0 };
-        r2 = r2_new;
-        if r2 > target2 && (stalled == STALLED_UPDATES || !r2.is_finite()) {
-            return Err(SolverError::Stagnated {
-                iterations,
-                relative_residual: (r2 / b2).sqrt(),
-            });
-        }
+        iterate(&self.single, es, rs, &mut self.work, run).map(|(made, _)| made)
     }
-    Ok(Solution {
-        iterations,
-        restarts: 0,
-        reliable_updates: updates,
-        relative_residual: if b2 == 0.0 { 0.0 } else { (r2 / b2).sqrt() },
-        seconds: start.elapsed().as_secs_f64(),
-    })
+
+    fn add_correction(&self, scale: f64, x: &mut SpinorFieldOf<S>) -> ongpu::Result<()> {
+        add_correction(self.single.lat, &self.es, scale, x)
+    }
 }
 
 /// `x += scale · e` on the even sites, in f64.
