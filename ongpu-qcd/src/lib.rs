@@ -11,7 +11,9 @@
 //! | [`quenched`] | [`QuenchedUpdate`](quenched::QuenchedUpdate): Cabibbo–Marinari heatbath and overrelaxation sweeps for the Wilson gauge action |
 //! | [`staggered`] | the staggered operator [`Staggered`](staggered::Staggered) (`D_eo`, `D_oe`, the even-odd normal operator), its passes, and its CG solvers: eager, graph and device loop |
 //! | [`wilson`] | Wilson and Wilson-clover fermions: Dirac spinors, gamma matrices, the even-odd preconditioned operator, CGNR and BiCGStab, propagators and the pion correlator |
-//! | [`hmc`] | hybrid Monte Carlo: the Wilson gauge action alone or with `N_f = 4` dynamical staggered quarks, leapfrog and Omelyan integrators |
+//! | [`hisq`] | HISQ quarks: the two-level smeared links, the operator, and the force through the smearing (chain rule) |
+//! | [`hmc`] | hybrid Monte Carlo: the Wilson gauge action alone or with dynamical quarks (`N_f = 4` staggered, or rooted HISQ for RHMC), leapfrog and Omelyan integrators on two time scales |
+//! | [`rational`] | rational approximations of `x^s` by the Remez algorithm in arbitrary precision, as partial fractions |
 //! | [`flow`] | the Wilson (gradient) flow: `E(t)`, `t₀`, `w₀`, the topological charge |
 //! | [`scale`] | scale setting: Wilson loops, the static potential, `r₀`, the flow scales `t₀` and `w₀` of an ensemble, with jackknife errors; the published interpolations |
 //! | [`smearing`] | APE and stout smearing, in four or three directions |
@@ -85,6 +87,7 @@ pub mod hmc;
 pub mod ildg;
 pub mod nersc;
 pub mod quenched;
+pub mod rational;
 pub mod scale;
 pub mod smearing;
 pub mod solver;

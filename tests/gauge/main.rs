@@ -12,6 +12,7 @@ mod hmc;
 mod ildg;
 mod nersc;
 mod quenched;
+mod rhmc;
 mod scale;
 mod smearing;
 mod staggered_hmc;

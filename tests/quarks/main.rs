@@ -9,6 +9,7 @@ mod conventions;
 mod domain_wall;
 mod domain_wall_4d;
 mod hisq;
+mod hisq_force;
 mod many_rhs;
 mod mixed_cg;
 mod small_lattice;

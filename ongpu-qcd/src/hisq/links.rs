@@ -110,16 +110,47 @@ impl<S: Space> HisqLinks<S> {
         let mut naik: LinksOf<S> = lat.zeros()?;
         let one = epsilon / 8.0;
         let three = -(1.0 + epsilon) / 24.0;
+        on_gpu!(lat, {
+            for mu in 0..4 {
+                fat[mu] = x[mu] + one * w[mu];
+                naik[mu] = three * (w[mu] * w.shift(mu, 1)[mu] * w.shift(mu, 2)[mu]);
+            }
+        })?;
+        Self::apply_phases(lat, boundary, &mut fat, &mut naik)?;
+        Ok(HisqLinks { fat, naik })
+    }
+
+    /// The gradients with respect to the bare fat links (`X + ε/8 W`) and Naik lines
+    /// (`−(1+ε)/24 · WWW`) from those with respect to the folded ones: the folding
+    /// multiplies each link by a real number (`±½`, the boundary's sign), so its pullback
+    /// multiplies each gradient by the same number.
+    pub fn unfold(
+        lat: S,
+        boundary: TimeBoundary,
+        fat: &mut LinksOf<S>,
+        naik: &mut LinksOf<S>,
+    ) -> ongpu::Result<()> {
+        Self::apply_phases(lat, boundary, fat, naik)
+    }
+
+    /// `fat` and `naik` times `η_μ(x)/2` and the time boundary's sign on the hops that
+    /// cross the last slice.
+    fn apply_phases(
+        lat: S,
+        boundary: TimeBoundary,
+        fat: &mut LinksOf<S>,
+        naik: &mut LinksOf<S>,
+    ) -> ongpu::Result<()> {
         on_gpu!(lat, |i| {
             let mut below = 0usize;
             for mu in 0..4 {
                 let eta = if below % 2 == 0 { 0.5 } else { -0.5 };
-                fat[mu] = eta * (x[mu] + one * w[mu]);
-                naik[mu] = (eta * three) * (w[mu] * w.shift(mu, 1)[mu] * w.shift(mu, 2)[mu]);
+                fat[mu] = eta * fat[mu];
+                naik[mu] = eta * naik[mu];
                 below += lat.coord(i, mu);
             }
         })?;
-        apply_time_boundary(lat, boundary, &mut fat)?;
+        apply_time_boundary(lat, boundary, fat)?;
         if boundary != TimeBoundary::Periodic {
             let sign = boundary.sign();
             let t_len = lat.whole().extents()[3];
@@ -129,6 +160,6 @@ impl<S: Space> HisqLinks<S> {
                 }
             })?;
         }
-        Ok(HisqLinks { fat, naik })
+        Ok(())
     }
 }

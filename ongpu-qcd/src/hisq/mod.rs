@@ -12,9 +12,12 @@
 //!
 //! docs/hisq.md has the conventions, the coefficients and what the tests check.
 
+pub mod force;
 pub mod links;
 mod operator;
 pub mod paths;
+pub mod paths_pullback;
+pub mod polar_pullback;
 
 pub use crate::gauge::polar_u3;
 pub use links::{HisqLinks, Smeared, LEVEL_ONE, LEVEL_TWO};

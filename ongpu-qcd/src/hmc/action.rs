@@ -1,14 +1,18 @@
 //! The action a chain samples: the Wilson gauge action, and the quarks if there are any.
 
-use super::staggered_quarks::{SolveCounts, StaggeredQuarks};
+use super::quarks::Quarks;
+use super::staggered_quarks::SolveCounts;
 use super::{gauge_action, gauge_force, kinetic_energy, MdParams};
 use crate::gauge::force::exp_times;
 use crate::gauge::{GaugeField, LinksOf};
 use crate::solver::SolverError;
 use ongpu::prelude::*;
 
-/// `S = S_g + S_f`: the Wilson gauge action at β and, optionally, `N_f = 4` staggered
-/// quarks with their pseudofermion.
+/// `S = S_g + Σ S_f`: the Wilson gauge action at β and any number of dynamical quarks,
+/// each with its pseudofermion: `N_f = 4` staggered quarks
+/// ([`StaggeredQuarks`](super::StaggeredQuarks)), rooted HISQ quarks for RHMC
+/// ([`HisqQuarks`](super::HisqQuarks): 2+1 or 2+1+1 flavours as two or three of them), or
+/// any other [`Quarks`].
 ///
 /// With quarks, the molecular dynamics can run on two time scales (Sexton and Weingarten,
 /// Nucl. Phys. B 380 (1992) 665): each link move of the outer integrator, which applies the
@@ -17,9 +21,13 @@ use ongpu::prelude::*;
 /// reversible and area-preserving.
 pub struct Action<S: Space = Lattice> {
     beta: f64,
-    quarks: Option<StaggeredQuarks<S>>,
+    quarks: Vec<Box<dyn Quarks<S>>>,
     gauge_substeps: usize,
 }
+
+/// The first random draw at a site that the pseudofermions use (the momenta use 0 to 31);
+/// each quark field takes the next [`Quarks::draws_per_site`].
+const FIRST_QUARK_DRAW: u32 = 32;
 
 impl<S: Space> Action<S> {
     /// The Wilson gauge action at coupling `beta` (≥ 0), no quarks (quenched).
@@ -31,18 +39,17 @@ impl<S: Space> Action<S> {
         }
         Ok(Action {
             beta,
-            quarks: None,
+            quarks: Vec::new(),
             gauge_substeps: 1,
         })
     }
 
-    /// The same action with `quarks` (replacing any it had).
+    /// The same action with `quarks` added to any it had (a light and a strange field for
+    /// 2+1 flavours).
     #[must_use]
-    pub fn with_quarks(self, quarks: StaggeredQuarks<S>) -> Self {
-        Action {
-            quarks: Some(quarks),
-            ..self
-        }
+    pub fn with_quarks(mut self, quarks: impl Quarks<S> + 'static) -> Self {
+        self.quarks.push(Box::new(quarks));
+        self
     }
 
     /// The same action with the gauge force integrated in `n` (≥ 1) inner steps per link
@@ -70,32 +77,34 @@ impl<S: Space> Action<S> {
         self.beta
     }
 
-    /// The quarks, if any.
-    pub fn quarks(&self) -> Option<&StaggeredQuarks<S>> {
-        self.quarks.as_ref()
+    /// The quark fields, in the order they were added.
+    pub fn quarks(&self) -> &[Box<dyn Quarks<S>>] {
+        &self.quarks
     }
 
-    /// The quarks, if any, to change.
-    pub fn quarks_mut(&mut self) -> Option<&mut StaggeredQuarks<S>> {
-        self.quarks.as_mut()
+    /// The quark fields, to change.
+    pub fn quarks_mut(&mut self) -> &mut [Box<dyn Quarks<S>>] {
+        &mut self.quarks
     }
 
-    /// Draws new pseudofermions (if there are quarks) from `rng` and returns the action
-    /// on `u` with them.
+    /// Draws new pseudofermions (if there are quarks) from `rng`, each field from draws of
+    /// its own, and returns the action on `u` with them.
     pub fn refresh(&mut self, u: &GaugeField<S>, rng: Philox) -> Result<f64, SolverError> {
-        let fermions = match &mut self.quarks {
-            Some(q) => q.heatbath(u, rng)?,
-            None => 0.0,
-        };
+        let mut fermions = 0.0;
+        let mut draw = FIRST_QUARK_DRAW;
+        for q in &mut self.quarks {
+            fermions += q.refresh(u, rng, draw)?;
+            draw += q.draws_per_site();
+        }
         Ok(gauge_action(self.beta, u)? + fermions)
     }
 
-    /// `S` on the links of `u` (one solve with quarks).
+    /// `S` on the links of `u` (one solve per quark field).
     pub fn value(&mut self, u: &GaugeField<S>) -> Result<f64, SolverError> {
-        let fermions = match &mut self.quarks {
-            Some(q) => q.action(u)?,
-            None => 0.0,
-        };
+        let mut fermions = 0.0;
+        for q in &mut self.quarks {
+            fermions += q.action(u)?;
+        }
         Ok(gauge_action(self.beta, u)? + fermions)
     }
 
@@ -112,7 +121,7 @@ impl<S: Space> Action<S> {
         p: &mut LinksOf<S>,
     ) -> Result<(), SolverError> {
         gauge_force(self.beta, u, c, p)?;
-        if let Some(q) = &mut self.quarks {
+        for q in &mut self.quarks {
             q.force(u, c, p)?;
         }
         Ok(())
@@ -129,7 +138,7 @@ impl<S: Space> Action<S> {
         let lat = u.lattice();
         let eps = md.length / md.steps as f64;
         let (beta, inner) = (self.beta, self.gauge_substeps);
-        let nested = inner > 1 && self.quarks.is_some();
+        let nested = inner > 1 && !self.quarks.is_empty();
         // Both moves need both fields, one of each mutably: they take turns through a cell.
         let state = std::cell::RefCell::new((u, p));
         let gauge = |c: f64| -> Result<(), SolverError> {
@@ -148,7 +157,7 @@ impl<S: Space> Action<S> {
                 if !nested {
                     gauge(c)?;
                 }
-                if let Some(q) = quarks.as_mut() {
+                for q in quarks.iter_mut() {
                     let (u, p) = &mut *state.borrow_mut();
                     q.force(u, c, p)?;
                 }
@@ -168,9 +177,10 @@ impl<S: Space> Action<S> {
     /// The quarks' solves since the last call (zero without quarks), and the counters set
     /// back to zero.
     pub fn take_counts(&mut self) -> SolveCounts {
-        self.quarks
-            .as_mut()
-            .map(StaggeredQuarks::take_counts)
-            .unwrap_or_default()
+        let mut total = SolveCounts::default();
+        for q in &mut self.quarks {
+            total += q.take_counts();
+        }
+        total
     }
 }

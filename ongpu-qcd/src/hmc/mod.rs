@@ -13,13 +13,17 @@
 //! chain is the same on any space and either backend to rounding of the sums.
 
 mod action;
+mod hisq_quarks;
 mod integrator;
 mod momenta;
+mod quarks;
 mod staggered_quarks;
 
 pub use action::Action;
+pub use hisq_quarks::{HisqFlavour, HisqQuarks};
 pub use integrator::{Integrator, OMELYAN_LAMBDA};
 pub use momenta::{kinetic_energy, refresh, su3_from_coordinates};
+pub use quarks::Quarks;
 pub use staggered_quarks::{SolveCounts, StaggeredQuarks, StaggeredSolver};
 
 use crate::gauge::force::accumulate_force;

@@ -19,6 +19,7 @@
 //! Every solve starts from zero (the solver contract), so the molecular dynamics is
 //! reversible to the solver's tolerance.
 
+use super::quarks::Quarks;
 use crate::boundary::TimeBoundary;
 use crate::gauge::algebra::{outer_product, traceless_antihermitian};
 use crate::gauge::{GaugeField, LinksOf};
@@ -42,13 +43,30 @@ pub struct SolveCounts {
     pub iterations: usize,
     /// Seconds in the solves.
     pub seconds: f64,
+    /// Seconds in the forces outside their solves (the outer products and, for HISQ
+    /// quarks, the chain rule through the smearing).
+    pub force_seconds: f64,
 }
 
 impl SolveCounts {
     fn add(&mut self, s: &Solution) {
+        self.record(s.iterations, s.seconds);
+    }
+
+    /// One more solve of `iterations` iterations in `seconds`.
+    pub(crate) fn record(&mut self, iterations: usize, seconds: f64) {
         self.solves += 1;
-        self.iterations += s.iterations;
-        self.seconds += s.seconds;
+        self.iterations += iterations;
+        self.seconds += seconds;
+    }
+}
+
+impl std::ops::AddAssign for SolveCounts {
+    fn add_assign(&mut self, other: SolveCounts) {
+        self.solves += other.solves;
+        self.iterations += other.iterations;
+        self.seconds += other.seconds;
+        self.force_seconds += other.force_seconds;
     }
 }
 
@@ -150,10 +168,20 @@ impl<S: Space> StaggeredQuarks<S> {
     /// whole-lattice site (draws 32 to 37: a momentum refresh on the same stream uses 0 to
     /// 31), and returns its action `S_f = φ† A⁻¹ φ` (one solve).
     pub fn heatbath(&mut self, u: &GaugeField<S>, rng: Philox) -> Result<f64, SolverError> {
+        self.heatbath_from(u, rng, FIRST_DRAW)
+    }
+
+    /// [`StaggeredQuarks::heatbath`] with the draws `first_draw` to `first_draw + 5`.
+    fn heatbath_from(
+        &mut self,
+        u: &GaugeField<S>,
+        rng: Philox,
+        first_draw: u32,
+    ) -> Result<f64, SolverError> {
         let lat = self.lat;
         u.check_lattice(lat, "the quarks")?;
         let chi = &mut self.y;
-        let d = FIRST_DRAW;
+        let d = first_draw;
         let s = std::f64::consts::FRAC_1_SQRT_2; // the standard deviation of the parts
         on_gpu!(lat, |i| {
             let w = lat.whole_index(i);
@@ -208,5 +236,32 @@ impl<S: Space> StaggeredQuarks<S> {
             }
         })?;
         Ok(())
+    }
+}
+
+impl<S: Space> Quarks<S> for StaggeredQuarks<S> {
+    fn refresh(
+        &mut self,
+        u: &GaugeField<S>,
+        rng: Philox,
+        first_draw: u32,
+    ) -> Result<f64, SolverError> {
+        self.heatbath_from(u, rng, first_draw)
+    }
+
+    fn draws_per_site(&self) -> u32 {
+        6
+    }
+
+    fn action(&mut self, u: &GaugeField<S>) -> Result<f64, SolverError> {
+        StaggeredQuarks::action(self, u)
+    }
+
+    fn force(&mut self, u: &GaugeField<S>, c: f64, p: &mut LinksOf<S>) -> Result<(), SolverError> {
+        StaggeredQuarks::force(self, u, c, p)
+    }
+
+    fn take_counts(&mut self) -> SolveCounts {
+        StaggeredQuarks::take_counts(self)
     }
 }

@@ -53,6 +53,7 @@ mod operator;
 pub mod passes;
 pub mod sloppy;
 mod sources;
+mod spectrum;
 
 pub use crate::solver::MAX_RESTARTS;
 pub use cg::{Cg, PassCounts};
@@ -65,6 +66,7 @@ pub use multi_shift::{MultiShiftCg, MultiShiftSolution, ShiftedNormal};
 pub use operator::{staggered_phase, Staggered};
 pub use sloppy::SloppyStaggered;
 pub use sources::{even_part, random_vector, HostVector};
+pub use spectrum::largest_eigenvalue;
 
 use crate::solver::LinearSolver;
 use crate::SiteLayout;
