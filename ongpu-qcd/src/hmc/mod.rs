@@ -1,7 +1,9 @@
 //! Hybrid Monte Carlo for the Wilson gauge action `S = β Σ_p (1 − Re tr U_p / 3)`, alone
-//! or with four flavours of dynamical staggered quarks ([`StaggeredQuarks`]; the
-//! [`Action`] says which) (Duane, Kennedy, Pendleton, Roweth, Phys. Lett. B 195 (1987)
-//! 216): Gaussian momenta
+//! or with dynamical quarks: four flavours of staggered quarks ([`StaggeredQuarks`]), or
+//! rooted HISQ quarks through rational approximations, which makes it RHMC (2+1 or 2+1+1
+//! flavours, [`HisqQuarks`]); the [`Action`] says which (Duane, Kennedy, Pendleton, Roweth,
+//! Phys. Lett. B 195 (1987) 216; Clark and Kennedy, Phys. Rev. Lett. 98 (2007) 051601):
+//! Gaussian momenta
 //! `P ∈ su(3)` on every link, a reversible molecular-dynamics trajectory of
 //! `H = −Σ tr P² + S` ([`Integrator`]), and a Metropolis step on `ΔH`, all in f64 with
 //! deterministic sums.

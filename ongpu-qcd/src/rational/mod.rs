@@ -4,7 +4,7 @@
 //! `x^s ≈ r(x) = α₀ + Σₖ αₖ / (x + βₖ)`, `a ≤ x ≤ b`,
 //!
 //! the minimax approximation in relative error of degree `(n, n)`, found by Remez's second
-//! algorithm in arbitrary precision ([`big`]: 320-bit floats of the pure-Rust `dashu-float`)
+//! algorithm in arbitrary precision (320-bit floats of the pure-Rust `dashu-float`)
 //! and turned into the partial fractions a multi-shift solver applies (every `βₖ > 0`).
 //! Its largest relative error on the range, [`RationalApproximation::error`], is measured
 //! at the extrema of the final exchange. An approximation is computed once per process for
