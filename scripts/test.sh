@@ -22,7 +22,9 @@ step cargo fmt --all -- --check
 step cargo clippy --workspace --all-targets -- -D warnings
 step cargo clippy --workspace --all-targets --no-default-features --features rayon -- -D warnings
 step cargo test --workspace
-step cargo test --workspace --no-default-features --features rayon,qcd
+# The CPU-only build runs the same tests but the RHMC chains (minutes of CPU, the same code
+# and backend as in the run above).
+step cargo test --workspace --no-default-features --features rayon,qcd -- --skip rhmc::
 RUSTDOCFLAGS="-D warnings" step cargo doc --workspace --no-deps --quiet
 # The `mpi` feature: its build, and its test program under mpirun with 1, 2 and 4 ranks.
 step bash scripts/mpi-tests.sh

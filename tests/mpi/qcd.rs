@@ -13,7 +13,9 @@
 //! error on every rank. Domain-wall quarks: the Möbius operator, its adjoint and the even-odd
 //! operator give the whole lattice's bits, and 20 CGNR iterations its 4-D propagator. HISQ
 //! quarks over ranks with halos three deep: the fat and Naik links and the Dslash bit for
-//! bit.
+//! bit, and a whole RHMC trajectory (heatbath, multi-shift solves, the force through the
+//! smearing, Metropolis): the whole lattice's links and `ΔH` to rounding, and the same bits
+//! for every rank count (in the digest).
 
 use ongpu::mpi::World;
 use ongpu::prelude::*;
@@ -23,6 +25,7 @@ use ongpu::qcd::domain_wall::{
 };
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::hisq::Hisq;
+use ongpu::qcd::hmc::{Action, HisqFlavour, HisqQuarks, Hmc, Integrator, MdParams};
 use ongpu::qcd::nersc;
 use ongpu::qcd::quenched::QuenchedUpdate;
 use ongpu::qcd::solver::Cgnr;
@@ -375,6 +378,56 @@ fn check_hisq(world: &World) {
     );
 }
 
+/// One RHMC trajectory with a rooted HISQ field from `links`: the new links and `ΔH` (the
+/// heatbath, its power method, the multi-shift solves, the force through both smearing
+/// levels and the Metropolis step, all over ranks with three-deep halos).
+fn rhmc_trajectory<S: Space>(
+    lat: S,
+    links: &ongpu::qcd::gauge::HostLinks,
+) -> (ongpu::qcd::gauge::HostLinks, f64) {
+    let mut u = GaugeField::from_host(lat, links.clone()).unwrap();
+    let quarks =
+        HisqQuarks::<4, S>::new(lat, &[HisqFlavour::new(1, 0.5)], 8.0, 1e-10, 1e-8, 2000).unwrap();
+    let action = Action::wilson(BETA).unwrap().with_quarks(quarks);
+    let mut hmc = Hmc::with_action(lat, action, 11);
+    let md = MdParams {
+        length: 0.2,
+        steps: 1,
+        integrator: Integrator::omelyan(),
+    };
+    let t = hmc.trajectory(&mut u, &md).unwrap();
+    (u.to_host().unwrap(), t.delta_h)
+}
+
+/// An RHMC trajectory over ranks cut along time ends where the whole lattice's does (links
+/// to 1e-10, `ΔH` to 1e-8: the sums over ranks are exact, the whole lattice's rounded);
+/// returns its bits, the same for every rank count.
+fn check_rhmc(world: &World) -> Vec<u64> {
+    let lat = Lattice::new(HISQ_DIMS).unwrap();
+    let links = chain(lat).to_host().unwrap();
+    let (want, want_dh) = rhmc_trajectory(lat, &links);
+    let grid = ProcessGrid::new(&lat, world.size(), [1, 1, 1, world.size()]).unwrap();
+    let ranks = RankLattice::new(world, &grid, 3).unwrap();
+    let (got, dh) = rhmc_trajectory(ranks, &links);
+    let off = got
+        .iter()
+        .zip(&want)
+        .flat_map(|(a, b)| (0..4).map(move |mu| (a[mu] - b[mu]).norm2().sqrt()))
+        .fold(0.0, f64::max);
+    assert!(off <= 1e-10, "{ranks}: RHMC links off by {off:e}");
+    assert!(
+        (dh - want_dh).abs() <= 1e-8,
+        "{ranks}: RHMC ΔH {dh} vs {want_dh}"
+    );
+    let mut words: Vec<u64> = got
+        .iter()
+        .flat_map(|site| site.iter().flat_map(|m| m.m.into_iter().flatten()))
+        .flat_map(|z| [z.re.to_bits(), z.im.to_bits()])
+        .collect();
+    words.push(dh.to_bits());
+    words
+}
+
 fn main() {
     let world = World::init().expect("MPI starts");
     world.abort_on_panic();
@@ -437,12 +490,15 @@ fn main() {
         }
     }
     check_hisq(&world);
+    let rhmc = check_rhmc(&world);
     world.barrier();
     if world.rank() == 0 {
-        let words = first.expect("at least one grid");
+        let mut words = first.expect("at least one grid");
+        words.extend(rhmc);
         println!(
-            "mpi_qcd: {} rank(s), {:?} backend: chains bit for bit as on the whole lattice; CG \
-             digest {:016x} (exact sums)",
+            "mpi_qcd: {} rank(s), {:?} backend: chains bit for bit as on the whole lattice, an \
+             RHMC trajectory with HISQ quarks to rounding; digest of the CG and RHMC {:016x} \
+             (exact sums)",
             world.size(),
             ongpu::backend().unwrap(),
             digest(&words)
