@@ -275,9 +275,7 @@ fn run<S: Space>(lat: S, o: &Options, agree: &dyn Fn(usize) -> usize, span: bool
             plaquettes.push(t.plaquette);
             weights.push((-t.delta_h).exp());
             accepted += t.accepted as usize;
-            solves.solves += t.solves.solves;
-            solves.iterations += t.solves.iterations;
-            solves.seconds += t.solves.seconds;
+            solves += t.solves;
         }
         history.push(common::history::Point {
             sweep: k + 1,
@@ -293,15 +291,7 @@ fn run<S: Space>(lat: S, o: &Options, agree: &dyn Fn(usize) -> usize, span: bool
     bar.finish_and_clear();
     let s = stats::summarise(&plaquettes);
     let n = weights.len() as f64;
-    let mean_w = weights.iter().sum::<f64>() / n;
-    let err_w =
-        (weights.iter().map(|w| (w - mean_w).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() / n.sqrt();
-    say(format!(
-        "acceptance {:.1}% ({accepted} of {}); <exp(-ΔH)> = {mean_w:.4} ± {err_w:.4} ({:.1}σ from 1)",
-        100.0 * accepted as f64 / n,
-        weights.len(),
-        (mean_w - 1.0).abs() / err_w
-    ));
+    say(common::chain::acceptance_line(&weights, accepted));
     say(format!(
         "plaquette = {:.6} ± {:.6} (τ_int {:.1} trajectories, bins of {})",
         s.mean, s.error, s.tau_int, s.bin

@@ -209,14 +209,7 @@ where
     bar.finish_and_clear();
     let n = weights.len() as f64;
     let s = stats::summarise(&plaquettes);
-    let mean_w = weights.iter().sum::<f64>() / n;
-    let err_w =
-        (weights.iter().map(|w| (w - mean_w).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() / n.sqrt();
-    println!(
-        "acceptance {:.1}% ({accepted} of {}); <exp(-ΔH)> = {mean_w:.4} ± {err_w:.4}",
-        100.0 * accepted as f64 / n,
-        weights.len()
-    );
+    println!("{}", common::chain::acceptance_line(&weights, accepted));
     println!(
         "plaquette = {:.6} ± {:.6} (τ_int {:.1} trajectories)",
         s.mean, s.error, s.tau_int

@@ -14,12 +14,10 @@
 
 use crate::support::md;
 
-use md::{configuration, copy, copy_momenta, distance, momenta};
+use md::{configuration, copy, copy_momenta, momenta};
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::LinksOf;
-use ongpu::qcd::hmc::{
-    molecular_dynamics, Action, HisqFlavour, HisqQuarks, Hmc, Integrator, MdParams, Quarks,
-};
+use ongpu::qcd::hmc::{Action, HisqFlavour, HisqQuarks, Hmc, Integrator, MdParams, Quarks};
 
 const BETA: f64 = 5.5;
 /// The degree of the rational approximations in these tests.
@@ -143,21 +141,11 @@ fn heavy_quarks_decouple() {
         steps: 5,
         integrator: Integrator::omelyan(),
     };
-    let (mut quenched, mut q) = (copy(&u), copy_momenta(&p));
-    molecular_dynamics(BETA, &mut quenched, &mut q, &md).unwrap();
-    let quenched = quenched.to_host().unwrap();
-    let gap = |mass: f64| {
-        let (mut w, mut q) = (copy(&u), copy_momenta(&p));
-        let mut a = Action::wilson(BETA).unwrap().with_quarks(quarks(
-            lat,
-            &[HisqFlavour::new(1, mass)],
-            1e-12,
-        ));
-        a.refresh(&w, Philox::new(33)).unwrap();
-        a.molecular_dynamics(&mut w, &mut q, &md).unwrap();
-        distance(&w.to_host().unwrap(), &quenched)
-    };
-    let gaps: Vec<f64> = [8.0, 16.0].into_iter().map(gap).collect();
+    let gaps = md::heavy_quark_gaps(&u, &p, &md, BETA, &[8.0, 16.0], 33, |mass| {
+        Action::wilson(BETA)
+            .unwrap()
+            .with_quarks(quarks(lat, &[HisqFlavour::new(1, mass)], 1e-12))
+    });
     md::check_ratios(&gaps, 3.5..=4.5, "gaps");
 }
 

@@ -10,10 +10,10 @@
 use crate::support;
 use crate::support::md;
 
-use md::{configuration, copy, copy_momenta, distance, momenta};
+use md::{configuration, copy, copy_momenta, momenta};
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::{GaugeField, LinksOf};
-use ongpu::qcd::hmc::{molecular_dynamics, Action, Hmc, Integrator, MdParams, StaggeredQuarks};
+use ongpu::qcd::hmc::{Action, Hmc, Integrator, MdParams, StaggeredQuarks};
 
 const BETA: f64 = 5.5;
 
@@ -159,17 +159,9 @@ fn heavy_quarks_decouple() {
         steps: 5,
         integrator: Integrator::omelyan(),
     };
-    let (mut quenched, mut q) = (copy(&u), copy_momenta(&p));
-    molecular_dynamics(BETA, &mut quenched, &mut q, &md).unwrap();
-    let quenched = quenched.to_host().unwrap();
-    let gap = |mass: f64| {
-        let (mut w, mut q) = (copy(&u), copy_momenta(&p));
-        let mut a = action(lat, mass, 1e-12);
-        a.refresh(&w, Philox::new(13)).unwrap();
-        a.molecular_dynamics(&mut w, &mut q, &md).unwrap();
-        distance(&w.to_host().unwrap(), &quenched)
-    };
-    let gaps: Vec<f64> = [4.0, 8.0, 16.0].into_iter().map(gap).collect();
+    let gaps = md::heavy_quark_gaps(&u, &p, &md, BETA, &[4.0, 8.0, 16.0], 13, |mass| {
+        action(lat, mass, 1e-12)
+    });
     md::check_ratios(&gaps, 3.5..=4.5, "gaps");
 }
 

@@ -182,3 +182,30 @@ pub fn check_chain(
     );
     assert!(accepted >= min_accepted, "{accepted} of {n} accepted");
 }
+
+/// From the same links and momenta, how far a trajectory with the quarks of each mass of
+/// `masses` (`action(m)`, its pseudofermions drawn from the generator of `seed`) ends from
+/// the quenched one at `beta`: heavy quarks decouple as `1/m²`.
+pub fn heavy_quark_gaps(
+    u: &GaugeField,
+    p: &LinksOf<Lattice>,
+    md: &ongpu::qcd::hmc::MdParams,
+    beta: f64,
+    masses: &[f64],
+    seed: u64,
+    action: impl Fn(f64) -> ongpu::qcd::hmc::Action,
+) -> Vec<f64> {
+    let (mut quenched, mut q) = (copy(u), copy_momenta(p));
+    ongpu::qcd::hmc::molecular_dynamics(beta, &mut quenched, &mut q, md).unwrap();
+    let quenched = quenched.to_host().unwrap();
+    masses
+        .iter()
+        .map(|&mass| {
+            let (mut w, mut q) = (copy(u), copy_momenta(p));
+            let mut a = action(mass);
+            a.refresh(&w, Philox::new(seed)).unwrap();
+            a.molecular_dynamics(&mut w, &mut q, md).unwrap();
+            distance(&w.to_host().unwrap(), &quenched)
+        })
+        .collect()
+}

@@ -17,6 +17,7 @@
 //! largest eigenvalue of `A` by the power method and returns an `Error` if it (its part
 //! above `m²` with a 5% margin) exceeds `top`.
 
+use super::gaussian::gaussian_vectors;
 use super::quarks::Quarks;
 use super::staggered_quarks::SolveCounts;
 use crate::boundary::TimeBoundary;
@@ -259,17 +260,8 @@ where
         for k in 0..self.fields.len() {
             let op = self.operator(&s, k)?;
             self.check_spectrum(&op, k)?;
-            let chi = &mut self.chi;
             let d = first_draw + DRAWS_PER_FIELD * k as u32;
-            let sd = std::f64::consts::FRAC_1_SQRT_2;
-            on_gpu!(lat.even(), |i| {
-                let w = lat.whole_index(i);
-                chi = ColorVector::new([
-                    Complex::new(rng.normal_f64(w, d) * sd, rng.normal_f64(w, d + 1) * sd),
-                    Complex::new(rng.normal_f64(w, d + 2) * sd, rng.normal_f64(w, d + 3) * sd),
-                    Complex::new(rng.normal_f64(w, d + 4) * sd, rng.normal_f64(w, d + 5) * sd),
-                ]);
-            })?;
+            gaussian_vectors(lat, lat.even(), rng, d, &mut self.chi)?;
             // φ = r_h(A) χ.
             let r = self.fields[k].heatbath.clone();
             self.solve_shifts(&op, &r, Source::Chi, false)?;

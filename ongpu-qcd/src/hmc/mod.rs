@@ -15,6 +15,7 @@
 //! chain is the same on any space and either backend to rounding of the sums.
 
 mod action;
+mod gaussian;
 mod hisq_quarks;
 mod integrator;
 mod momenta;

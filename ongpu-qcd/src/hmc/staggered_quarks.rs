@@ -19,6 +19,7 @@
 //! Every solve starts from zero (the solver contract), so the molecular dynamics is
 //! reversible to the solver's tolerance.
 
+use super::gaussian::gaussian_vectors;
 use super::quarks::Quarks;
 use crate::boundary::TimeBoundary;
 use crate::gauge::algebra::{outer_product, traceless_antihermitian};
@@ -180,17 +181,8 @@ impl<S: Space> StaggeredQuarks<S> {
     ) -> Result<f64, SolverError> {
         let lat = self.lat;
         u.check_lattice(lat, "the quarks")?;
-        let chi = &mut self.y;
-        let d = first_draw;
-        let s = std::f64::consts::FRAC_1_SQRT_2; // the standard deviation of the parts
-        on_gpu!(lat, |i| {
-            let w = lat.whole_index(i);
-            chi = ColorVector::new([
-                Complex::new(rng.normal_f64(w, d) * s, rng.normal_f64(w, d + 1) * s),
-                Complex::new(rng.normal_f64(w, d + 2) * s, rng.normal_f64(w, d + 3) * s),
-                Complex::new(rng.normal_f64(w, d + 4) * s, rng.normal_f64(w, d + 5) * s),
-            ]);
-        })?;
+        gaussian_vectors(lat, lat.even(), rng, first_draw, &mut self.y)?;
+        gaussian_vectors(lat, lat.odd(), rng, first_draw, &mut self.y)?;
         let op = self.operator(u)?;
         op.d_eo(&self.y, &mut self.phi)?;
         let (phi, chi, m) = (&mut self.phi, &self.y, self.mass);
