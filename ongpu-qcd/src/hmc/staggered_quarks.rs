@@ -44,8 +44,9 @@ pub struct SolveCounts {
     pub iterations: usize,
     /// Seconds in the solves.
     pub seconds: f64,
-    /// Seconds in the forces outside their solves (the outer products and, for HISQ
-    /// quarks, the chain rule through the smearing).
+    /// Seconds in the forces outside their solves: the outer products and the chain rule
+    /// through the smearing, as [`HisqQuarks`](super::HisqQuarks) measures them (the
+    /// staggered quarks' force, two passes, does not wait to measure them: zero).
     pub force_seconds: f64,
 }
 
