@@ -64,7 +64,7 @@ for n in 1 2 4; do
 done
 # Sums over ranks are exact: the CG's solution is the same bits for every rank count.
 if [ "$(printf '%s\n' "${digests[@]}" | sort -u | wc -l)" != 1 ]; then
-  echo "mpi-tests: the CG differs between rank counts: ${digests[*]}"
+  echo "mpi-tests: the CG or the RHMC trajectory differs between rank counts: ${digests[*]}"
   exit 1
 fi
 

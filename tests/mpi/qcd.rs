@@ -502,8 +502,8 @@ fn main() {
         words.extend(rhmc);
         println!(
             "mpi_qcd: {} rank(s), {:?} backend: chains bit for bit as on the whole lattice, an \
-             RHMC trajectory with HISQ quarks to rounding; digest of the CG and RHMC {:016x} \
-             (exact sums)",
+             RHMC trajectory with HISQ quarks to rounding; CG and RHMC digest {:016x} (exact \
+             sums)",
             world.size(),
             ongpu::backend().unwrap(),
             digest(&words)
