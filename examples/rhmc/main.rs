@@ -27,9 +27,12 @@ mod common;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
+use ongpu::qcd::boundary::TimeBoundary;
 use ongpu::qcd::gauge::GaugeField;
+use ongpu::qcd::hisq::Hisq;
 use ongpu::qcd::hmc::{Action, HisqFlavour, HisqQuarks, Hmc, Integrator, MdParams, SolveCounts};
 use ongpu::qcd::nersc::Precision;
+use ongpu::qcd::staggered::largest_eigenvalue;
 use ongpu::qcd::stats;
 use std::time::Instant;
 
@@ -171,7 +174,15 @@ where
             h.error()
         );
     }
-    println!("  (Remez: {remez_seconds:.1} s)");
+    // The top of the spectrum on the start, for choosing --top (each heatbath checks it).
+    let light = &o.flavours[0];
+    let op = Hisq::new(&u, light.mass, light.epsilon, TimeBoundary::Antiperiodic)?;
+    let top = largest_eigenvalue(&op, 40)?;
+    println!(
+        "  (Remez: {remez_seconds:.1} s; the start's largest eigenvalue of m² − D_eo D_oe: \
+         {top:.3} for m = {}, --top {})",
+        light.mass, o.top
+    );
     let action = Action::wilson(o.beta)?
         .with_gauge_substeps(o.gauge_substeps)?
         .with_quarks(quarks);
