@@ -6,6 +6,7 @@
 
 #[cfg(feature = "cuda")]
 pub mod ceiling;
+#[cfg(feature = "qcd")]
 pub mod chain;
 #[cfg(feature = "qcd")]
 pub mod configuration;

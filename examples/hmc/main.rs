@@ -24,7 +24,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
 use ongpu::qcd::boundary::TimeBoundary;
 use ongpu::qcd::gauge::force::{accumulate_force, exp_times};
@@ -253,42 +252,16 @@ fn run<S: Space>(lat: S, o: &Options, agree: &dyn Fn(usize) -> usize, span: bool
         o.seed,
         common::device_name(backend)
     ));
-    let total = o.therm + o.traj;
-    let bar = if root {
-        ProgressBar::new(total as u64)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} trajectories, {msg}",
-    )?);
-    let (mut history, mut plaquettes, mut weights, mut accepted) = (vec![], vec![], vec![], 0);
     let start = Instant::now();
-    let mut measured_seconds = 0.0;
-    let mut solves = ongpu::qcd::hmc::SolveCounts::default();
-    for k in 0..total {
-        let t0 = Instant::now();
-        let t = hmc.trajectory(&mut u, &o.md)?;
-        let thermalising = k < o.therm;
-        if !thermalising {
-            measured_seconds += t0.elapsed().as_secs_f64();
-            plaquettes.push(t.plaquette);
-            weights.push((-t.delta_h).exp());
-            accepted += t.accepted as usize;
-            solves += t.solves;
-        }
-        history.push(common::history::Point {
-            sweep: k + 1,
-            thermalising,
-            plaquette: t.plaquette,
-        });
-        bar.set_message(format!(
-            "plaquette {:.6}, ΔH {:+.4}",
-            t.plaquette, t.delta_h
-        ));
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
+    let record = common::chain::run(&mut hmc, &mut u, &o.md, o.therm, o.traj, root)?;
+    let common::chain::Record {
+        history,
+        plaquettes,
+        weights,
+        accepted,
+        solves,
+        seconds: measured_seconds,
+    } = record;
     let s = stats::summarise(&plaquettes);
     let n = weights.len() as f64;
     say(common::chain::acceptance_line(&weights, accepted));

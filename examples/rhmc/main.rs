@@ -25,12 +25,11 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use ongpu::prelude::*;
 use ongpu::qcd::boundary::TimeBoundary;
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::hisq::Hisq;
-use ongpu::qcd::hmc::{Action, HisqFlavour, HisqQuarks, Hmc, Integrator, MdParams, SolveCounts};
+use ongpu::qcd::hmc::{Action, HisqFlavour, HisqQuarks, Hmc, Integrator, MdParams};
 use ongpu::qcd::nersc::Precision;
 use ongpu::qcd::staggered::largest_eigenvalue;
 use ongpu::qcd::stats;
@@ -187,37 +186,15 @@ where
         .with_gauge_substeps(o.gauge_substeps)?
         .with_quarks(quarks);
     let mut hmc = Hmc::with_action(lat, action, o.seed);
-    let total = o.therm + o.traj;
-    let bar = ProgressBar::new(total as u64);
-    bar.set_style(ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} trajectories, {msg}",
-    )?);
-    let (mut history, mut plaquettes, mut weights, mut accepted) = (vec![], vec![], vec![], 0);
-    let mut counts = SolveCounts::default();
-    let mut measured_seconds = 0.0;
-    for k in 0..total {
-        let t0 = Instant::now();
-        let t = hmc.trajectory(&mut u, &o.md)?;
-        let thermalising = k < o.therm;
-        if !thermalising {
-            measured_seconds += t0.elapsed().as_secs_f64();
-            plaquettes.push(t.plaquette);
-            weights.push((-t.delta_h).exp());
-            accepted += t.accepted as usize;
-            counts += t.solves;
-        }
-        history.push(common::history::Point {
-            sweep: k + 1,
-            thermalising,
-            plaquette: t.plaquette,
-        });
-        bar.set_message(format!(
-            "plaquette {:.6}, ΔH {:+.4}, {} CG iterations",
-            t.plaquette, t.delta_h, t.solves.iterations
-        ));
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
+    let record = common::chain::run(&mut hmc, &mut u, &o.md, o.therm, o.traj, true)?;
+    let common::chain::Record {
+        history,
+        plaquettes,
+        weights,
+        accepted,
+        solves: counts,
+        seconds: measured_seconds,
+    } = record;
     let n = weights.len() as f64;
     let s = stats::summarise(&plaquettes);
     println!("{}", common::chain::acceptance_line(&weights, accepted));
