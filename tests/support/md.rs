@@ -70,14 +70,14 @@ pub fn moved(u: &GaugeField, x: &LinksOf<Lattice>, s: f64) -> GaugeField {
 
 /// `d/ds S(e^{sX} U)` at `s = 0` is `Σ 2 Re tr(X F)` for the force `F = −∂S`: checked
 /// against central differences of `action` (Richardson-extrapolated) along a random su(3) direction `X`, to
-/// `rel` of the derivative.
+/// `rel` of the derivative; returns that derivative as the force predicts it.
 pub fn check_force_is_the_derivative(
     u: &GaugeField,
     force: &LinksOf<Lattice>,
     mut action: impl FnMut(&GaugeField) -> f64,
     seed: u64,
     rel: f64,
-) {
+) -> f64 {
     let lat = u.lattice();
     let mut r = rand::rngs::SmallRng::seed_from_u64(seed);
     let xs: HostLinks = (0..lat.volume())
@@ -108,6 +108,7 @@ pub fn check_force_is_the_derivative(
         (difference - predicted).abs() <= rel * predicted.abs(),
         "finite difference {difference}, force {predicted}"
     );
+    predicted
 }
 
 /// Forward by `md`, flip the momenta, back, flip again: the links and momenta return to
