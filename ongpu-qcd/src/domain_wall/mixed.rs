@@ -31,9 +31,7 @@ pub const DEFAULT_DOMAIN_WALL_DELTA: f64 = 0.01;
 /// iterations with reliable updates (see the module documentation). Solves to
 /// `|b − M̂ x| ≤ tolerance · |b|` within `max_iterations` f32 iterations in all.
 pub struct MixedCgnr {
-    tolerance: f64,
-    max_iterations: usize,
-    delta: f64,
+    asked: Refinement,
 }
 
 impl MixedCgnr {
@@ -41,16 +39,19 @@ impl MixedCgnr {
     /// with `δ` = [`DEFAULT_DOMAIN_WALL_DELTA`].
     pub fn new(tolerance: f64, max_iterations: usize) -> Self {
         MixedCgnr {
-            tolerance,
-            max_iterations,
-            delta: DEFAULT_DOMAIN_WALL_DELTA,
+            asked: Refinement {
+                tolerance,
+                max_iterations,
+                delta: DEFAULT_DOMAIN_WALL_DELTA,
+            },
         }
     }
 
     /// The same solver with reliable updates whenever the f32 residual has fallen by
     /// `delta` (in `(0, 1)`: smaller means fewer updates and longer f32 runs).
-    pub fn with_delta(self, delta: f64) -> Self {
-        MixedCgnr { delta, ..self }
+    pub fn with_delta(mut self, delta: f64) -> Self {
+        self.asked.delta = delta;
+        self
     }
 }
 
@@ -65,12 +66,7 @@ where
         b: &FiveFieldOf<S, LS>,
         x: &mut FiveFieldOf<S, LS>,
     ) -> Result<Solution, SolverError> {
-        if !(self.delta > 0.0 && self.delta < 1.0) {
-            return Err(SolverError::Ongpu(ongpu::Error::InvalidArgument(format!(
-                "δ = {} for the reliable updates: it must lie in (0, 1)",
-                self.delta
-            ))));
-        }
+        self.asked.check()?;
         mixed_cgnr(op, b, x, self)
     }
 
@@ -98,12 +94,7 @@ where
         rs: lat.zeros()?,
         es: lat.zeros()?,
     };
-    let asked = Refinement {
-        tolerance: solver.tolerance,
-        max_iterations: solver.max_iterations,
-        delta: solver.delta,
-    };
-    refine(op, b, x, &asked, &mut low)
+    refine(op, b, x, &solver.asked, &mut low)
 }
 
 /// The f32 half of [`MixedCgnr`]: [`Cgnr`] on the f32 operator.

@@ -38,10 +38,25 @@ pub(crate) trait LowPrecision<V> {
 /// What a mixed-precision solve asks: `|b − A x| ≤ tolerance · |b|` within
 /// `max_iterations` low-precision iterations in all, a reliable update whenever they have
 /// reduced their residual by `delta`.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Refinement {
     pub tolerance: f64,
     pub max_iterations: usize,
     pub delta: f64,
+}
+
+impl Refinement {
+    /// An error unless `δ` lies in `(0, 1)` (checked before a solve builds anything).
+    pub fn check(&self) -> Result<(), SolverError> {
+        if self.delta > 0.0 && self.delta < 1.0 {
+            Ok(())
+        } else {
+            Err(SolverError::Ongpu(ongpu::Error::InvalidArgument(format!(
+                "δ = {} for the reliable updates: it must lie in (0, 1)",
+                self.delta
+            ))))
+        }
+    }
 }
 
 /// Solves `op x = b` from `x = 0` by rounds of `low`'s iterations (module documentation).

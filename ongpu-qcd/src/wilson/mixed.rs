@@ -36,9 +36,7 @@ pub const DEFAULT_WILSON_DELTA: f64 = 0.1;
 /// iterations with reliable updates (see the module documentation). Solves to
 /// `|b − M̂ x| ≤ tolerance · |b|` within `max_iterations` f32 iterations in all.
 pub struct MixedBiCgStab {
-    tolerance: f64,
-    max_iterations: usize,
-    delta: f64,
+    asked: Refinement,
 }
 
 impl MixedBiCgStab {
@@ -46,16 +44,19 @@ impl MixedBiCgStab {
     /// with `δ` = [`DEFAULT_WILSON_DELTA`].
     pub fn new(tolerance: f64, max_iterations: usize) -> Self {
         MixedBiCgStab {
-            tolerance,
-            max_iterations,
-            delta: DEFAULT_WILSON_DELTA,
+            asked: Refinement {
+                tolerance,
+                max_iterations,
+                delta: DEFAULT_WILSON_DELTA,
+            },
         }
     }
 
     /// The same solver with reliable updates whenever the f32 residual has fallen by
     /// `delta` (in `(0, 1)`: smaller means fewer updates and longer f32 runs).
-    pub fn with_delta(self, delta: f64) -> Self {
-        MixedBiCgStab { delta, ..self }
+    pub fn with_delta(mut self, delta: f64) -> Self {
+        self.asked.delta = delta;
+        self
     }
 }
 
@@ -66,12 +67,7 @@ impl<S: Space> LinearSolver<WilsonEvenOdd<'_, '_, S>> for MixedBiCgStab {
         b: &SpinorFieldOf<S>,
         x: &mut SpinorFieldOf<S>,
     ) -> Result<Solution, SolverError> {
-        if !(self.delta > 0.0 && self.delta < 1.0) {
-            return Err(SolverError::Ongpu(ongpu::Error::InvalidArgument(format!(
-                "δ = {} for the reliable updates: it must lie in (0, 1)",
-                self.delta
-            ))));
-        }
+        self.asked.check()?;
         mixed_bicgstab(op, b, x, self)
     }
 
@@ -213,12 +209,7 @@ fn mixed_bicgstab<S: Space>(
         rs: lat.zeros()?,
         es: lat.zeros()?,
     };
-    let asked = Refinement {
-        tolerance: solver.tolerance,
-        max_iterations: solver.max_iterations,
-        delta: solver.delta,
-    };
-    refine(op, b, x, &asked, &mut low)
+    refine(op, b, x, &solver.asked, &mut low)
 }
 
 /// The f32 half of [`MixedBiCgStab`]: BiCGStab's iterations on the f32 operator.
