@@ -14,9 +14,14 @@
 //! cargo run --release --example rhmc -- [--size 8 | --dims X,Y,Z,T] [--beta 5.8]
 //!     [--light 0.1] [--strange 0.3] [--charm M [--charm-epsilon E]] [--top 8]
 //!     [--degree 8|12|16] [--traj 20] [--therm 5] [--length 1.0] [--steps 6]
-//!     [--gauge-substeps 4] [--action-tol 1e-10] [--force-tol 1e-8] [--start cold|hot]
+//!     [--gauge-substeps 4] [--action-tol 1e-10] [--force-tol 1e-8]
+//!     [--start cold|hot|quenched [--sweeps 200] | --load FILE.nersc]
 //!     [--seed 1] [--csv FILE] [--svg FILE] [--save FILE.nersc | --save-ildg FILE.ildg]
 //! ```
+//!
+//! `--start quenched` thermalises the start with `--sweeps` quenched heatbath sweeps at the
+//! same β (a rough field, whose light solves take many iterations, as in production);
+//! `--load` reads a NERSC configuration instead.
 //!
 //! `--top` is the top of the spectral range of `m² − D_eo D_oe` that the approximations
 //! cover (from `m²`); every heatbath checks it by the power method and stops with an error
@@ -25,6 +30,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+use common::configuration::{configuration, Source};
 use ongpu::prelude::*;
 use ongpu::qcd::boundary::TimeBoundary;
 use ongpu::qcd::gauge::GaugeField;
@@ -49,7 +55,7 @@ struct Options {
     gauge_substeps: usize,
     action_tol: f64,
     force_tol: f64,
-    hot: bool,
+    start: Start,
     seed: u64,
     csv: Option<String>,
     svg: Option<String>,
@@ -70,10 +76,15 @@ impl Options {
             );
         }
         // Cold by default: a hot start's forces are too large for any step to be accepted.
-        let hot = match common::value("--start").as_deref() {
-            Some("hot") => true,
-            None | Some("cold") => false,
-            Some(other) => return Err(format!("--start {other}: want hot or cold").into()),
+        let start = match (common::value("--load"), common::value("--start").as_deref()) {
+            (Some(path), None) => Start::Load(path),
+            (Some(_), Some(_)) => return Err("--load and --start exclude each other".into()),
+            (None, Some("hot")) => Start::Hot,
+            (None, None | Some("cold")) => Start::Cold,
+            (None, Some("quenched")) => Start::Quenched(common::arg("--sweeps", 200)),
+            (None, Some(other)) => {
+                return Err(format!("--start {other}: want cold, hot or quenched").into())
+            }
         };
         Ok(Options {
             dims: common::dims_arg(8)?,
@@ -91,13 +102,55 @@ impl Options {
             gauge_substeps: common::arg("--gauge-substeps", 4),
             action_tol: common::arg_f64("--action-tol", 1e-10)?,
             force_tol: common::arg_f64("--force-tol", 1e-8)?,
-            hot,
+            start,
             seed: common::arg("--seed", 1) as u64,
             csv: common::value("--csv"),
             svg: common::value("--svg"),
             save: common::value("--save"),
             save_ildg: common::value("--save-ildg"),
         })
+    }
+}
+
+/// Where the chain starts.
+enum Start {
+    Cold,
+    Hot,
+    /// Quenched heatbath sweeps (four overrelaxation steps each) from a hot start.
+    Quenched(usize),
+    /// A NERSC file.
+    Load(String),
+}
+
+impl Start {
+    fn field(&self, o: &Options) -> AnyResult<GaugeField> {
+        Ok(match self {
+            Start::Cold => GaugeField::unit(Lattice::new(o.dims)?)?,
+            Start::Hot => GaugeField::hot(Lattice::new(o.dims)?, o.seed ^ 0x5eed)?,
+            Start::Quenched(sweeps) => configuration(&Source {
+                load: None,
+                dims: o.dims,
+                beta: o.beta,
+                sweeps: *sweeps,
+                seed: o.seed ^ 0x5eed,
+            })?,
+            Start::Load(path) => configuration(&Source {
+                load: Some(path),
+                dims: o.dims,
+                beta: o.beta,
+                sweeps: 0,
+                seed: o.seed,
+            })?,
+        })
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Start::Cold => "cold start".into(),
+            Start::Hot => "hot start".into(),
+            Start::Quenched(sweeps) => format!("start after {sweeps} quenched sweeps"),
+            Start::Load(path) => format!("start from {path}"),
+        }
     }
 }
 
@@ -123,12 +176,8 @@ where
 {
     let backend = ongpu::backend()?;
     common::warn_if_checked(backend);
-    let lat = Lattice::new(o.dims)?;
-    let mut u = if o.hot {
-        GaugeField::hot(lat, o.seed ^ 0x5eed)?
-    } else {
-        GaugeField::unit(lat)?
-    };
+    let mut u = o.start.field(o)?;
+    let lat = u.lattice();
     let started = Instant::now();
     let quarks = HisqQuarks::<N>::new(lat, &o.flavours, o.top, o.action_tol, o.force_tol, 20_000)?;
     let remez_seconds = started.elapsed().as_secs_f64();
@@ -144,12 +193,12 @@ where
         })
         .collect();
     println!(
-        "RHMC, HISQ quarks {} and the Wilson gauge action: {lat}, β = {}, {} start, τ = {} in {} \
+        "RHMC, HISQ quarks {} and the Wilson gauge action: {lat}, β = {}, {}, τ = {} in {} \
          Omelyan steps ({} gauge steps each), {} thermalisation + {} measured trajectories, \
          seed {}; device: {}",
         content.join(" + "),
         o.beta,
-        if o.hot { "hot" } else { "cold" },
+        o.start.describe(),
         o.md.length,
         o.md.steps,
         o.gauge_substeps,

@@ -78,6 +78,11 @@ mod __private {
 /// colour vectors and matrices in blocks of 32 sites, one coalesced load per component.
 pub type SiteLayout = ongpu_runtime::AoSoA<32>;
 
+/// `t` as the real type `T` (the coefficients a generic body multiplies `T` vectors by).
+pub(crate) fn real<T: ongpu_runtime::Real>(t: f64) -> T {
+    <T as num_traits::NumCast>::from(t).expect("a finite coefficient")
+}
+
 pub mod boundary;
 pub mod domain_wall;
 pub mod flow;

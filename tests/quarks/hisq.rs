@@ -23,7 +23,7 @@ use ongpu::qcd::hisq::links::smeared;
 use ongpu::qcd::hisq::{polar_u3, Hisq, HisqLinks};
 use ongpu::qcd::solver::LinearSolver;
 use ongpu::qcd::staggered::{
-    even_part, random_vector, Cg, Fermion, Fermions, MultiShiftCg, Staggered,
+    even_part, random_vector, Cg, Fermion, Fermions, MixedMultiShiftCg, MultiShiftCg, Staggered,
 };
 use rand::{Rng, SeedableRng};
 
@@ -265,11 +265,86 @@ fn multi_shift_matches_separate_solves() {
     assert!(e.to_string().contains("not negative"), "{e}");
 }
 
+/// The mixed-precision multi-shift CG: the f32 stage stops at 1e-5, so every shift is
+/// refined in f64 to the tolerance; each solution's reported residual is below it and
+/// equals the one recomputed here, and the solutions equal the f64 multi-shift's.
+fn mixed_multi_shift_meets_its_tolerance() {
+    let lat = Lattice::new([4, 4, 4, 6]).unwrap();
+    let u = GaugeField::random(lat, 69).unwrap();
+    let b: Fermion = Field::from_vec(even_part(&lat, &random_vector(&lat, 70)));
+    let shifts = [0.0, 0.05, 0.3, 1.7];
+    let op = Hisq::new(&u, 0.2, 0.0, TimeBoundary::Antiperiodic).unwrap();
+    let single = op.single().unwrap();
+    let mut x: Fermions<4> = lat.zeros().unwrap();
+    let report = MixedMultiShiftCg::<4>::new(1e-10, 2000)
+        .solve(&op, &single, shifts, &b, &mut x)
+        .unwrap();
+    assert!(report.multi_shift_iterations > 10, "{report:?}");
+    for k in 0..4 {
+        assert!(
+            report.refinement_iterations[k] > 0 && report.reliable_updates[k] > 0,
+            "shift {k} was not refined: {report:?}"
+        );
+        assert!(report.relative_residuals[k] < 1e-10, "{report:?}");
+    }
+    let mut exact: Fermions<4> = lat.zeros().unwrap();
+    MultiShiftCg::<4>::new(1e-12, 2000)
+        .solve(&op, shifts, &b, &mut exact)
+        .unwrap();
+    let (mixed, exact) = (x.to_vec().unwrap(), exact.to_vec().unwrap());
+    let b_host = b.to_vec().unwrap();
+    for (k, sigma) in shifts.iter().enumerate() {
+        // The residual recomputed from solution k alone.
+        let xk: Fermion = Field::from_vec(mixed.iter().map(|v| v[k]).collect());
+        let (mut t, mut w): (Fermion, Fermion) = (lat.zeros().unwrap(), lat.zeros().unwrap());
+        op.apply_shifted(&xk, *sigma, &mut t, &mut w).unwrap();
+        let w = w.to_vec().unwrap();
+        let (mut r2, mut b2, mut diff, mut scale) = (0.0, 0.0, 0.0f64, 0.0f64);
+        for x in (0..lat.volume()).filter(|&x| lat.parity(x) == 0) {
+            r2 += (b_host[x] - w[x]).norm2();
+            b2 += b_host[x].norm2();
+            diff = diff.max((mixed[x][k] - exact[x][k]).norm2().sqrt());
+            scale = scale.max(exact[x][k].norm2().sqrt());
+        }
+        let recomputed = (r2 / b2).sqrt();
+        assert!(
+            (recomputed - report.relative_residuals[k]).abs() < 1e-3 * recomputed,
+            "shift {sigma}: reported {:e}, recomputed {recomputed:e}",
+            report.relative_residuals[k]
+        );
+        assert!(
+            diff < 1e-8 * scale,
+            "shift {sigma}: off by {diff:e} of {scale:e}"
+        );
+    }
+    // Stops outside (0, 1) and an f32 operator of another lattice are errors.
+    let e = MixedMultiShiftCg::<4>::new(1e-10, 2000)
+        .with_stops(1e-5, 1.5)
+        .solve(&op, &single, shifts, &b, &mut x)
+        .unwrap_err();
+    assert!(e.to_string().contains("(0, 1)"), "{e}");
+    let other = Lattice::new([4, 4, 4, 8]).unwrap();
+    let other_single = Hisq::new(
+        &GaugeField::unit(other).unwrap(),
+        0.2,
+        0.0,
+        TimeBoundary::Antiperiodic,
+    )
+    .unwrap()
+    .single()
+    .unwrap();
+    let e = MixedMultiShiftCg::<4>::new(1e-10, 2000)
+        .solve(&op, &other_single, shifts, &b, &mut x)
+        .unwrap_err();
+    assert!(e.to_string().contains("another lattice"), "{e}");
+}
+
 on_both_backends!(
     u3_projection_is_the_polar_factor,
     smeared_links_are_gauge_covariant,
     free_field_dispersion,
     multi_shift_matches_separate_solves,
+    mixed_multi_shift_meets_its_tolerance,
 );
 
 /// The HISQ hop (f32 and f64), the normal operator's fused pass and the multi-shift CG's
@@ -290,6 +365,10 @@ fn hisq_kernels_compile_without_local_memory() {
         let mut x: Fermions<4> = lat.zeros().unwrap();
         MultiShiftCg::<4>::new(1e-6, 5)
             .solve(&op, [0.0, 0.1, 0.2, 0.3], &b, &mut x)
+            .ok();
+        // The f32 passes of the mixed solver.
+        MixedMultiShiftCg::<4>::new(1e-6, 5)
+            .solve(&op, &op.single().unwrap(), [0.0, 0.1, 0.2, 0.3], &b, &mut x)
             .ok();
         let f32_links: LinksOf<Lattice, f32> = lat.zeros().unwrap();
         let (psi, mut out): (ongpu::qcd::staggered::FermionOf<Lattice, f32>, _) =

@@ -2,8 +2,8 @@
 //! even ones for the preconditioned operator, all for the full one), one colour vector at
 //! a time, in the fields' real `T` (sums returned in f64: f32 sites are added in f64).
 
-use super::passes::real;
 use super::{FiveFieldOf, FiveSpinor};
+use crate::real;
 use ongpu::prelude::*;
 use ongpu::{Element, RealValue};
 use ongpu_runtime::{ElementArray, Summable};

@@ -12,17 +12,13 @@
 
 use super::{FiveFieldOf, FiveSpinor};
 use crate::gauge::LinksOf;
+use crate::real;
 use ongpu::prelude::*;
 use ongpu::Element;
 
 /// Useful flops of one 5-D site of [`hop5`]: the Wilson hopping term's standard count
 /// ([`crate::wilson::HOP_FLOPS`]).
 pub const HOP5_FLOPS: f64 = crate::wilson::HOP_FLOPS;
-
-/// `t` as the real type `T` (the coefficients a body multiplies `T` vectors by).
-pub(crate) fn real<T: Real>(t: f64) -> T {
-    <T as num_traits::NumCast>::from(t).expect("a finite coefficient")
-}
 
 /// `out(s) = H ψ(s)` for every `s` at the sites of `sites` (one parity: one off-diagonal
 /// block; the whole lattice: all of `H`). `out` elsewhere is left as it was. Per `s`, the

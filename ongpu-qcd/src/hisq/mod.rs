@@ -18,7 +18,9 @@ mod operator;
 pub mod paths;
 pub mod paths_pullback;
 pub mod polar_pullback;
+mod single;
 
 pub use crate::gauge::polar_u3;
 pub use links::{HisqLinks, Smeared, LEVEL_ONE, LEVEL_TWO};
 pub use operator::{hop, Hisq, HOP_BYTES, HOP_FLOPS};
+pub use single::SingleHisq;

@@ -9,10 +9,14 @@
 //! lattice or over ranks the halos are three deep.
 
 use super::links::HisqLinks;
+use super::single::SingleHisq;
 use crate::boundary::TimeBoundary;
 use crate::gauge::{GaugeField, LinksOf};
+use crate::real;
 use crate::staggered::FermionOf;
+use crate::staggered::VectorReal;
 use ongpu::prelude::*;
+use ongpu_runtime::Summable;
 
 /// Useful flops of one site of [`hop`]: 16 SU(3) matrix times vector products (66 flops
 /// each) and 15 vector additions (6 each), the count MILC and QUDA use.
@@ -158,16 +162,43 @@ impl<S: Space> Hisq<S> {
         t: &mut FermionOf<S>,
         w: &mut FermionOf<S>,
     ) -> ongpu::Result<(f64, f64)> {
-        self.d_oe(x, t)?;
         let (fat, naik) = (&self.links.fat, &self.links.naik);
-        let diagonal = self.mass * self.mass + shift;
-        let sums: Complex<f64> = hisq_hopping!([sum: self.lat.even(),] fat, naik, t, |h| {
-            let ax = diagonal * x - h;
-            w = ax;
-            Complex::new(x.norm2(), x.dot(ax).re)
-        })?;
-        Ok((sums.re, sums.im))
+        hop(self.lat.odd(), fat, naik, x, t)?;
+        diagonal_minus_hop(self.lat, fat, naik, self.mass * self.mass + shift, x, t, w)
     }
+
+    /// The operator with its links rounded to `f32`, for the low-precision iterations of
+    /// the mixed solvers.
+    pub fn single(&self) -> ongpu::Result<SingleHisq<S>> {
+        SingleHisq::new(self)
+    }
+}
+
+/// At the even sites `w = diagonal · x − D_eo t` (with `t = D_oe x`: `w = (A + shift) x`
+/// for `diagonal = m² + shift`), returning `|x|²` and `Re⟨x, w⟩` from the same pass (the
+/// two real sums as one complex one: one launch, one wait).
+pub(crate) fn diagonal_minus_hop<S: Space, T: VectorReal>(
+    lat: S,
+    fat: &LinksOf<S, T>,
+    naik: &LinksOf<S, T>,
+    diagonal: f64,
+    x: &FermionOf<S, T>,
+    t: &FermionOf<S, T>,
+    w: &mut FermionOf<S, T>,
+) -> ongpu::Result<(f64, f64)>
+where
+    ColorVector<T>: ongpu::Element,
+    ColorMatrix<T>: ongpu::Element,
+    [ColorMatrix<T>; 4]: ongpu::Element,
+    Complex<T>: Summable<Total = Complex<f64>, Itself = Complex<T>>,
+{
+    let diagonal = real::<T>(diagonal);
+    let sums: Complex<f64> = hisq_hopping!([sum: lat.even(),] fat, naik, t, |h| {
+        let ax = x * diagonal - h;
+        w = ax;
+        Complex::new(x.norm2(), x.dot(ax).re)
+    })?;
+    Ok((sums.re, sums.im))
 }
 
 crate::staggered::interface::even_odd_normal_interface!(Hisq);

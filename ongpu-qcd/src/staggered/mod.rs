@@ -48,6 +48,7 @@ pub(crate) mod interface;
 mod loop_cg;
 mod many;
 mod mixed_cg;
+mod mixed_multi_shift;
 mod multi_shift;
 mod operator;
 pub mod passes;
@@ -62,7 +63,10 @@ pub use graph_cg::{GraphCg, KERNELS_PER_ITERATION};
 pub use loop_cg::LoopCg;
 pub use many::{hop_many, Fermions, FermionsOf, MultiCg, MultiSolution};
 pub use mixed_cg::{MixedCg, DEFAULT_DELTA};
-pub use multi_shift::{MultiShiftCg, MultiShiftSolution, ShiftedNormal};
+pub use mixed_multi_shift::{
+    MixedMultiShiftCg, MixedMultiShiftSolution, DEFAULT_REFINEMENT_DELTA, DEFAULT_SINGLE_STOP,
+};
+pub use multi_shift::{MultiShiftCg, MultiShiftSolution, ShiftedNormal, VectorReal};
 pub use operator::{staggered_phase, Staggered};
 pub use sloppy::SloppyStaggered;
 pub use sources::{even_part, random_vector, HostVector};

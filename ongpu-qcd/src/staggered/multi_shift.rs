@@ -11,20 +11,33 @@
 //!
 //! `α_k(n) = α(n) ζ_k(n+1)/ζ_k(n)`, `β_k(n) = β(n) (ζ_k(n+1)/ζ_k(n))²`, so each shift costs
 //! two vector updates per iteration and no application of `A`. The `N` solutions and
-//! directions are one field of `N` vectors per site ([`FermionsOf`]), updated for all
-//! shifts in one pass. A shift stops being updated when its own residual `|ζ_k r|` meets
-//! the tolerance; at the end each solution's true residual `|b − (A + σ_k) x_k| / |b|` is
-//! computed and reported.
+//! directions are one field of `N` vectors per site ([`FermionsOf`]). An iteration is the
+//! operator's two passes, `r −= α w` with `|r|²`, and ONE pass over the shifts that does
+//! `x_k += α_k p_k` and then `p_k = ζ_k r + β_k p_k` (the solution's update needs the old
+//! direction, so it is made in the pass that replaces it). A shift that has met the
+//! tolerance (its own residual `|ζ_k r|`) is neither read nor written from then on, so the
+//! pass thins out as the large shifts converge. At the end each solution's true residual
+//! `|b − (A + σ_k) x_k| / |b|` is computed and reported.
+//!
+//! The vectors may be `f64` or `f32` (`T`); the sums and the recursion's scalars are `f64`
+//! either way. In `f32` the iterated residual drifts from the true one:
+//! [`MixedMultiShiftCg`](super::MixedMultiShiftCg) refines each shift in `f64` afterwards.
 
 use super::many::FermionsOf;
 use super::FermionOf;
+use crate::real;
 use crate::solver::SolverError;
 use ongpu::prelude::*;
-use ongpu::Element;
+use ongpu::{Element, RealValue};
+use ongpu_runtime::Summable;
 use std::time::Instant;
 
-/// An even-odd normal operator with a shift: what [`MultiShiftCg`] applies.
-pub trait ShiftedNormal<S: Space> {
+/// An even-odd normal operator with a shift, on vectors of `T`: what [`MultiShiftCg`]
+/// applies.
+pub trait ShiftedNormal<S: Space, T: VectorReal = f64>
+where
+    ColorVector<T>: Element,
+{
     /// Where its vectors live.
     fn space(&self) -> S;
 
@@ -32,10 +45,10 @@ pub trait ShiftedNormal<S: Space> {
     /// returning `|x|²` and `Re⟨x, w⟩` from the same pass.
     fn apply_shifted(
         &self,
-        x: &FermionOf<S>,
+        x: &FermionOf<S, T>,
         shift: f64,
-        t: &mut FermionOf<S>,
-        w: &mut FermionOf<S>,
+        t: &mut FermionOf<S, T>,
+        w: &mut FermionOf<S, T>,
     ) -> ongpu::Result<(f64, f64)>;
 }
 
@@ -58,6 +71,14 @@ pub struct MultiShiftCg<const N: usize> {
     max_iterations: usize,
 }
 
+/// The iterations of a solve, before its true residuals.
+pub(crate) struct Iterated<const N: usize> {
+    pub iterations: usize,
+    pub converged_at: [usize; N],
+    /// `|b|²`.
+    pub b2: f64,
+}
+
 impl<const N: usize> MultiShiftCg<N> {
     /// A solver to relative residual `tolerance` for every shift within `max_iterations`.
     pub fn new(tolerance: f64, max_iterations: usize) -> Self {
@@ -70,28 +91,54 @@ impl<const N: usize> MultiShiftCg<N> {
     /// Solves `(A + shifts[k]) x[k] = b` for every `k` at the even sites (`x`'s vector `k`
     /// is solution `k`; its odd sites are left as they were). The shifts must be finite
     /// and not negative (`A + σ` then stays positive definite) and differ from each other.
-    pub fn solve<S: Space, O: ShiftedNormal<S>>(
+    pub fn solve<S: Space, T: VectorReal, O: ShiftedNormal<S, T>>(
         &mut self,
         op: &O,
         shifts: [f64; N],
-        b: &FermionOf<S>,
-        x: &mut FermionsOf<S, N>,
+        b: &FermionOf<S, T>,
+        x: &mut FermionsOf<S, N, T>,
     ) -> Result<MultiShiftSolution<N>, SolverError>
     where
-        [ColorVector<f64>; N]: Element,
+        ColorVector<T>: Element,
+        [ColorVector<T>; N]: Element,
     {
         let start = Instant::now();
+        let done = self.iterate(op, shifts, b, x)?;
+        let lat = op.space();
+        let (mut xk, mut t, mut w) = (lat.zeros()?, lat.zeros()?, lat.zeros()?);
+        let relative_residuals =
+            true_residuals(op, &shifts, b, done.b2, x, &mut xk, &mut t, &mut w)?;
+        Ok(MultiShiftSolution {
+            iterations: done.iterations,
+            converged_at: done.converged_at,
+            relative_residuals,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// The iterations of [`solve`](Self::solve), without the true residuals.
+    pub(crate) fn iterate<S: Space, T: VectorReal, O: ShiftedNormal<S, T>>(
+        &mut self,
+        op: &O,
+        shifts: [f64; N],
+        b: &FermionOf<S, T>,
+        x: &mut FermionsOf<S, N, T>,
+    ) -> Result<Iterated<N>, SolverError>
+    where
+        ColorVector<T>: Element,
+        [ColorVector<T>; N]: Element,
+    {
         let lat = op.space();
         check_shifts(&shifts)?;
         lat.check_field(b, "source")?;
         lat.check_field(x, "solutions")?;
         let base = shifts.iter().copied().fold(f64::INFINITY, f64::min);
         let offsets: [f64; N] = std::array::from_fn(|k| shifts[k] - base);
-        let mut r: FermionOf<S> = lat.zeros()?;
-        let mut pb: FermionOf<S> = lat.zeros()?;
-        let mut t: FermionOf<S> = lat.zeros()?;
-        let mut w: FermionOf<S> = lat.zeros()?;
-        let mut p: FermionsOf<S, N> = lat.zeros()?;
+        let mut r: FermionOf<S, T> = lat.zeros()?;
+        let mut pb: FermionOf<S, T> = lat.zeros()?;
+        let mut t: FermionOf<S, T> = lat.zeros()?;
+        let mut w: FermionOf<S, T> = lat.zeros()?;
+        let mut p: FermionsOf<S, N, T> = lat.zeros()?;
         // x = 0, r = p_k = p = b.
         let b2 = begin(lat, b, &mut r, &mut pb, &mut p, x)?;
         let target = self.tolerance * self.tolerance * b2;
@@ -116,61 +163,74 @@ impl<const N: usize> MultiShiftCg<N> {
                 });
             }
             let alpha = rr / p_dot_w;
-            // The shifted ζ(n+1) and α_k(n) from α(n), α(n−1), β(n−1).
-            let mut zeta_new = [0.0f64; N];
-            let mut alpha_k = [0.0f64; N];
+            let rr_new = residual_step(lat, real(alpha), &w, &mut r)?;
+            let beta = rr_new / rr;
+            iterations += 1;
+            // Per shift: ζ(n+1) from α(n), α(n−1), β(n−1); then α_k(n), β_k(n), and
+            // whether the shift goes on.
+            let mut step = Step::<T, N>::idle();
             for k in 0..N {
                 if !active[k] {
                     continue;
                 }
                 let denominator = alpha * beta_old * (zeta_old[k] - zeta[k])
                     + zeta_old[k] * alpha_old * (1.0 + offsets[k] * alpha);
-                zeta_new[k] = zeta[k] * zeta_old[k] * alpha_old / denominator;
-                alpha_k[k] = alpha * zeta_new[k] / zeta[k];
-            }
-            let rr_new = step(lat, alpha, alpha_k, &w, &p, &mut r, x)?;
-            let beta = rr_new / rr;
-            let mut beta_k = [0.0f64; N];
-            let mut zeta_r = [0.0f64; N];
-            for k in 0..N {
-                if active[k] {
-                    let ratio = zeta_new[k] / zeta[k];
-                    beta_k[k] = beta * ratio * ratio;
-                    zeta_r[k] = zeta_new[k];
+                let zeta_new = zeta[k] * zeta_old[k] * alpha_old / denominator;
+                let ratio = zeta_new / zeta[k];
+                step.alpha[k] = real(alpha * ratio);
+                step.add[k] = 1;
+                zeta_old[k] = zeta[k];
+                zeta[k] = zeta_new;
+                if zeta_new * zeta_new * rr_new <= target {
+                    active[k] = false;
+                    converged_at[k] = iterations;
+                } else {
+                    step.zeta[k] = real(zeta_new);
+                    step.beta[k] = real(beta * ratio * ratio);
+                    step.keep[k] = 1;
                 }
             }
-            directions(
-                lat,
-                beta,
-                zeta_r,
-                beta_k,
-                active_mask(&active),
-                &r,
-                &mut pb,
-                &mut p,
-            )?;
-            iterations += 1;
-            for k in 0..N {
-                if active[k] {
-                    zeta_old[k] = zeta[k];
-                    zeta[k] = zeta_new[k];
-                    if zeta[k] * zeta[k] * rr_new <= target {
-                        active[k] = false;
-                        converged_at[k] = iterations;
-                    }
-                }
-            }
+            advance(lat, &step, real(beta), &r, &mut pb, &mut p, x)?;
             alpha_old = alpha;
             beta_old = beta;
             rr = rr_new;
         }
-        let relative_residuals = true_residuals(op, &shifts, b, b2, x, &mut pb, &mut t, &mut w)?;
-        Ok(MultiShiftSolution {
+        Ok(Iterated {
             iterations,
             converged_at,
-            relative_residuals,
-            seconds: start.elapsed().as_secs_f64(),
+            b2,
         })
+    }
+}
+
+/// The reals of a multi-shift solve's vectors: `f64` or `f32`, their sums taken in `f64`.
+pub trait VectorReal: RealValue + Summable<Total = f64, Itself = Self> {}
+impl<T: RealValue + Summable<Total = f64, Itself = T>> VectorReal for T {}
+
+/// The shifts' scalars of one pass of [`advance`].
+struct Step<T, const N: usize> {
+    /// `α_k(n)`.
+    alpha: [T; N],
+    /// `ζ_k(n+1)`.
+    zeta: [T; N],
+    /// `β_k(n)`.
+    beta: [T; N],
+    /// 1 where `x_k += α_k p_k` is made (the shift was active in this iteration).
+    add: [u32; N],
+    /// 1 where the direction is renewed (the shift goes on).
+    keep: [u32; N],
+}
+
+impl<T: VectorReal, const N: usize> Step<T, N> {
+    fn idle() -> Self {
+        let zero = real::<T>(0.0);
+        Step {
+            alpha: [zero; N],
+            zeta: [zero; N],
+            beta: [zero; N],
+            add: [0; N],
+            keep: [0; N],
+        }
     }
 }
 
@@ -193,22 +253,18 @@ fn check_shifts(shifts: &[f64]) -> Result<(), SolverError> {
     Ok(())
 }
 
-/// `1.0` for the shifts still updated, `0.0` for the others.
-fn active_mask<const N: usize>(active: &[bool; N]) -> [f64; N] {
-    std::array::from_fn(|k| if active[k] { 1.0 } else { 0.0 })
-}
-
 /// `x_k = 0`, `r = pb = p_k = b` at the even sites; returns `|b|²`.
-fn begin<S: Space, const N: usize>(
+fn begin<S: Space, T: VectorReal, const N: usize>(
     lat: S,
-    b: &FermionOf<S>,
-    r: &mut FermionOf<S>,
-    pb: &mut FermionOf<S>,
-    p: &mut FermionsOf<S, N>,
-    x: &mut FermionsOf<S, N>,
+    b: &FermionOf<S, T>,
+    r: &mut FermionOf<S, T>,
+    pb: &mut FermionOf<S, T>,
+    p: &mut FermionsOf<S, N, T>,
+    x: &mut FermionsOf<S, N, T>,
 ) -> ongpu::Result<f64>
 where
-    [ColorVector<f64>; N]: Element,
+    ColorVector<T>: Element,
+    [ColorVector<T>; N]: Element,
 {
     let n = N;
     on_gpu!(sum: lat.even(), {
@@ -222,51 +278,50 @@ where
     })
 }
 
-/// `r −= α w` and `x_k += α_k p_k` at the even sites, returning the new `|r|²`.
-fn step<S: Space, const N: usize>(
+/// `r −= α w` at the even sites, returning the new `|r|²`.
+fn residual_step<S: Space, T: VectorReal>(
     lat: S,
-    alpha: f64,
-    alpha_k: [f64; N],
-    w: &FermionOf<S>,
-    p: &FermionsOf<S, N>,
-    r: &mut FermionOf<S>,
-    x: &mut FermionsOf<S, N>,
+    alpha: T,
+    w: &FermionOf<S, T>,
+    r: &mut FermionOf<S, T>,
 ) -> ongpu::Result<f64>
 where
-    [ColorVector<f64>; N]: Element,
+    ColorVector<T>: Element,
 {
-    let n = N;
     on_gpu!(sum: lat.even(), {
-        for k in 0..n {
-            x[k] += alpha_k[k] * p[k];
-        }
-        let rn = r - alpha * w;
+        let rn = r - w * alpha;
         r = rn;
         rn.norm2()
     })
 }
 
-/// `pb = r + β pb` and, for the shifts still updated (`mask` 1), `p_k = ζ_k r + β_k p_k`.
-#[allow(clippy::too_many_arguments)]
-fn directions<S: Space, const N: usize>(
+/// At the even sites, `pb = r + β pb` and for each shift `x_k += α_k p_k` (where `add`)
+/// and then `p_k = ζ_k r + β_k p_k` (where `keep`); the other shifts' vectors are not
+/// touched.
+fn advance<S: Space, T: VectorReal, const N: usize>(
     lat: S,
-    beta: f64,
-    zeta: [f64; N],
-    beta_k: [f64; N],
-    mask: [f64; N],
-    r: &FermionOf<S>,
-    pb: &mut FermionOf<S>,
-    p: &mut FermionsOf<S, N>,
+    step: &Step<T, N>,
+    beta: T,
+    r: &FermionOf<S, T>,
+    pb: &mut FermionOf<S, T>,
+    p: &mut FermionsOf<S, N, T>,
+    x: &mut FermionsOf<S, N, T>,
 ) -> ongpu::Result<()>
 where
-    [ColorVector<f64>; N]: Element,
+    ColorVector<T>: Element,
+    [ColorVector<T>; N]: Element,
 {
     let n = N;
+    let (alpha, zeta, beta_k, add, keep) = (step.alpha, step.zeta, step.beta, step.add, step.keep);
     on_gpu!(lat.even(), {
-        pb = r + beta * pb;
+        pb = r + pb * beta;
         for k in 0..n {
-            if mask[k] != 0.0 {
-                p[k] = zeta[k] * r + beta_k[k] * p[k];
+            if add[k] != 0 {
+                let pk = p[k];
+                x[k] += pk * alpha[k];
+                if keep[k] != 0 {
+                    p[k] = r * zeta[k] + pk * beta_k[k];
+                }
             }
         }
     })
@@ -274,18 +329,19 @@ where
 
 /// Each solution's true `|b − (A + σ_k) x_k| / |b|`.
 #[allow(clippy::too_many_arguments)]
-fn true_residuals<S: Space, O: ShiftedNormal<S>, const N: usize>(
+pub(crate) fn true_residuals<S: Space, T: VectorReal, O: ShiftedNormal<S, T>, const N: usize>(
     op: &O,
     shifts: &[f64; N],
-    b: &FermionOf<S>,
+    b: &FermionOf<S, T>,
     b2: f64,
-    x: &FermionsOf<S, N>,
-    xk: &mut FermionOf<S>,
-    t: &mut FermionOf<S>,
-    w: &mut FermionOf<S>,
+    x: &FermionsOf<S, N, T>,
+    xk: &mut FermionOf<S, T>,
+    t: &mut FermionOf<S, T>,
+    w: &mut FermionOf<S, T>,
 ) -> Result<[f64; N], SolverError>
 where
-    [ColorVector<f64>; N]: Element,
+    ColorVector<T>: Element,
+    [ColorVector<T>; N]: Element,
 {
     let lat = op.space();
     let mut out = [0.0; N];
