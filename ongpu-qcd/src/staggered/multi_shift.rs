@@ -12,12 +12,16 @@
 //! `α_k(n) = α(n) ζ_k(n+1)/ζ_k(n)`, `β_k(n) = β(n) (ζ_k(n+1)/ζ_k(n))²`, so each shift costs
 //! two vector updates per iteration and no application of `A`. The `N` solutions and
 //! directions are one field of `N` vectors per site ([`FermionsOf`]). An iteration is the
-//! operator's two passes, `r −= α w` with `|r|²`, and ONE pass over the shifts that does
-//! `x_k += α_k p_k` and then `p_k = ζ_k r + β_k p_k` (the solution's update needs the old
-//! direction, so it is made in the pass that replaces it). A shift that has met the
-//! tolerance (its own residual `|ζ_k r|`) is neither read nor written from then on, so the
-//! pass thins out as the large shifts converge. At the end each solution's true residual
-//! `|b − (A + σ_k) x_k| / |b|` is computed and reported.
+//! operator's two passes and `r(n+1) = r(n) − α w` with `|r|²`; the shifts' vectors are
+//! advanced two iterations at a time, in one pass every second iteration that reads `r(n+1)`
+//! and `r(n+2)` (kept in two fields in turn) and, per shift, makes
+//! `p_k(n+1) = ζ_k(n+1) r(n+1) + β_k(n) p_k(n)`, `x_k += α_k(n) p_k(n) + α_k(n+1) p_k(n+1)`
+//! and `p_k(n+2)` in registers: each shift's solution and direction are read and written
+//! once per two iterations (the base direction is renewed every iteration, in the pair's
+//! pass or a small pass of its own). A shift that has met the tolerance (its own residual
+//! `|ζ_k r|`) is neither read nor written from then on, so the pass thins out as the large
+//! shifts converge. At the end each solution's true residual `|b − (A + σ_k) x_k| / |b|` is
+//! computed and reported.
 //!
 //! The vectors may be `f64` or `f32` (`T`); the sums and the recursion's scalars are `f64`
 //! either way. In `f32` the iterated residual drifts from the true one:
@@ -134,13 +138,15 @@ impl<const N: usize> MultiShiftCg<N> {
         lat.check_field(x, "solutions")?;
         let base = shifts.iter().copied().fold(f64::INFINITY, f64::min);
         let offsets: [f64; N] = std::array::from_fn(|k| shifts[k] - base);
-        let mut r: FermionOf<S, T> = lat.zeros()?;
+        // r(j) and r(j+1) in turn in rs[0] and rs[1]: a pair's advance reads both.
+        let mut rs: [FermionOf<S, T>; 2] = [lat.zeros()?, lat.zeros()?];
         let mut pb: FermionOf<S, T> = lat.zeros()?;
         let mut t: FermionOf<S, T> = lat.zeros()?;
         let mut w: FermionOf<S, T> = lat.zeros()?;
         let mut p: FermionsOf<S, N, T> = lat.zeros()?;
         // x = 0, r = p_k = p = b.
-        let b2 = begin(lat, b, &mut r, &mut pb, &mut p, x)?;
+        let b2 = begin(lat, b, &mut rs[0], &mut pb, &mut p, x)?;
+        let mut current = 0;
         let target = self.tolerance * self.tolerance * b2;
         let mut converged_at = [0usize; N];
         let mut active = [b2 > target; N];
@@ -148,6 +154,8 @@ impl<const N: usize> MultiShiftCg<N> {
         let (mut alpha_old, mut beta_old) = (1.0f64, 0.0f64);
         let mut rr = b2;
         let mut iterations = 0;
+        // The first iteration of a pair, whose shift updates wait for the second.
+        let mut pending: Option<ShiftStep<N>> = None;
         while active.iter().any(|&a| a) {
             if iterations == self.max_iterations {
                 return Err(SolverError::NotConverged {
@@ -163,12 +171,15 @@ impl<const N: usize> MultiShiftCg<N> {
                 });
             }
             let alpha = rr / p_dot_w;
-            let rr_new = residual_step(lat, real(alpha), &w, &mut r)?;
+            let [r0, r1] = &mut rs;
+            let (from, to) = if current == 0 { (&*r0, r1) } else { (&*r1, r0) };
+            let rr_new = residual_step(lat, real(alpha), &w, from, to)?;
+            current = 1 - current;
             let beta = rr_new / rr;
             iterations += 1;
             // Per shift: ζ(n+1) from α(n), α(n−1), β(n−1); then α_k(n), β_k(n), and
             // whether the shift goes on.
-            let mut step = Step::<T, N>::idle();
+            let mut step = ShiftStep::<N>::idle();
             for k in 0..N {
                 if !active[k] {
                     continue;
@@ -177,23 +188,40 @@ impl<const N: usize> MultiShiftCg<N> {
                     + zeta_old[k] * alpha_old * (1.0 + offsets[k] * alpha);
                 let zeta_new = zeta[k] * zeta_old[k] * alpha_old / denominator;
                 let ratio = zeta_new / zeta[k];
-                step.alpha[k] = real(alpha * ratio);
-                step.add[k] = 1;
+                step.alpha[k] = alpha * ratio;
+                step.zeta[k] = zeta_new;
+                step.beta[k] = beta * ratio * ratio;
+                step.active[k] = true;
                 zeta_old[k] = zeta[k];
                 zeta[k] = zeta_new;
                 if zeta_new * zeta_new * rr_new <= target {
                     active[k] = false;
                     converged_at[k] = iterations;
-                } else {
-                    step.zeta[k] = real(zeta_new);
-                    step.beta[k] = real(beta * ratio * ratio);
-                    step.keep[k] = 1;
                 }
             }
-            advance(lat, &step, real(beta), &r, &mut pb, &mut p, x)?;
+            step.goes_on = active;
+            let [r0, r1] = &rs;
+            let (older, newer) = if current == 0 { (r1, r0) } else { (r0, r1) };
+            match pending.take() {
+                // The second iteration of a pair: both steps of every shift in one pass.
+                Some(first) => {
+                    let pass = PairPass::<T, N>::new(&first, Some(&step));
+                    advance_pair(lat, &pass, real(beta), older, newer, &mut pb, &mut p, x)?;
+                }
+                None => {
+                    renew_base_direction(lat, real(beta), newer, &mut pb)?;
+                    pending = Some(step);
+                }
+            }
             alpha_old = alpha;
             beta_old = beta;
             rr = rr_new;
+        }
+        // A pair left half done: its one step (nothing to renew).
+        if let Some(first) = pending {
+            let newer = &rs[current];
+            let pass = PairPass::<T, N>::new(&first, None);
+            advance_pair(lat, &pass, real(0.0), newer, newer, &mut pb, &mut p, x)?;
         }
         Ok(Iterated {
             iterations,
@@ -207,29 +235,61 @@ impl<const N: usize> MultiShiftCg<N> {
 pub trait VectorReal: RealValue + Summable<Total = f64, Itself = Self> {}
 impl<T: RealValue + Summable<Total = f64, Itself = T>> VectorReal for T {}
 
-/// The shifts' scalars of one pass of [`advance`].
-struct Step<T, const N: usize> {
+/// One iteration's scalars of the shifts (f64, as the recursion runs).
+struct ShiftStep<const N: usize> {
     /// `α_k(n)`.
-    alpha: [T; N],
+    alpha: [f64; N],
     /// `ζ_k(n+1)`.
-    zeta: [T; N],
+    zeta: [f64; N],
     /// `β_k(n)`.
-    beta: [T; N],
-    /// 1 where `x_k += α_k p_k` is made (the shift was active in this iteration).
+    beta: [f64; N],
+    /// The shift was updated in this iteration.
+    active: [bool; N],
+    /// The shift goes on after it (its direction is renewed).
+    goes_on: [bool; N],
+}
+
+impl<const N: usize> ShiftStep<N> {
+    fn idle() -> Self {
+        ShiftStep {
+            alpha: [0.0; N],
+            zeta: [0.0; N],
+            beta: [0.0; N],
+            active: [false; N],
+            goes_on: [false; N],
+        }
+    }
+}
+
+/// The scalars of one pass of [`advance_pair`]: iterations `n` and `n+1` of every shift
+/// (`second` absent when the solve ended after `n`: its `α` is then 0 and nothing is kept).
+struct PairPass<T, const N: usize> {
+    alpha0: [T; N],
+    zeta1: [T; N],
+    beta0: [T; N],
+    alpha1: [T; N],
+    zeta2: [T; N],
+    beta1: [T; N],
+    /// 1 where the shift was updated in iteration `n`.
     add: [u32; N],
-    /// 1 where the direction is renewed (the shift goes on).
+    /// 1 where its direction is renewed after iteration `n+1`.
     keep: [u32; N],
 }
 
-impl<T: VectorReal, const N: usize> Step<T, N> {
-    fn idle() -> Self {
-        let zero = real::<T>(0.0);
-        Step {
-            alpha: [zero; N],
-            zeta: [zero; N],
-            beta: [zero; N],
-            add: [0; N],
-            keep: [0; N],
+impl<T: VectorReal, const N: usize> PairPass<T, N> {
+    fn new(first: &ShiftStep<N>, second: Option<&ShiftStep<N>>) -> Self {
+        let idle = ShiftStep::idle();
+        let second = second.unwrap_or(&idle);
+        let t = |v: &[f64; N]| v.map(real::<T>);
+        PairPass {
+            alpha0: t(&first.alpha),
+            zeta1: t(&first.zeta),
+            beta0: t(&first.beta),
+            alpha1: t(&second.alpha),
+            zeta2: t(&second.zeta),
+            beta1: t(&second.beta),
+            add: first.active.map(u32::from),
+            keep: second.goes_on.map(u32::from),
         }
     }
 }
@@ -278,31 +338,54 @@ where
     })
 }
 
-/// `r −= α w` at the even sites, returning the new `|r|²`.
+/// `to = from − α w` at the even sites, returning `|to|²`.
 fn residual_step<S: Space, T: VectorReal>(
     lat: S,
     alpha: T,
     w: &FermionOf<S, T>,
-    r: &mut FermionOf<S, T>,
+    from: &FermionOf<S, T>,
+    to: &mut FermionOf<S, T>,
 ) -> ongpu::Result<f64>
 where
     ColorVector<T>: Element,
 {
     on_gpu!(sum: lat.even(), {
-        let rn = r - w * alpha;
-        r = rn;
+        let rn = from - w * alpha;
+        to = rn;
         rn.norm2()
     })
 }
 
-/// At the even sites, `pb = r + β pb` and for each shift `x_k += α_k p_k` (where `add`)
-/// and then `p_k = ζ_k r + β_k p_k` (where `keep`); the other shifts' vectors are not
-/// touched.
-fn advance<S: Space, T: VectorReal, const N: usize>(
+/// `pb = r + β pb` at the even sites (the base direction, renewed every iteration).
+fn renew_base_direction<S: Space, T: VectorReal>(
     lat: S,
-    step: &Step<T, N>,
     beta: T,
     r: &FermionOf<S, T>,
+    pb: &mut FermionOf<S, T>,
+) -> ongpu::Result<()>
+where
+    ColorVector<T>: Element,
+{
+    on_gpu!(lat.even(), {
+        pb = r + pb * beta;
+    })
+}
+
+/// Two iterations `n`, `n+1` of every shift in one pass at the even sites, from `r1 =
+/// r(n+1)` and `r2 = r(n+2)`: with `p_k = p_k(n)`,
+///
+/// `p_k(n+1) = ζ_k(n+1) r1 + β_k(n) p_k`, `x_k += α_k(n) p_k + α_k(n+1) p_k(n+1)`, and
+/// where the shift goes on `p_k = ζ_k(n+2) r2 + β_k(n+1) p_k(n+1)`;
+///
+/// and `pb = r2 + β pb`. Each shift's solution and direction are read and written once per
+/// two iterations; a shift that had converged before `n` is not touched.
+#[allow(clippy::too_many_arguments)]
+fn advance_pair<S: Space, T: VectorReal, const N: usize>(
+    lat: S,
+    pass: &PairPass<T, N>,
+    beta: T,
+    r1: &FermionOf<S, T>,
+    r2: &FermionOf<S, T>,
     pb: &mut FermionOf<S, T>,
     p: &mut FermionsOf<S, N, T>,
     x: &mut FermionsOf<S, N, T>,
@@ -312,15 +395,18 @@ where
     [ColorVector<T>; N]: Element,
 {
     let n = N;
-    let (alpha, zeta, beta_k, add, keep) = (step.alpha, step.zeta, step.beta, step.add, step.keep);
+    let (alpha0, zeta1, beta0) = (pass.alpha0, pass.zeta1, pass.beta0);
+    let (alpha1, zeta2, beta1) = (pass.alpha1, pass.zeta2, pass.beta1);
+    let (add, keep) = (pass.add, pass.keep);
     on_gpu!(lat.even(), {
-        pb = r + pb * beta;
+        pb = r2 + pb * beta;
         for k in 0..n {
             if add[k] != 0 {
-                let pk = p[k];
-                x[k] += pk * alpha[k];
+                let pk0 = p[k];
+                let pk1 = r1 * zeta1[k] + pk0 * beta0[k];
+                x[k] += pk0 * alpha0[k] + pk1 * alpha1[k];
                 if keep[k] != 0 {
-                    p[k] = r * zeta[k] + pk * beta_k[k];
+                    p[k] = r2 * zeta2[k] + pk1 * beta1[k];
                 }
             }
         }
