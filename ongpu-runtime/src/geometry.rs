@@ -256,7 +256,7 @@ impl Lattice {
         self.checked_shift(i, mu, k).unwrap_or_else(|| {
             panic!(
                 "a shift of {k} along direction {mu} reaches beyond the halo of this part of a \
-                 split lattice (halos are one site deep)"
+                 split lattice (deeper halos: `SplitLattice::with_halo_depth`)"
             )
         })
     }

@@ -33,19 +33,22 @@ pub(crate) fn copies(split: &SplitLattice, parity: Option<usize>) -> Vec<HaloCop
         let (below, above) = ((p + n - 1) % n, (p + 1) % n);
         let (b, a) = (split.part(below), split.part(above));
         for parity in parity.map_or(0..2, |q| q..q + 1) {
-            // The lower halo holds the part below's last own layer, the upper halo the
-            // part above's first.
+            // The lower halo holds the part below's last `h` own layers, the upper halo the
+            // part above's first `h` (consecutive layers of one parity are consecutive
+            // sites, so each side is one range).
+            let h = part.halo;
+            let (lb, la) = (b.layers() - h, h);
             out.push(HaloCopy {
                 src_part: below,
-                src: b.layer(b.layers() - 2, parity),
+                src: b.layer(lb - h, parity).start..b.layer(lb - 1, parity).end,
                 dst_part: p,
                 dst: part.layer(0, parity).start,
             });
             out.push(HaloCopy {
                 src_part: above,
-                src: a.layer(1, parity),
+                src: a.layer(la, parity).start..a.layer(la + h - 1, parity).end,
                 dst_part: p,
-                dst: part.layer(part.layers() - 1, parity).start,
+                dst: part.layer(part.layers() - h, parity).start,
             });
         }
     }

@@ -1,5 +1,5 @@
 //! [`SplitLattice`]: a lattice cut into slabs along one direction, one slab per device, each
-//! stored as a part lattice with a halo layer on either side.
+//! stored as a part lattice with halo layers on either side.
 
 use super::devices::Devices;
 use crate::error::{Error, Result};
@@ -11,7 +11,7 @@ use std::sync::{Mutex, PoisonError};
 /// A [`Lattice`] split over devices: slabs of the sites along one direction, one per device.
 ///
 /// Fields of a split lattice ([`SplitField`](crate::SplitField)) hold one slab per device
-/// plus a halo layer on each side, and `on_gpu!` runs unchanged over `split.even()`,
+/// plus its halo layers on each side, and `on_gpu!` runs unchanged over `split.even()`,
 /// `split.odd()` or the split lattice itself: each device runs its slab, and shifts across
 /// a slab boundary read the halo, which the first call that shifts the field after a write
 /// refreshes (calls that do not shift it exchange nothing).
@@ -48,11 +48,11 @@ struct Inner {
 /// One device's slab.
 #[derive(Debug, Clone)]
 pub(crate) struct Part {
-    /// The part lattice: the slab plus one halo layer on each side (none for one part).
+    /// The part lattice: the slab plus `halo` layers on each side (none for one part).
     pub lattice: Lattice,
     /// The slab's coordinates along the split direction.
     pub slab: Range<usize>,
-    /// Halo layers on each side (0 or 1).
+    /// Halo layers on each side (0 for one part; 1 unless the split was made deeper).
     pub halo: usize,
 }
 
@@ -148,7 +148,12 @@ impl Lattice {
         let mut start = 0;
         let mut parts = Vec::with_capacity(n);
         for &width in widths {
-            parts.push(part(self, direction, start..start + width, n > 1)?);
+            parts.push(part(
+                self,
+                direction,
+                start..start + width,
+                usize::from(n > 1),
+            )?);
             start += width;
         }
         debug_assert_eq!(start, self.extents()[direction]);
@@ -204,8 +209,8 @@ fn intern(inner: Inner) -> &'static Inner {
             && s.devices == inner.devices
             && s.parts
                 .iter()
-                .map(|p| &p.slab)
-                .eq(inner.parts.iter().map(|p| &p.slab))
+                .map(|p| (&p.slab, p.halo))
+                .eq(inner.parts.iter().map(|p| (&p.slab, p.halo)))
     };
     if let Some(s) = splits.iter().find(same) {
         return s;
@@ -215,11 +220,11 @@ fn intern(inner: Inner) -> &'static Inner {
     leaked
 }
 
-/// The part lattice of the slab `slab` along `direction` (with halos when there are other
-/// parts).
-fn part(whole: &Lattice, direction: usize, slab: Range<usize>, halos: bool) -> Result<Part> {
+/// The part lattice of the slab `slab` along `direction` with `depth` halo layers on each
+/// side (0 for the only part).
+fn part(whole: &Lattice, direction: usize, slab: Range<usize>, depth: usize) -> Result<Part> {
     let global = whole.extents().map(|l| l as u64);
-    if !halos {
+    if depth == 0 {
         return Ok(Part {
             lattice: *whole,
             slab,
@@ -227,7 +232,7 @@ fn part(whole: &Lattice, direction: usize, slab: Range<usize>, halos: bool) -> R
         });
     }
     let mut dims = global;
-    dims[direction] = slab.len() as u64 + 2;
+    dims[direction] = (slab.len() + 2 * depth) as u64;
     let volume: u64 = dims.iter().product();
     if volume > u32::MAX as u64 {
         return Err(Error::InvalidLattice {
@@ -237,11 +242,11 @@ fn part(whole: &Lattice, direction: usize, slab: Range<usize>, halos: bool) -> R
     }
     let mut origin = [0u64; DIMS];
     let l = global[direction];
-    origin[direction] = (slab.start as u64 + l - 1) % l;
+    origin[direction] = (slab.start as u64 + l - depth as u64 % l) % l;
     Ok(Part {
         lattice: Lattice::stored(dims, direction, origin, global, 1 << direction),
         slab,
-        halo: 1,
+        halo: depth,
     })
 }
 
@@ -319,6 +324,47 @@ impl SplitLattice {
     /// The counter of [`halo_refreshes`](Self::halo_refreshes).
     pub(crate) fn refresh_count(&self) -> &'static RefreshCount {
         &self.inner.refreshes
+    }
+
+    /// How many layers deep each part's halos are along the split direction (0 for a split
+    /// into one part, which has none).
+    pub fn halo_depth(&self) -> usize {
+        self.inner.parts[0].halo
+    }
+
+    /// This split with halos `depth` layers deep, for calls whose shifts reach further than
+    /// the nearest neighbour along the split direction (HISQ's Naik term and smearing reach
+    /// three sites). Deeper halos cost memory (`2 · depth` layers per part) and exchange
+    /// traffic, so a split starts with one. An error if `depth` is 0 or exceeds a slab's
+    /// width (a halo holds the neighbour's own layers only). A split into one part has no
+    /// halos and is returned as it is.
+    pub fn with_halo_depth(&self, depth: usize) -> Result<SplitLattice> {
+        if self.parts() == 1 {
+            return Ok(*self);
+        }
+        let narrowest = self.inner.parts.iter().map(|p| p.slab.len()).min();
+        if depth == 0 || narrowest.is_some_and(|w| depth > w) {
+            return Err(Error::InvalidArgument(format!(
+                "halos {depth} layers deep on {self}: the depth must lie between 1 and the \
+                 narrowest slab's width, {}",
+                narrowest.unwrap_or(0)
+            )));
+        }
+        let inner = &self.inner;
+        let parts = inner
+            .parts
+            .iter()
+            .map(|p| part(&inner.whole, inner.direction, p.slab.clone(), depth))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(SplitLattice {
+            inner: intern(Inner {
+                whole: inner.whole,
+                direction: inner.direction,
+                devices: inner.devices.clone(),
+                parts,
+                refreshes: RefreshCount::default(),
+            }),
+        })
     }
 
     /// Part `p` (interned: it lives as long as the process).
@@ -451,38 +497,48 @@ mod tests {
     use super::*;
 
     /// Interior and boundary together are the owned sites, each once, and the boundary is
-    /// exactly the own layers next to a halo.
+    /// exactly the own layers within the halo depth of a halo, for halos 1 to 3 deep.
     #[test]
     fn interior_and_boundary_partition_the_owned_sites() {
-        for (t, parts) in [(4, 2), (6, 2), (8, 2), (12, 4), (6, 3), (12, 3)] {
+        for (t, parts) in [(4, 2), (6, 2), (8, 2), (12, 4), (6, 3), (12, 3), (16, 2)] {
             let lat = Lattice::new([2, 2, 2, t]).unwrap();
-            let split = lat
+            let shallow = lat
                 .split_along(&Devices::emulated(parts).unwrap(), 3)
                 .unwrap();
-            for p in 0..parts {
-                let part = split.part(p);
-                for parity in [None, Some(0), Some(1)] {
-                    let (interior, boundary) = part.interior_and_boundary(parity);
-                    let mut got: Vec<usize> = interior
-                        .iter()
-                        .chain(&boundary)
-                        .flat_map(|r| r.clone())
-                        .collect();
-                    got.sort_unstable();
-                    let want: Vec<usize> = part.owned(parity).into_iter().flatten().collect();
-                    assert_eq!(got, want, "t = {t}, {parts} parts, part {p}, {parity:?}");
-                    let layers = part.layers();
-                    for par in parity.map_or(vec![0, 1], |q| vec![q]) {
-                        for l in [1, layers - 2] {
-                            for s in part.layer(l, par) {
-                                assert!(boundary.iter().any(|r| r.contains(&s)));
+            for depth in 1..=3 {
+                let Ok(split) = shallow.with_halo_depth(depth) else {
+                    assert!(
+                        depth > t / parts - 1,
+                        "t = {t}, {parts} parts, depth {depth}"
+                    );
+                    continue;
+                };
+                for p in 0..parts {
+                    let part = split.part(p);
+                    assert_eq!(part.halo, depth);
+                    for parity in [None, Some(0), Some(1)] {
+                        let (interior, boundary) = part.interior_and_boundary(parity);
+                        let mut got: Vec<usize> = interior
+                            .iter()
+                            .chain(&boundary)
+                            .flat_map(|r| r.clone())
+                            .collect();
+                        got.sort_unstable();
+                        let want: Vec<usize> = part.owned(parity).into_iter().flatten().collect();
+                        assert_eq!(got, want, "t = {t}, {parts} parts, part {p}, {parity:?}");
+                        let layers = part.layers();
+                        for par in parity.map_or(vec![0, 1], |q| vec![q]) {
+                            for l in [depth, layers - 1 - depth] {
+                                for s in part.layer(l, par) {
+                                    assert!(boundary.iter().any(|r| r.contains(&s)));
+                                }
                             }
                         }
+                        let n_boundary: usize = boundary.iter().map(|r| r.len()).sum();
+                        let sides = parity.map_or(2, |_| 1) * part.layer_half();
+                        let own_layers = part.layers() - 2 * depth;
+                        assert_eq!(n_boundary, sides * own_layers.min(2 * depth));
                     }
-                    let n_boundary: usize = boundary.iter().map(|r| r.len()).sum();
-                    let sides = parity.map_or(2, |_| 1) * part.layer_half();
-                    let own_layers = part.layers() - 2;
-                    assert_eq!(n_boundary, sides * own_layers.min(2));
                 }
             }
         }
