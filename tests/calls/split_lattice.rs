@@ -518,112 +518,123 @@ fn domain_wall_operators_are_those_of_the_whole_lattice() {
     });
 }
 
-/// HISQ quarks on split lattices: the smearing's paths reach two sites aside and the Naik
-/// hop three. With the default one-layer halos the first such call is an error that says
-/// so, not a wrong answer; with halos three deep (`with_halo_depth(3)`) the smeared fat and
-/// Naik links and the Dslash are the whole lattice's, bit for bit, for 2 and 4 parts along
-/// time and 2 along x.
+/// The bits of HISQ's smeared fat and Naik links and of its Dslash on a random vector.
 #[cfg(feature = "qcd")]
-#[test]
-fn hisq_on_a_split_lattice_needs_and_gets_deeper_halos() {
+fn hisq_bits<S: Space>(
+    lat: S,
+    links: &ongpu::qcd::gauge::HostLinks,
+    psi: &[ColorVector<f64>],
+) -> ongpu::Result<Vec<u64>> {
     use ongpu::qcd::boundary::TimeBoundary;
     use ongpu::qcd::gauge::GaugeField;
     use ongpu::qcd::hisq::Hisq;
-    use ongpu::qcd::staggered::{random_vector, FermionOf};
-    fn run<S: Space>(
-        lat: S,
-        links: &ongpu::qcd::gauge::HostLinks,
-        psi: &[ColorVector<f64>],
-    ) -> Vec<u64> {
-        let u = GaugeField::from_host(lat, links.clone()).unwrap();
-        let op = Hisq::new(&u, 0.1, -0.05, TimeBoundary::Antiperiodic).unwrap();
-        let x: FermionOf<S> = lat.field_from_vec(psi.to_vec()).unwrap();
-        let mut out: FermionOf<S> = lat.zeros().unwrap();
-        op.dslash(&x, &mut out).unwrap();
-        let mut bits = bits_of_vectors(&out.values().unwrap());
-        for f in [&op.links().fat, &op.links().naik] {
-            for site in f.values().unwrap() {
-                for m in site {
-                    let rows = (0..3).flat_map(|r| (0..3).map(move |c| (r, c)));
-                    bits.extend(
-                        rows.flat_map(|(r, c)| [m[r][c].re.to_bits(), m[r][c].im.to_bits()]),
-                    );
-                }
+    use ongpu::qcd::staggered::FermionOf;
+    let u = GaugeField::from_host(lat, links.clone())?;
+    let op = Hisq::new(&u, 0.1, -0.05, TimeBoundary::Antiperiodic)?;
+    let x: FermionOf<S> = lat.field_from_vec(psi.to_vec())?;
+    let mut out: FermionOf<S> = lat.zeros()?;
+    op.dslash(&x, &mut out)?;
+    let mut bits = bits_of_vectors(&out.values()?);
+    for f in [&op.links().fat, &op.links().naik] {
+        for site in f.values()? {
+            for m in site {
+                let rows = (0..3).flat_map(|r| (0..3).map(move |c| (r, c)));
+                bits.extend(rows.flat_map(|(r, c)| [m[r][c].re.to_bits(), m[r][c].im.to_bits()]));
             }
         }
-        bits
     }
-    on_cpu(|| {
-        let lat = Lattice::new([8, 4, 4, 16]).unwrap();
-        let links = GaugeField::random(lat, 71).unwrap().to_host().unwrap();
-        let psi = random_vector(&lat, 72);
-        let want = run(lat, &links, &psi);
-        let shallow = lat.split_along(&Devices::first(2).unwrap(), 3).unwrap();
-        let u = GaugeField::from_host(shallow, links.clone()).unwrap();
-        let e = Hisq::new(&u, 0.1, 0.0, TimeBoundary::Antiperiodic)
-            .err()
-            .expect("halos one layer deep cannot serve HISQ");
-        assert!(e.to_string().contains("beyond the halo"), "{e}");
-        for (parts, mu) in [(2, 3), (4, 3), (2, 0)] {
-            let split = lat
-                .split_along(&Devices::first(parts).unwrap(), mu)
-                .unwrap()
-                .with_halo_depth(3)
-                .unwrap();
-            assert_eq!(split.halo_depth(), 3);
-            assert!(
-                run(split, &links, &psi) == want,
-                "{split}: not the whole lattice's bits"
-            );
-        }
-    });
+    Ok(bits)
 }
 
-/// Halos deeper than one layer: shifts by two and three along the split direction read
-/// them and give the whole lattice's bits (2 and 3 parts; hops and reductions unchanged);
-/// depth 1 is the split as made; depth 0 or beyond a slab's width is an error, and a split
-/// into one part has no halos to deepen.
-#[test]
-fn deeper_halos_serve_far_shifts_along_the_split() {
-    on_cpu(|| {
-        let lat = Lattice::new(DIMS).unwrap();
-        let want = diagonal_shifts!(lat, 3);
-        let (_, eta) = staggered_twice!(lat, AoS);
-        for parts in [2, 3] {
-            let split = lat.split_along(&Devices::first(parts).unwrap(), 3).unwrap();
-            assert_eq!(split.halo_depth(), 1);
-            assert_eq!(split.with_halo_depth(1).unwrap(), split);
-            let deep = split.with_halo_depth(2).unwrap();
-            assert_eq!(deep.halo_depth(), 2);
-            assert_eq!(
-                bits_of(&diagonal_shifts!(deep, 3)),
-                bits_of(&want),
-                "{deep}"
-            );
-            let (_, e) = staggered_twice!(deep, AoSoA<32>);
-            assert_eq!(bits_of_vectors(&e), bits_of_vectors(&eta), "{deep}");
-        }
-        // Three deep: shifts by ±3 along the split.
-        let a_host: Vec<f64> = (0..lat.volume()).map(spread_value).collect();
-        fn reach_three<S: Space>(lat: S, a_host: &[f64]) -> Vec<f64> {
-            let a = lat.field_from_fn::<f64, AoS>(|i| a_host[i]).unwrap();
-            let mut out = lat.field_from_fn::<f64, AoS>(|_| f64::NAN).unwrap();
-            on_gpu!(lat, {
-                out = a.shift(3, 3) - 2.0 * a.shift(3, -3) + a.shift(3, -2);
-            })
-            .unwrap();
-            out.values().unwrap()
-        }
+/// HISQ on splits with halos three deep (2 and 4 parts along time, 2 along x, over the
+/// devices `devices(k)`) gives the whole lattice's bits; with one-layer halos it is an error
+/// that says the shift reaches beyond the halo.
+#[cfg(feature = "qcd")]
+fn check_hisq_with_deep_halos(devices: &dyn Fn(usize) -> Devices) {
+    use ongpu::qcd::gauge::GaugeField;
+    use ongpu::qcd::staggered::random_vector;
+    let lat = Lattice::new([8, 4, 4, 16]).unwrap();
+    let links = GaugeField::random(lat, 71).unwrap().to_host().unwrap();
+    let psi = random_vector(&lat, 72);
+    let want = hisq_bits(lat, &links, &psi).unwrap();
+    let shallow = lat.split_along(&devices(2), 3).unwrap();
+    let e = hisq_bits(shallow, &links, &psi).expect_err("halos one layer deep cannot serve HISQ");
+    assert!(e.to_string().contains("beyond the halo"), "{e}");
+    for (parts, mu) in [(2, 3), (4, 3), (2, 0)] {
         let split = lat
-            .split_along(&Devices::first(2).unwrap(), 3)
+            .split_along(&devices(parts), mu)
             .unwrap()
             .with_halo_depth(3)
             .unwrap();
-        assert_eq!(
-            bits_of(&reach_three(split, &a_host)),
-            bits_of(&reach_three(lat, &a_host))
+        assert_eq!(split.halo_depth(), 3);
+        assert!(
+            hisq_bits(split, &links, &psi).unwrap() == want,
+            "{split}: not the whole lattice's bits"
         );
-        // Errors, and one part.
+    }
+}
+
+/// HISQ quarks on split lattices: the smearing's paths reach two sites aside and the Naik
+/// hop three. With the default one-layer halos the first such call is an error that says
+/// so, not a wrong answer; with halos three deep (`with_halo_depth(3)`) the smeared fat and
+/// Naik links and the Dslash are the whole lattice's, bit for bit.
+#[cfg(feature = "qcd")]
+#[test]
+fn hisq_on_a_split_lattice_needs_and_gets_deeper_halos() {
+    on_cpu(|| check_hisq_with_deep_halos(&|k| Devices::first(k).unwrap()));
+}
+
+/// `out = a(x+3) − 2 a(x−3) + a(x−2)` along time, as values in the whole lattice's order.
+fn reach_three<S: Space>(lat: S, a_host: &[f64]) -> Vec<f64> {
+    let a = lat.field_from_fn::<f64, AoS>(|i| a_host[i]).unwrap();
+    let mut out = lat.field_from_fn::<f64, AoS>(|_| f64::NAN).unwrap();
+    on_gpu!(lat, {
+        out = a.shift(3, 3) - 2.0 * a.shift(3, -3) + a.shift(3, -2);
+    })
+    .unwrap();
+    out.values().unwrap()
+}
+
+/// Shifts by two and three along the split direction over halos two and three deep (2 and
+/// 3 parts over `devices(k)`) give the whole lattice's bits; hops are unchanged.
+fn check_deep_shifts(devices: &dyn Fn(usize) -> Devices) {
+    let lat = Lattice::new(DIMS).unwrap();
+    let want = diagonal_shifts!(lat, 3);
+    let (_, eta) = staggered_twice!(lat, AoSoA<32>);
+    for parts in [2, 3] {
+        let split = lat.split_along(&devices(parts), 3).unwrap();
+        assert_eq!(split.halo_depth(), 1);
+        assert_eq!(split.with_halo_depth(1).unwrap(), split);
+        let deep = split.with_halo_depth(2).unwrap();
+        assert_eq!(deep.halo_depth(), 2);
+        assert_eq!(
+            bits_of(&diagonal_shifts!(deep, 3)),
+            bits_of(&want),
+            "{deep}"
+        );
+        let (_, e) = staggered_twice!(deep, AoSoA<32>);
+        assert_eq!(bits_of_vectors(&e), bits_of_vectors(&eta), "{deep}");
+    }
+    let a_host: Vec<f64> = (0..lat.volume()).map(spread_value).collect();
+    let split = lat
+        .split_along(&devices(2), 3)
+        .unwrap()
+        .with_halo_depth(3)
+        .unwrap();
+    assert_eq!(
+        bits_of(&reach_three(split, &a_host)),
+        bits_of(&reach_three(lat, &a_host))
+    );
+}
+
+/// Halos deeper than one layer: far shifts along the split read them (above); depth 1 is
+/// the split as made; depth 0 or beyond a slab's width is an error, and a split into one
+/// part has no halos to deepen.
+#[test]
+fn deeper_halos_serve_far_shifts_along_the_split() {
+    on_cpu(|| {
+        check_deep_shifts(&|k| Devices::first(k).unwrap());
+        let lat = Lattice::new(DIMS).unwrap();
         let three = lat.split_along(&Devices::first(3).unwrap(), 3).unwrap();
         for depth in [0, 3] {
             let e = three.with_halo_depth(depth).unwrap_err();
@@ -633,4 +644,26 @@ fn deeper_halos_serve_far_shifts_along_the_split() {
         assert_eq!(one.with_halo_depth(3).unwrap(), one);
         assert_eq!(one.halo_depth(), 0);
     });
+}
+
+/// On the GPU: the deeper halos over parts emulated on one device and, where the machine
+/// has them, over two and more GPUs (the exchange's device copies of several layers).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn deeper_halos_on_the_gpu() {
+    ongpu::with_backend(Backend::Cuda, || {
+        let gpus = Devices::all()?.len();
+        let mut lists: Vec<Box<dyn Fn(usize) -> Devices>> =
+            vec![Box::new(|k| Devices::emulated(k).unwrap())];
+        if gpus >= 4 {
+            lists.push(Box::new(|k| Devices::first(k).unwrap()));
+        }
+        for devices in &lists {
+            check_deep_shifts(devices);
+            #[cfg(feature = "qcd")]
+            check_hisq_with_deep_halos(devices);
+        }
+        Ok::<(), Error>(())
+    })
+    .unwrap();
 }

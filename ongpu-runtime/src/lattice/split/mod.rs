@@ -7,7 +7,8 @@
 //! range of sites. A call over the split lattice runs each part's own sites on its device
 //! with the unchanged kernel (or CPU closure); after a call that writes a split field, its
 //! halos are refreshed from the neighbouring slabs. On the CPU backend, parts are emulated
-//! with host copies, so the decomposition is tested where there is no GPU. `docs/multi-gpu.md` gives the reasons.
+//! with host copies, so the decomposition is tested where there is no GPU.
+//! `docs/multi-gpu.md` gives the reasons.
 
 mod capture;
 mod devices;
