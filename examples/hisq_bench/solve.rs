@@ -15,6 +15,7 @@ use ongpu::qcd::hisq::{Hisq, HOP_FLOPS};
 use ongpu::qcd::solver::{LinearOperator, SolverError};
 use ongpu::qcd::staggered::{
     even_part, random_vector, Fermion, FermionOf, Fermions, MixedMultiShiftCg, MultiShiftCg,
+    ShiftedNormal,
 };
 
 /// The shifts: a spread like that of an RHMC rational function's poles.

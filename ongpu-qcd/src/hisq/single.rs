@@ -40,22 +40,10 @@ impl<S: Space> SingleHisq<S> {
     pub fn lattice(&self) -> S {
         self.lat
     }
-
-    /// At the even sites `w = (m² + shift − D_eo D_oe) x` in `f32` (through `t = D_oe x` at
-    /// the odd sites), returning `|x|²` and `Re⟨x, w⟩` summed in `f64`.
-    pub fn apply_shifted(
-        &self,
-        x: &FermionOf<S, f32>,
-        shift: f64,
-        t: &mut FermionOf<S, f32>,
-        w: &mut FermionOf<S, f32>,
-    ) -> ongpu::Result<(f64, f64)> {
-        hop(self.lat.odd(), &self.fat, &self.naik, x, t)?;
-        let diagonal = self.mass * self.mass + shift;
-        diagonal_minus_hop(self.lat, &self.fat, &self.naik, diagonal, x, t, w)
-    }
 }
 
+/// At the even sites `w = (m² + shift − D_eo D_oe) x` in `f32` (through `t = D_oe x` at the
+/// odd sites), returning `|x|²` and `Re⟨x, w⟩` summed in `f64`.
 impl<S: Space> ShiftedNormal<S, f32> for SingleHisq<S> {
     fn space(&self) -> S {
         self.lat
@@ -68,6 +56,8 @@ impl<S: Space> ShiftedNormal<S, f32> for SingleHisq<S> {
         t: &mut FermionOf<S, f32>,
         w: &mut FermionOf<S, f32>,
     ) -> ongpu::Result<(f64, f64)> {
-        SingleHisq::apply_shifted(self, x, shift, t, w)
+        hop(self.lat.odd(), &self.fat, &self.naik, x, t)?;
+        let diagonal = self.mass * self.mass + shift;
+        diagonal_minus_hop(self.lat, &self.fat, &self.naik, diagonal, x, t, w)
     }
 }
