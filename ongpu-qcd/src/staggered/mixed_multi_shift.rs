@@ -64,10 +64,9 @@ impl<const N: usize> MixedMultiShiftSolution<N> {
 
 /// Mixed-precision multi-shift CG for `N` shifts (see the module documentation).
 pub struct MixedMultiShiftCg<const N: usize> {
-    tolerance: f64,
-    max_iterations: usize,
+    /// The tolerance, the iterations allowed (per stage and per refinement) and `δ`.
+    asked: Refinement,
     single_stop: f64,
-    delta: f64,
 }
 
 impl<const N: usize> MixedMultiShiftCg<N> {
@@ -76,10 +75,12 @@ impl<const N: usize> MixedMultiShiftCg<N> {
     /// shift's refinement.
     pub fn new(tolerance: f64, max_iterations: usize) -> Self {
         MixedMultiShiftCg {
-            tolerance,
-            max_iterations,
+            asked: Refinement {
+                tolerance,
+                max_iterations,
+                delta: DEFAULT_REFINEMENT_DELTA,
+            },
             single_stop: DEFAULT_SINGLE_STOP,
-            delta: DEFAULT_REFINEMENT_DELTA,
         }
     }
 
@@ -88,7 +89,7 @@ impl<const N: usize> MixedMultiShiftCg<N> {
     /// when a solve starts).
     pub fn with_stops(mut self, stop: f64, delta: f64) -> Self {
         self.single_stop = stop;
-        self.delta = delta;
+        self.asked.delta = delta;
         self
     }
 
@@ -116,13 +117,14 @@ impl<const N: usize> MixedMultiShiftCg<N> {
                 "the f32 operator lives on another lattice than the f64 one".into(),
             ));
         }
-        for (what, value) in [("f32 stop", self.single_stop), ("δ", self.delta)] {
-            if !(value > 0.0 && value < 1.0) {
-                return Err(invalid(format!(
-                    "{what} = {value} of the mixed multi-shift CG: it must lie in (0, 1)"
-                )));
-            }
+        if !(self.single_stop > 0.0 && self.single_stop < 1.0) {
+            return Err(invalid(format!(
+                "f32 stop = {} of the mixed multi-shift CG: it must lie in (0, 1)",
+                self.single_stop
+            )));
         }
+        self.asked.check()?;
+        let (tolerance, max_iterations) = (self.asked.tolerance, self.asked.max_iterations);
         let b2 = norm2_even(lat, b)?;
         // The f32 stage on b / |b|.
         let scale = if b2 > 0.0 { 1.0 / b2.sqrt() } else { 0.0 };
@@ -131,9 +133,8 @@ impl<const N: usize> MixedMultiShiftCg<N> {
             bs = (b * scale).to_f32();
         })?;
         let mut xs: FermionsOf<S, N, f32> = lat.zeros()?;
-        let stage =
-            MultiShiftCg::<N>::new(self.single_stop.max(self.tolerance), self.max_iterations)
-                .iterate(single, shifts, &bs, &mut xs)?;
+        let stage = MultiShiftCg::<N>::new(self.single_stop.max(tolerance), max_iterations)
+            .iterate(single, shifts, &bs, &mut xs)?;
         let (n, norm) = (N, b2.sqrt());
         on_gpu!(lat.even(), {
             for k in 0..n {
@@ -145,19 +146,20 @@ impl<const N: usize> MixedMultiShiftCg<N> {
         let mut reliable_updates = [0usize; N];
         let mut relative_residuals = [0.0f64; N];
         let mut work = RefineWork::new(lat)?;
+        let mut low = SingleShift {
+            op: single,
+            shift: 0.0,
+            rs: lat.zeros()?,
+            es: lat.zeros()?,
+        };
         for k in 0..N {
             let shifted = Shifted {
                 op,
                 shift: shifts[k],
                 space: PhantomData,
             };
-            let mut low = SingleShift {
-                op: single,
-                shift: shifts[k],
-                rs: lat.zeros()?,
-                es: lat.zeros()?,
-            };
-            let outcome = work.refine(&shifted, &mut low, b, b2, x, k, self)?;
+            low.shift = shifts[k];
+            let outcome = work.refine(&shifted, &mut low, b, b2, x, k, &self.asked)?;
             refinement_iterations[k] = outcome.0;
             reliable_updates[k] = outcome.1;
             relative_residuals[k] = outcome.2;
@@ -208,7 +210,7 @@ impl<S: Space> RefineWork<S> {
         b2: f64,
         x: &mut FermionsOf<S, N>,
         k: usize,
-        solver: &MixedMultiShiftCg<N>,
+        asked: &Refinement,
     ) -> Result<(usize, usize, f64), SolverError>
     where
         [ColorVector<f64>; N]: Element,
@@ -221,14 +223,13 @@ impl<S: Space> RefineWork<S> {
         // r = b − (A + σ_k) x_k: what the f32 stage left.
         shifted.apply(xk, &mut self.t, &mut self.w)?;
         let r2 = residual(lat, b, &self.w, r)?;
-        if b2 == 0.0 || r2 <= solver.tolerance * solver.tolerance * b2 {
+        if b2 == 0.0 || r2 <= asked.tolerance * asked.tolerance * b2 {
             return Ok((0, 0, if b2 == 0.0 { 0.0 } else { (r2 / b2).sqrt() }));
         }
         // (A + σ_k) e = r to |r − (A + σ_k) e| ≤ tolerance · |b|, then x_k += e.
         let asked = Refinement {
-            tolerance: solver.tolerance * (b2 / r2).sqrt(),
-            max_iterations: solver.max_iterations,
-            delta: solver.delta,
+            tolerance: asked.tolerance * (b2 / r2).sqrt(),
+            ..*asked
         };
         let solution = refine(shifted, r, e, &asked, low)?;
         on_gpu!(lat.even(), {
