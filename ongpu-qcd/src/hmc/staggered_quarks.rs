@@ -182,8 +182,7 @@ impl<S: Space> StaggeredQuarks<S> {
     ) -> Result<f64, SolverError> {
         let lat = self.lat;
         u.check_lattice(lat, "the quarks")?;
-        gaussian_vectors(lat, lat.even(), rng, first_draw, &mut self.y)?;
-        gaussian_vectors(lat, lat.odd(), rng, first_draw, &mut self.y)?;
+        gaussian_vectors(lat, lat.all(), rng, first_draw, &mut self.y)?;
         let op = self.operator(u)?;
         op.d_eo(&self.y, &mut self.phi)?;
         let (phi, chi, m) = (&mut self.phi, &self.y, self.mass);
