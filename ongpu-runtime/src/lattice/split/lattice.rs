@@ -242,7 +242,7 @@ fn part(whole: &Lattice, direction: usize, slab: Range<usize>, depth: usize) -> 
     }
     let mut origin = [0u64; DIMS];
     let l = global[direction];
-    origin[direction] = (slab.start as u64 + l - depth as u64 % l) % l;
+    origin[direction] = (slab.start as u64 + l - depth as u64) % l;
     Ok(Part {
         lattice: Lattice::stored(dims, direction, origin, global, 1 << direction),
         slab,
