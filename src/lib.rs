@@ -207,13 +207,13 @@ pub use ongpu_macros::device;
 pub use ongpu_macros::kernel;
 
 pub use ongpu_runtime::{
-    backend, bounds_checks, cpu_vectors, cuda_available, in_stream_scope, inspect, math,
-    set_cpu_vectors, synchronize, with_backend, with_bounds_checks, with_cpu_vectors, AoS, AoSoA,
-    Backend, ColorMatrix, ColorVector, Complex, CpuVectors, DeviceScalar, Devices, Dim3, Element,
-    ElementArray, Error, Event, Field, Graph, GraphLoop, HaloRefreshes, HostMut, Lattice,
-    LaunchShape, Layout, Location, LoopTest, LoopValue, Norm2, Philox, ProcessGrid, Real, RealKind,
-    RealValue, Residency, Result, Scalar, SoA, Space, SpaceField, SpaceSubset, SplitField,
-    SplitLattice, SplitSubset, Storage, Stream, Subset, TimesI, Transfers, Uniform,
+    backend, bounds_checks, cpu_lowerings, cpu_vectors, cuda_available, in_stream_scope, inspect,
+    math, set_cpu_vectors, synchronize, with_backend, with_bounds_checks, with_cpu_vectors, AoS,
+    AoSoA, Backend, ColorMatrix, ColorVector, Complex, CpuVectors, DeviceScalar, Devices, Dim3,
+    Element, ElementArray, Error, Event, Field, Graph, GraphLoop, HaloRefreshes, HostMut, Lattice,
+    LaunchShape, Layout, Location, LoopTest, LoopValue, Lowering, Norm2, Philox, ProcessGrid, Real,
+    RealKind, RealValue, Residency, Result, Scalar, SoA, Space, SpaceField, SpaceSubset,
+    SplitField, SplitLattice, SplitSubset, Storage, Stream, Subset, TimesI, Transfers, Uniform,
 };
 pub use ongpu_runtime::{bf16, f16, CastReal, Precision, StorageReal};
 pub use ongpu_runtime::{ExactSum, InnerProduct, MinMax, Summable};

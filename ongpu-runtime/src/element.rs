@@ -83,6 +83,10 @@ pub unsafe trait Element: Pod + Send + Sync + Debug + 'static {
     /// Number of components (1 for scalars, 2 for complex, 6 for a colour vector, 18 for a
     /// colour matrix).
     const COMPONENTS: usize;
+    /// Entries of an element that is an array (`N` for `[T; N]`, and
+    /// [`ElementArray::LEN`] wherever that is implemented); 1 otherwise. The CPU backend
+    /// gathers one entry of a shifted field's neighbours by it (`f.shift(mu, 1)[mu]`).
+    const ENTRIES: usize = 1;
     /// The CUDA C++ type of an element (e.g. `ongpu::ColorMatrix<float>`).
     fn cuda_type() -> String;
 }
@@ -125,6 +129,7 @@ where
 {
     type Scalar = T::Scalar;
     const COMPONENTS: usize = N * T::COMPONENTS;
+    const ENTRIES: usize = N;
     fn cuda_type() -> String {
         format!("ongpu::array<{}, {N}>", T::cuda_type())
     }

@@ -56,7 +56,9 @@ pub use lattice::ranks::{RankField, RankLattice, RankSubset};
 pub use lattice::spaces::{Space, SpaceField, SpaceSubset};
 pub use lattice::split::{Devices, SplitField, SplitLattice, SplitSubset};
 pub use launch::bounds::{bounds_checks, with_bounds_checks};
+pub use launch::call_site::Lowering;
 pub use layout::{AoS, AoSoA, Layout, SoA};
+pub use lowering::cpu_lowerings;
 pub use num_complex::Complex;
 pub use random::Philox;
 pub use reduce::{ExactSum, InnerProduct, MinMax, Summable};
@@ -67,6 +69,7 @@ pub use types::{
 };
 
 mod layout;
+mod lowering;
 
 /// What macro expansions call. Not a stable API.
 #[doc(hidden)]
@@ -79,7 +82,10 @@ pub mod __private {
     #[cfg(feature = "mpi")]
     pub use crate::capture::{FaceBuffer, FaceBuffers};
     pub use crate::element::Element;
-    pub use crate::elementwise::{run as run_elementwise, sites, threads_per_block, SiteCount};
+    pub use crate::elementwise::{
+        run as run_elementwise, run_lowered as run_elementwise_lowered, sites, threads_per_block,
+        SiteCount,
+    };
     pub use crate::error::{Location, Result};
     pub use crate::field::Field;
     pub use crate::kernel::args::{slice_read, slice_write, value};
@@ -105,10 +111,12 @@ pub mod __private {
     #[cfg(feature = "mpi")]
     pub use crate::lattice::ranks::{RankRead, RankShifted, RankWrite};
     pub use crate::lattice::shift::{
-        index, read_shifted, FieldShifted, ShiftArg, ShiftCapture, ShiftView,
+        index, read_shifted, FieldShifted, ShiftArg, ShiftCapture, ShiftView, ShiftedHost,
     };
+    pub use crate::lattice::shift_lanes::{GatheredLanes, Gathers, LaneShiftView};
     pub use crate::lattice::space::{shift_lattice, IndexSpace, LatticeSpace};
     pub use crate::lattice::split::{SplitRead, SplitShifted, SplitWrite};
+    pub use crate::launch::call_site::Lowering;
     pub use crate::launch::call_site::{
         any_barriers, device_fn, site_device_fn, CallSite, DeviceFnInfo, DeviceFunction,
         NotDeviceFn, SiteInfo,
@@ -118,8 +126,9 @@ pub mod __private {
     pub use crate::math;
     pub use crate::print::{print_cold, PrintValue, Printed, Printer};
     pub use crate::reduce::{
-        compared, run as run_reduction, run_into as run_reduction_into, summand, Max, Min,
-        ReduceSite, Reduction, Sum,
+        compared, run as run_reduction, run_into as run_reduction_into,
+        run_into_lowered as run_reduction_into_lowered, run_lowered as run_reduction_lowered,
+        summand, Max, Min, ReduceSite, Reduction, Sum,
     };
     pub use crate::scalar::ScalarRead;
     pub use crate::types::Norm2;

@@ -12,6 +12,7 @@ mod split;
 mod graphs_cpu;
 mod graphs_gpu;
 mod graphs_nvrtc;
+mod lane_lowering;
 mod lattice_subsets;
 mod reductions_cpu;
 mod reductions_gpu;

@@ -4,6 +4,7 @@
 
 pub mod body;
 pub mod kernel_body;
+pub mod lanes;
 pub mod reduce;
 
 use crate::captures::Capture;
@@ -11,8 +12,10 @@ use crate::ir::Body;
 use crate::names::cuda_ident;
 use crate::print::PrintParts;
 use body::EmitRust;
+use lanes::{Gathers, Lanes, Lowering};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
+use std::collections::BTreeMap;
 use syn::{Expr, Path};
 
 /// Everything the expansion of one element-wise call needs.
@@ -40,6 +43,7 @@ fn site_info(
     cuda_body: &str,
     device_calls: &[Path],
     prints: &TokenStream,
+    lowering: &Lowering,
 ) -> TokenStream {
     let names = captures.iter().map(|c| c.ident.to_string());
     let cuda_names = captures.iter().map(|c| cuda_ident(&c.ident.to_string()));
@@ -76,13 +80,14 @@ fn site_info(
             body: #cuda_body,
             device_fns: &[#(#device_fns),*],
             prints: #prints,
+            lowering: #lowering,
         }
     }
 }
 
 /// The capture arguments: `write::<LOAD, _>(x.__ongpu_mut())` for written fields (spanned at
 /// the first assignment, where a non-field is reported), `read(y.__ongpu_ref())` otherwise.
-fn capture_args(captures: &[Capture]) -> TokenStream {
+fn capture_args(captures: &[Capture], gathers: &BTreeMap<String, Gathers>) -> TokenStream {
     let args = captures.iter().map(|c| {
         let id = &c.ident;
         match c.written_at {
@@ -92,7 +97,9 @@ fn capture_args(captures: &[Capture]) -> TokenStream {
             }
             None if c.shifted_at.is_some() => {
                 let lat = syn::Ident::new("__ongpu_lat", Span::mixed_site());
-                quote_spanned!(id.span()=> ::ongpu::__private::read_shifted(#id.__ongpu_ref(), &#lat))
+                let g = gathers.get(&id.to_string()).copied().unwrap_or_default();
+                let g = g.tokens();
+                quote_spanned!(id.span()=> ::ongpu::__private::read_shifted(#id.__ongpu_ref(), &#lat, #g))
             }
             None if c.is_constant() => {
                 quote_spanned!(id.span()=> ::ongpu::__private::read_constant(&#id))
@@ -127,13 +134,25 @@ fn closure_tuple(captures: &[Capture]) -> (TokenStream, TokenStream) {
 }
 
 /// In the closure, this site's element of each shifted capture, under the capture's name
-/// (the body may also read it unshifted).
-fn bind_shifted(captures: &[Capture], site_var: &syn::Ident) -> TokenStream {
+/// (the body may also read it unshifted); `read` is the view's method (`at` at a lone site,
+/// `centre` at a lane).
+fn bind_shifted(captures: &[Capture], site_var: &syn::Ident, read: &str) -> TokenStream {
+    let read = syn::Ident::new(read, Span::call_site());
     let binds = captures.iter().filter(|c| c.shifted_at.is_some()).map(|c| {
         let (id, view) = (&c.ident, body::shift_view(&c.ident));
-        quote!(#[allow(unused_variables)] let #id = #view.at(#site_var);)
+        quote!(#[allow(unused_variables)] let #id = #view.#read(#site_var);)
     });
     quote!(#(#binds)*)
+}
+
+/// The lane emitter of `call`'s body.
+pub fn lanes_of(call: &ElementwiseCall<'_>) -> Lanes {
+    Lanes::new(
+        call.captures
+            .iter()
+            .filter(|c| c.shifted_at.is_some())
+            .map(|c| &c.ident),
+    )
 }
 
 /// The pieces every call form expands to: the call site's facts, the capture arguments, the
@@ -159,6 +178,10 @@ pub struct CallParts {
     /// `let i: usize = <site_var>;` when the body names the site index, and this site's
     /// element of each shifted capture.
     pub bind_index: Option<TokenStream>,
+    /// The same at a lane of a group.
+    pub bind_lane: TokenStream,
+    /// True when the lanes run a body of their own (it shifts, or unrolls loops).
+    pub lowered: bool,
     /// Before the call: the lattice that shifts use (`__ongpu_lat`), when the body shifts.
     pub lattice: TokenStream,
     /// The printer and formats of a body that prints.
@@ -169,12 +192,17 @@ impl CallParts {
     /// The pieces of `call`.
     pub fn of(call: &ElementwiseCall<'_>) -> Self {
         let print = PrintParts::of(call.body);
+        // The lanes' body, for what it gathers and how it lowers (each expansion emits it
+        // again, with the same result).
+        let mut lanes = lanes_of(call);
+        lanes.stmts(&call.body.block);
         let info = site_info(
             call.captures,
             call.site_index,
             &call.cuda_body,
             call.device_calls,
             &print.format_fn,
+            &lanes.lowering(),
         );
         let (pats, ret) = closure_tuple(call.captures);
         let site = Span::mixed_site();
@@ -207,11 +235,13 @@ impl CallParts {
         let index = call
             .site_index
             .map(|i| quote!(#[allow(unused_variables)] let #i: usize = #site_var;));
-        let shifted = bind_shifted(call.captures, &site_var);
+        let shifted = bind_shifted(call.captures, &site_var, "at");
         let bind_index = Some(quote!(#index #shifted));
+        let centres = bind_shifted(call.captures, &site_var, "centre");
+        let bind_lane = quote!(#index #centres);
         CallParts {
             info,
-            args: capture_args(call.captures),
+            args: capture_args(call.captures, &lanes.gathers),
             pats,
             ret,
             count,
@@ -219,6 +249,8 @@ impl CallParts {
             site_static: syn::Ident::new("__ONGPU_SITE", site),
             site_var,
             bind_index,
+            bind_lane,
+            lowered: shifts || lanes.unrolled,
             lattice,
             print,
         }
@@ -237,31 +269,43 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
         site_static,
         site_var,
         bind_index,
+        bind_lane,
+        lowered,
         lattice,
         print,
     } = CallParts::of(call);
-    let stmts = body::Plain.stmts(&call.body.block);
+    let closure = |bind: &TokenStream, stmts: &TokenStream, allow: TokenStream| {
+        quote! {
+            #allow
+            // Inlined into the CPU backend's loop over a group of sites, so that the
+            // compiler can vectorise the body across them.
+            #[inline(always)]
+            // Lattice code indexes element arrays by direction: `for mu in 0..4 { u[mu] }`.
+            #[allow(clippy::needless_range_loop)]
+            |#site_var: usize, #pats| {
+                #bind
+                {
+                    #stmts
+                };
+                #ret
+            }
+        }
+    };
+    let site_stmts = body::Plain.stmts(&call.body.block);
+    let site_body = closure(&bind_index.unwrap_or_default(), &site_stmts, quote!());
+    let run = if lowered {
+        // An unrolled loop's last assignments to a variable the next iteration would read
+        // are dead (the lone sites' body, which rustc also checks, warns where it matters).
+        let allow = quote!(#[allow(unused_assignments)]);
+        let lane_body = closure(&bind_lane, &lanes_of(call).stmts(&call.body.block), allow);
+        quote!(::ongpu::__private::run_elementwise_lowered(
+            &#site_static, __ongpu_count, __ongpu_tpb, #args, #site_body, #lane_body))
+    } else {
+        quote!(::ongpu::__private::run_elementwise(
+            &#site_static, __ongpu_count, __ongpu_tpb, #args, #site_body))
+    };
     let setup = &print.setup;
-    let run = print.around(quote! {
-            ::ongpu::__private::run_elementwise(
-                &#site_static,
-                __ongpu_count,
-                __ongpu_tpb,
-                #args,
-                // Inlined into the CPU backend's loop over a group of sites, so that the
-                // compiler can vectorise the body across them.
-                #[inline(always)]
-                // Lattice code indexes element arrays by direction: `for mu in 0..4 { u[mu] }`.
-                #[allow(clippy::needless_range_loop)]
-                |#site_var: usize, #pats| {
-                    #bind_index
-                    {
-                        #stmts
-                    };
-                    #ret
-                },
-            )
-    });
+    let run = print.around(run);
     quote! {
         {
             #[allow(unused_imports)]

@@ -50,6 +50,7 @@ where
 {
     type Scalar = <ColorVector<T> as Element>::Scalar;
     const COMPONENTS: usize = 4 * N * <ColorVector<T> as Element>::COMPONENTS;
+    const ENTRIES: usize = 4 * N;
     fn cuda_type() -> String {
         format!("ongpu::array<{}, {}>", ColorVector::<T>::cuda_type(), 4 * N)
     }

@@ -102,6 +102,17 @@ impl<T: Element, L: Layout> HostFacet for FieldRead<'_, T, L> {
     }
 
     type LaneAccess = *const T::Scalar;
+    type LaneSite = T;
+
+    #[inline(always)]
+    fn lane_to_site(lane: T) -> T {
+        lane
+    }
+
+    #[inline(always)]
+    fn site_to_lane(site: T, _: T) -> T {
+        site
+    }
 
     #[inline(always)]
     fn lane_access(lanes: &mut Self::Lanes) -> Self::LaneAccess {
@@ -214,6 +225,17 @@ impl<T: Element, L: Layout, const LOAD: bool> HostFacet for FieldWrite<'_, T, L,
     }
 
     type LaneAccess = site_io::WriteAccess<T, LOAD>;
+    type LaneSite = T;
+
+    #[inline(always)]
+    fn lane_to_site(lane: T) -> T {
+        lane
+    }
+
+    #[inline(always)]
+    fn site_to_lane(site: T, _: T) -> T {
+        site
+    }
 
     #[inline(always)]
     fn lane_access(lanes: &mut Self::Lanes) -> Self::LaneAccess {

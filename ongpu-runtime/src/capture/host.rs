@@ -54,18 +54,40 @@ pub trait HostFacet {
     /// otherwise.
     fn lane_access(lanes: &mut Self::Lanes) -> Self::LaneAccess;
 
+    /// What the body sees at a lane of a group: the per-site value, except for a shifted
+    /// field, whose lanes read their nearest neighbours from buffers gathered once a group
+    /// (`lattice::shift_lanes`).
+    type LaneSite: Copy + Send;
+
+    /// The per-site value of a lane's: the same, except for a shifted field, whose lane view
+    /// gives its whole view back. (A body that shifts nothing runs at the lanes as at lone
+    /// sites, through this and [`site_to_lane`](HostFacet::site_to_lane).)
+    fn lane_to_site(lane: Self::LaneSite) -> Self::Site;
+
+    /// A lane's value from the per-site value a body returned for it (`lane`: the lane's
+    /// value before).
+    fn site_to_lane(site: Self::Site, lane: Self::LaneSite) -> Self::LaneSite;
+
+    /// True when the group's buffer is ready for its lanes; false when a shifted field could
+    /// not gather a neighbour (a hop beyond a split lattice's halo), and the group then runs
+    /// site by site, where the failing shift reports its site.
+    #[inline(always)]
+    fn lanes_ready(_lanes: &Self::Lanes) -> bool {
+        true
+    }
+
     /// The value of lane `l`.
     ///
     /// # Safety
     /// `l < LANES`; the access comes from [`lane_access`](HostFacet::lane_access) of a live
     /// buffer from [`load_lanes`](HostFacet::load_lanes).
-    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::Site;
+    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::LaneSite;
 
     /// Sets lane `l` (nothing for read-only arguments).
     ///
     /// # Safety
     /// As for [`lane`](HostFacet::lane).
-    unsafe fn set_lane(access: &Self::LaneAccess, l: usize, value: Self::Site);
+    unsafe fn set_lane(access: &Self::LaneAccess, l: usize, value: Self::LaneSite);
 
     /// Writes a buffer back to sites `s0 .. s0 + LANES` (nothing for read-only arguments).
     ///

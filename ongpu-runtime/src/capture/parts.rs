@@ -240,6 +240,22 @@ impl<A: HostFacet, H> HostFacet for Parted<A, H> {
     }
 
     type LaneAccess = A::LaneAccess;
+    type LaneSite = A::LaneSite;
+
+    #[inline(always)]
+    fn lane_to_site(lane: A::LaneSite) -> A::Site {
+        A::lane_to_site(lane)
+    }
+
+    #[inline(always)]
+    fn site_to_lane(site: A::Site, lane: A::LaneSite) -> A::LaneSite {
+        A::site_to_lane(site, lane)
+    }
+
+    #[inline(always)]
+    fn lanes_ready(lanes: &Self::Lanes) -> bool {
+        A::lanes_ready(lanes)
+    }
 
     #[inline(always)]
     fn lane_access(lanes: &mut Self::Lanes) -> Self::LaneAccess {
@@ -247,12 +263,12 @@ impl<A: HostFacet, H> HostFacet for Parted<A, H> {
     }
 
     #[inline(always)]
-    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::Site {
+    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::LaneSite {
         A::lane(access, l)
     }
 
     #[inline(always)]
-    unsafe fn set_lane(access: &Self::LaneAccess, l: usize, value: Self::Site) {
+    unsafe fn set_lane(access: &Self::LaneAccess, l: usize, value: Self::LaneSite) {
         A::set_lane(access, l, value)
     }
 

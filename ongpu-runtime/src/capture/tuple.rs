@@ -74,6 +74,25 @@ macro_rules! facets_tuple {
             }
 
             type LaneAccess = ($($a::LaneAccess,)*);
+            type LaneSite = ($($a::LaneSite,)*);
+
+            #[inline(always)]
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn lane_to_site(lane: Self::LaneSite) -> Self::Site {
+                ($($a::lane_to_site(lane.$i),)*)
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn site_to_lane(site: Self::Site, lane: Self::LaneSite) -> Self::LaneSite {
+                ($($a::site_to_lane(site.$i, lane.$i),)*)
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn lanes_ready(lanes: &Self::Lanes) -> bool {
+                true $(&& $a::lanes_ready(&lanes.$i))*
+            }
 
             #[inline(always)]
             #[allow(unused_variables, clippy::unused_unit)]
@@ -83,13 +102,13 @@ macro_rules! facets_tuple {
 
             #[inline(always)]
             #[allow(unused_variables, clippy::unused_unit)]
-            unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::Site {
+            unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::LaneSite {
                 ($($a::lane(&access.$i, l),)*)
             }
 
             #[inline(always)]
             #[allow(unused_variables)]
-            unsafe fn set_lane(access: &Self::LaneAccess, l: usize, sites: Self::Site) {
+            unsafe fn set_lane(access: &Self::LaneAccess, l: usize, sites: Self::LaneSite) {
                 $($a::set_lane(&access.$i, l, sites.$i);)*
             }
 

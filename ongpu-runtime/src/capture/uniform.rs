@@ -60,6 +60,17 @@ impl<U: SameEverySite> HostFacet for U {
     }
 
     type LaneAccess = U::Value;
+    type LaneSite = U::Value;
+
+    #[inline(always)]
+    fn lane_to_site(lane: U::Value) -> U::Value {
+        lane
+    }
+
+    #[inline(always)]
+    fn site_to_lane(site: U::Value, _: U::Value) -> U::Value {
+        site
+    }
 
     #[inline(always)]
     fn lane_access(lanes: &mut U::Value) -> U::Value {

@@ -18,7 +18,7 @@ pub trait ReadCapture {
     /// What a body sees of it at a site (generic code names it: `F: ReadCapture<Site = T>`).
     type Site: Copy + Send;
     /// The argument that carries it to the backends.
-    type Arg<'a>: CaptureArg<Site = Self::Site>
+    type Arg<'a>: CaptureArg<Site = Self::Site, LaneSite = Self::Site>
     where
         Self: 'a;
     /// Wraps a shared borrow.
@@ -52,7 +52,7 @@ pub trait WriteCapture {
     type Site: Copy + Send;
     /// The argument that carries it to the backends; `LOAD` tells whether the body reads
     /// the old value.
-    type Arg<'a, const LOAD: bool>: CaptureArg<Site = Self::Site>
+    type Arg<'a, const LOAD: bool>: CaptureArg<Site = Self::Site, LaneSite = Self::Site>
     where
         Self: 'a;
     /// Wraps an exclusive borrow.

@@ -53,7 +53,7 @@ pub(crate) enum Place {
 pub(crate) unsafe fn panicking_lane<C, R>(
     views: &C::HostView,
     s0: usize,
-    body: impl Fn(usize, C::Site) -> R,
+    lane_body: impl Fn(usize, C::LaneSite) -> R,
 ) -> usize
 where
     C: CaptureArg,
@@ -61,7 +61,7 @@ where
     let mut lanes = C::load_lanes(views, s0);
     let access = C::lane_access(&mut lanes);
     (0..LANES)
-        .find(|&l| catch_body(|| body(s0 + l, C::lane(&access, l))).is_err())
+        .find(|&l| catch_body(|| lane_body(s0 + l, C::lane(&access, l))).is_err())
         .map_or(s0, |l| s0 + l)
 }
 
@@ -96,10 +96,16 @@ pub(crate) fn lane_groups(
 /// # Safety
 /// `start..end` are sites the views were made for, which no other thread touches.
 #[inline(always)]
-unsafe fn run_sites<C, F>(views: &C::HostView, body: &F, start: usize, end: usize, at: &mut Place)
-where
+unsafe fn run_sites<C, F, G>(
+    views: &C::HostView,
+    (body, lane_body): (&F, &G),
+    start: usize,
+    end: usize,
+    at: &mut Place,
+) where
     C: CaptureArg,
     F: Fn(usize, C::Site) -> C::Site + Sync,
+    G: Fn(usize, C::LaneSite) -> C::LaneSite + Sync,
 {
     let run_one = |s: usize, at: &mut Place| {
         *at = Place::Site(s);
@@ -121,9 +127,18 @@ where
         // before the store.
         unsafe {
             let mut lanes = C::load_lanes(views, s0);
+            if !C::lanes_ready(&lanes) {
+                // A neighbour the group could not gather: its sites one by one, where the
+                // shift that fails reports its site.
+                drop(lanes);
+                for s in s0..s0 + LANES {
+                    run_one(s, at);
+                }
+                continue;
+            }
             let access = C::lane_access(&mut lanes);
             for l in 0..LANES {
-                let out = body(s0 + l, C::lane(&access, l));
+                let out = lane_body(s0 + l, C::lane(&access, l));
                 C::set_lane(&access, l, out);
             }
             C::store_lanes(views, s0, &lanes);
@@ -134,11 +149,19 @@ where
     }
 }
 
-/// Runs `body` for the sites of `sites`.
-pub(crate) fn run<C, F>(site: &CallSite, sites: &Range<usize>, caps: &mut C, body: &F) -> Result<()>
+/// Runs `body` for the sites of `sites`: lone sites through `body`, the lanes of whole
+/// groups through `lane_body` (the same body, whose shifted reads of nearest neighbours
+/// read the group's gathered buffers; the same closure where the body shifts nothing).
+pub(crate) fn run<C, F, G>(
+    site: &CallSite,
+    sites: &Range<usize>,
+    caps: &mut C,
+    (body, lane_body): (&F, &G),
+) -> Result<()>
 where
     C: CaptureArg,
     F: Fn(usize, C::Site) -> C::Site + Sync,
+    G: Fn(usize, C::LaneSite) -> C::LaneSite + Sync,
 {
     if sites.is_empty() {
         return Ok(());
@@ -163,7 +186,7 @@ where
             || {
                 // SAFETY: `start..end` is a chunk of `sites`, for which the views were made,
                 // and only this task's.
-                unsafe { run_sites::<C, F>(&views, body, start, end, at) }
+                unsafe { run_sites::<C, F, G>(&views, (body, lane_body), start, end, at) }
             },
         )
     };
@@ -179,7 +202,7 @@ where
             let at = match place {
                 Place::Site(s) => s,
                 // SAFETY: the group's sites are this task's, and the panic left them unstored.
-                Place::Group(s0) => unsafe { panicking_lane::<C, _>(&views, s0, body) },
+                Place::Group(s0) => unsafe { panicking_lane::<C, _>(&views, s0, lane_body) },
             };
             let mut first = panicked.lock().unwrap_or_else(PoisonError::into_inner);
             if first.as_ref().map_or(true, |(s, _)| at < *s) {

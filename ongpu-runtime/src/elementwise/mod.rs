@@ -15,17 +15,45 @@ use crate::launch::call_site::CallSite;
 use crate::launch::limits::backend_for;
 use crate::launch::sites::Sites;
 
-/// Runs an element-wise call: `body(site, values) -> values` for every site.
+/// Runs an element-wise call: `body(site, values) -> values` for every site (a body that
+/// shifts nothing: its lanes see what its lone sites see).
 pub fn run<C, F>(
     site: &'static CallSite,
     count: SiteCount,
     threads_per_block: Option<Result<u32>>,
-    mut caps: C,
+    caps: C,
     body: F,
 ) -> Result<()>
 where
     C: CaptureArg,
     F: Fn(usize, C::Site) -> C::Site + Sync,
+{
+    run_lowered(
+        site,
+        count,
+        threads_per_block,
+        caps,
+        &body,
+        #[inline(always)]
+        |s: usize, lane: C::LaneSite| C::site_to_lane(body(s, C::lane_to_site(lane)), lane),
+    )
+}
+
+/// Runs an element-wise call whose body shifts: `body` at lone sites, `lane_body` (the
+/// same statements, reading nearest neighbours from each group's gathered buffers) at the
+/// lanes of whole groups on the CPU.
+pub fn run_lowered<C, F, G>(
+    site: &'static CallSite,
+    count: SiteCount,
+    threads_per_block: Option<Result<u32>>,
+    mut caps: C,
+    body: F,
+    lane_body: G,
+) -> Result<()>
+where
+    C: CaptureArg,
+    F: Fn(usize, C::Site) -> C::Site + Sync,
+    G: Fn(usize, C::LaneSite) -> C::LaneSite + Sync,
 {
     let tpb = threads_per_block.transpose()?;
     crate::inspect::observe(site, || {
@@ -37,24 +65,28 @@ where
     });
     let route = route(site, count, &caps)?;
     drive(site, &route, &mut caps, true, |caps, sites| {
-        run_sites(site, sites, tpb, caps, &body)
+        run_sites(site, sites, tpb, caps, (&body, &lane_body))
     })
 }
 
 /// Runs the call over checked sites on the current backend.
-fn run_sites<C, F>(
+fn run_sites<C, F, G>(
     site: &'static CallSite,
     sites: &Sites,
     tpb: Option<u32>,
     caps: &mut C,
-    body: &F,
+    bodies: (&F, &G),
 ) -> Result<()>
 where
     C: CaptureArg,
     F: Fn(usize, C::Site) -> C::Site + Sync,
+    G: Fn(usize, C::LaneSite) -> C::LaneSite + Sync,
 {
     match backend_for(site.location(), tpb)? {
-        Backend::Cpu => cpu::run(site, &sites.range, caps, body),
+        Backend::Cpu => {
+            crate::lowering::note(site);
+            cpu::run(site, &sites.range, caps, bodies)
+        }
         #[cfg(feature = "cuda")]
         Backend::Cuda => cuda::run(site, sites, tpb, caps),
         #[cfg(not(feature = "cuda"))]

@@ -93,11 +93,13 @@ impl<T: Element> Lanes<T> {
 /// `at` holds `T::COMPONENTS * LANES` scalars, lane `l < LANES` of which are set.
 #[inline(always)]
 pub(crate) unsafe fn lane_at<T: Element>(at: *const T::Scalar, l: usize) -> T {
-    let mut v = T::zeroed();
-    for (c, slot) in components_mut(&mut v).iter_mut().enumerate() {
-        *slot = *at.add(c * LANES + l);
+    let mut v = std::mem::MaybeUninit::<T>::uninit();
+    let to = v.as_mut_ptr().cast::<T::Scalar>();
+    for c in 0..T::COMPONENTS {
+        *to.add(c) = *at.add(c * LANES + l);
     }
-    v
+    // SAFETY: every component is set, and any bits are a valid `T` (`Pod`).
+    v.assume_init()
 }
 
 /// Sets lane `l` of the group stored component-major from `at`.
@@ -116,7 +118,7 @@ pub(crate) unsafe fn set_lane_at<T: Element>(at: *mut T::Scalar, l: usize, v: T)
 /// component. A read-only field's group is then read where it lies, without a copy. (Checked
 /// on the layout's own index, which the compiler folds to a constant.)
 #[inline(always)]
-fn groups_in_place<T: Element, L: Layout>() -> bool {
+pub(crate) fn groups_in_place<T: Element, L: Layout>() -> bool {
     let comps = T::COMPONENTS;
     let stride = 2 * LANES;
     [0, 1, LANES - 1].iter().all(|&l| {

@@ -22,6 +22,7 @@ pub(crate) mod halos;
 pub(crate) mod neighbours;
 pub(crate) mod ranks;
 pub(crate) mod shift;
+pub(crate) mod shift_lanes;
 pub(crate) mod space;
 pub(crate) mod spaces;
 pub(crate) mod split;

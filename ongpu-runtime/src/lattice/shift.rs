@@ -11,13 +11,13 @@
 
 use crate::capture::{
     CaptureArg, CaptureKind, DeviceVia, FieldRead, HostFacet, HostPtr, PartFacet, ReadCapture,
-    SameEverySite,
 };
 use crate::element::{Element, ElementArray};
 use crate::error::Result;
 use crate::field::{site_io, Field};
 use crate::geometry::Lattice;
 use crate::lattice::neighbours::{self, Hops, NeighbourTable};
+use crate::lattice::shift_lanes::{GatheredLanes, Gathers, LaneShiftView};
 use crate::layout::Layout;
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -29,6 +29,8 @@ pub struct FieldShifted<'a, T: Element, L: Layout> {
     lattice: Lattice,
     /// The lattice's neighbour table while the CPU backend's views use it.
     table: Option<Arc<NeighbourTable>>,
+    /// The nearest neighbours the body reads, gathered once a group on the CPU.
+    gathers: Gathers,
 }
 
 /// Key type of a [`FieldShifted`].
@@ -63,6 +65,24 @@ unsafe impl<T: Element, L: Layout> Send for ShiftView<T, L> {}
 unsafe impl<T: Element, L: Layout> Sync for ShiftView<T, L> {}
 
 impl<T: Element, L: Layout> ShiftView<T, L> {
+    /// The neighbour table's view.
+    #[inline(always)]
+    pub(crate) fn hops(&self) -> Hops {
+        self.hops
+    }
+
+    /// Sites of the field.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The host copy's first scalar and its stride.
+    #[inline(always)]
+    pub(crate) fn storage(&self) -> (*const T::Scalar, usize) {
+        (self.ptr.ptr, self.ptr.stride)
+    }
+
     /// The lattice whose neighbours the view's shifts step to.
     #[inline(always)]
     pub fn lattice(&self) -> &Lattice {
@@ -179,23 +199,28 @@ pub fn index(i: impl ShiftArg) -> usize {
 pub trait ShiftCapture {
     /// What a body sees of it at a site: the view its shifts read through.
     type Site: Copy + Send;
+    /// What a body sees of it at a lane of a group on the CPU (its gathered neighbours).
+    type LaneSite: Copy + Send;
     /// The argument that carries it to the backends.
-    type Arg<'a>: CaptureArg<Site = Self::Site>
+    type Arg<'a>: CaptureArg<Site = Self::Site, LaneSite = Self::LaneSite>
     where
         Self: 'a;
-    /// Wraps a shared borrow; `lat` is the call's lattice (the CPU backend's neighbours).
-    fn shifted_arg(&self, lat: Lattice) -> Self::Arg<'_>;
+    /// Wraps a shared borrow; `lat` is the call's lattice (the CPU backend's neighbours),
+    /// `gathers` the nearest neighbours the body reads.
+    fn shifted_arg(&self, lat: Lattice, gathers: Gathers) -> Self::Arg<'_>;
 }
 
 impl<T: Element, L: Layout> ShiftCapture for Field<T, L> {
     type Site = ShiftView<T, L>;
+    type LaneSite = LaneShiftView<T, L>;
     type Arg<'a> = FieldShifted<'a, T, L>;
     #[inline(always)]
-    fn shifted_arg(&self, lat: Lattice) -> FieldShifted<'_, T, L> {
+    fn shifted_arg(&self, lat: Lattice, gathers: Gathers) -> FieldShifted<'_, T, L> {
         FieldShifted {
             read: self.read_arg(),
             lattice: lat,
             table: None,
+            gathers,
         }
     }
 }
@@ -203,37 +228,109 @@ impl<T: Element, L: Layout> ShiftCapture for Field<T, L> {
 /// A capture held through `&mut` shifts as the value it points to.
 impl<C: ShiftCapture + ?Sized> ShiftCapture for &mut C {
     type Site = C::Site;
+    type LaneSite = C::LaneSite;
     type Arg<'a>
         = C::Arg<'a>
     where
         Self: 'a;
     #[inline(always)]
-    fn shifted_arg(&self, lat: Lattice) -> C::Arg<'_> {
-        (**self).shifted_arg(lat)
+    fn shifted_arg(&self, lat: Lattice, gathers: Gathers) -> C::Arg<'_> {
+        (**self).shifted_arg(lat, gathers)
     }
 }
 
-/// Wraps a shifted capture (the macro calls this with the call's lattice).
+/// Wraps a shifted capture (the macro calls this with the call's lattice and the nearest
+/// neighbours the body reads).
 #[inline(always)]
-pub fn read_shifted<'a, C: ShiftCapture + ?Sized>(c: &'a C, lat: &Lattice) -> C::Arg<'a> {
-    c.shifted_arg(*lat)
+pub fn read_shifted<'a, C: ShiftCapture + ?Sized>(
+    c: &'a C,
+    lat: &Lattice,
+    gathers: Gathers,
+) -> C::Arg<'a> {
+    c.shifted_arg(*lat, gathers)
 }
 
-impl<T: Element, L: Layout> SameEverySite for FieldShifted<'_, T, L> {
-    type Value = ShiftView<T, L>;
+/// The CPU backend's view of a shifted field: the whole host copy, and the neighbours its
+/// groups gather.
+#[derive(Clone, Copy)]
+pub struct ShiftedHost<T: Element, L: Layout> {
+    view: ShiftView<T, L>,
+    gathers: Gathers,
+}
 
-    fn value(&mut self, sites: &Range<usize>) -> Result<ShiftView<T, L>> {
+impl<T: Element, L: Layout> HostFacet for FieldShifted<'_, T, L> {
+    type Site = ShiftView<T, L>;
+    type HostView = ShiftedHost<T, L>;
+    const BLOCK: usize = 1;
+
+    fn host_view(&mut self, sites: &Range<usize>) -> Result<ShiftedHost<T, L>> {
         let mut len = 0;
         self.read.for_each_len(&mut |l| len = l.unwrap_or(0));
         self.table = neighbours::table(&self.lattice);
-        Ok(ShiftView {
+        let view = ShiftView {
             ptr: self.read.host_view(sites)?,
             len,
             lattice: &self.lattice,
             hops: self.table.as_ref().map_or(Hops::NONE, |t| t.hops()),
             _layout: PhantomData,
+        };
+        Ok(ShiftedHost {
+            view,
+            gathers: self.gathers,
         })
     }
+
+    #[inline(always)]
+    unsafe fn load(view: &ShiftedHost<T, L>, _s: usize) -> ShiftView<T, L> {
+        view.view
+    }
+
+    #[inline(always)]
+    unsafe fn store(_: &ShiftedHost<T, L>, _: usize, _: ShiftView<T, L>) {}
+
+    type Lanes = GatheredLanes<T, L>;
+    // A shifted field alone does not make groups pay: its gathers do where some other
+    // field's layout does (a call's fields are in one layout as a rule).
+    const GROUPS_PAY: bool = false;
+
+    #[inline(always)]
+    unsafe fn load_lanes(view: &ShiftedHost<T, L>, s0: usize) -> GatheredLanes<T, L> {
+        GatheredLanes::gather(view.view, view.gathers, s0)
+    }
+
+    type LaneAccess = LaneShiftView<T, L>;
+    type LaneSite = LaneShiftView<T, L>;
+
+    #[inline(always)]
+    fn lane_to_site(lane: LaneShiftView<T, L>) -> ShiftView<T, L> {
+        lane.view()
+    }
+
+    #[inline(always)]
+    fn site_to_lane(_: ShiftView<T, L>, lane: LaneShiftView<T, L>) -> LaneShiftView<T, L> {
+        lane
+    }
+
+    #[inline(always)]
+    fn lanes_ready(lanes: &GatheredLanes<T, L>) -> bool {
+        lanes.ready()
+    }
+
+    #[inline(always)]
+    fn lane_access(lanes: &mut GatheredLanes<T, L>) -> LaneShiftView<T, L> {
+        lanes.access()
+    }
+
+    #[inline(always)]
+    unsafe fn lane(access: &LaneShiftView<T, L>, _l: usize) -> LaneShiftView<T, L> {
+        *access
+    }
+
+    #[inline(always)]
+    unsafe fn set_lane(_: &LaneShiftView<T, L>, _: usize, _: LaneShiftView<T, L>) {}
+
+    #[inline(always)]
+    unsafe fn store_lanes(_: &ShiftedHost<T, L>, _: usize, _: &GatheredLanes<T, L>) {}
 }
 
 impl<T: Element, L: Layout> CaptureArg for FieldShifted<'_, T, L> {

@@ -13,6 +13,7 @@ use crate::field::Field;
 use crate::geometry::{Lattice, Subset};
 use crate::lattice::halos::HaloRefreshes;
 use crate::lattice::shift::{ShiftCapture, ShiftView};
+use crate::lattice::shift_lanes::LaneShiftView;
 use crate::lattice::space::{IndexSpace, LatticeSpace};
 use crate::lattice::split::{SplitField, SplitLattice, SplitSubset};
 use crate::layout::Layout;
@@ -129,7 +130,11 @@ impl SpaceSubset for SplitSubset {
 /// A field over a [`Space`]: captured by `on_gpu!` bodies as its element `T` (read, written
 /// or shifted), and read back in the whole lattice's site order.
 pub trait SpaceField<T: Element, L: Layout>:
-    ReadCapture<Site = T> + WriteCapture<Site = T> + ShiftCapture<Site = ShiftView<T, L>> + Send + Sync
+    ReadCapture<Site = T>
+    + WriteCapture<Site = T>
+    + ShiftCapture<Site = ShiftView<T, L>, LaneSite = LaneShiftView<T, L>>
+    + Send
+    + Sync
 {
     /// The elements in the whole lattice's site order (over ranks: gathered on every rank,
     /// a collective call).

@@ -107,6 +107,22 @@ pub struct SiteInfo {
     pub device_fns: &'static [&'static DeviceFnInfo],
     /// The formats of the body's prints, if it prints.
     pub prints: Option<crate::print::PrintFormat>,
+    /// How the CPU backend runs the lanes of a group.
+    pub lowering: Lowering,
+}
+
+/// How the CPU backend runs a body over the lanes of a group of sites (the macro decides it
+/// from the body's constructs; [`cpu_lowerings`](crate::cpu_lowerings) lists the call sites
+/// that ran).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lowering {
+    /// Lowered lane-major: nearest-neighbour shifts read gathered lane buffers and constant
+    /// loops are unrolled, so that every operation runs over the lanes once the compiler
+    /// vectorises the lane loop.
+    LaneMajor,
+    /// The body holds a construct the lowering cannot express (named here): it runs
+    /// correctly, but its lanes one after another.
+    Fallback(&'static str),
 }
 
 /// One call site: its facts and the kernels compiled for it (one per tuple of capture types,
@@ -117,6 +133,8 @@ pub struct CallSite {
     pub info: SiteInfo,
     #[cfg(feature = "cuda")]
     pub(crate) kernels: KernelSlots,
+    /// Set once the CPU backend has run the call (it is then in [`crate::cpu_lowerings`]).
+    pub(crate) ran_on_cpu: std::sync::atomic::AtomicBool,
 }
 
 impl CallSite {
@@ -126,6 +144,7 @@ impl CallSite {
             info,
             #[cfg(feature = "cuda")]
             kernels: KernelSlots::new(),
+            ran_on_cpu: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

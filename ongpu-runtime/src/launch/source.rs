@@ -477,6 +477,7 @@ mod tests {
             body: "x += y * a;",
             device_fns: &[],
             prints: None,
+            lowering: crate::Lowering::LaneMajor,
         }
     }
 

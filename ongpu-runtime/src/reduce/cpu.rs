@@ -3,7 +3,7 @@
 //! chunk index. Neither the boundaries nor the tree depend on the number of threads, so a
 //! result is the same bit for bit whatever the thread count (and with or without rayon).
 
-use super::Reduction;
+use super::{ReduceBody, Reduction};
 use crate::capture::CaptureArg;
 use crate::cpu_vectors::{cpu_vectors, run_with};
 use crate::elementwise::cpu::{lane_groups, panicking_lane, Place};
@@ -49,14 +49,14 @@ unsafe fn reduce_sites<Op, C, V, F>(
 where
     Op: Reduction<V>,
     C: CaptureArg,
-    F: Fn(usize, C::Site) -> (C::Site, V),
+    F: ReduceBody<C, V>,
 {
     let mut acc = Op::identity();
     let one = |s: usize, acc: &mut Op::Acc, at: &mut Place| {
         *at = Place::Site(s);
         // SAFETY: `s` is one of this task's sites (see the function's contract).
         unsafe {
-            let (out, v) = body(s, C::load(views, s));
+            let (out, v) = body.site(s, C::load(views, s));
             C::store(views, s, out);
             *acc = Op::add(*acc, v);
         }
@@ -72,9 +72,18 @@ where
         // SAFETY: `s0 + LANES <= end`: this task's sites; every lane is set before the store.
         unsafe {
             let mut lanes = C::load_lanes(views, s0);
+            if !C::lanes_ready(&lanes) {
+                // A neighbour the group could not gather: its sites one by one, where the
+                // shift that fails reports its site (the order of additions is the same).
+                drop(lanes);
+                for s in s0..s0 + LANES {
+                    one(s, &mut acc, at);
+                }
+                continue;
+            }
             let access = C::lane_access(&mut lanes);
             for (l, value) in values.iter_mut().enumerate() {
-                let (out, v) = body(s0 + l, C::lane(&access, l));
+                let (out, v) = body.lane(s0 + l, C::lane(&access, l));
                 C::set_lane(&access, l, out);
                 value.write(v);
             }
@@ -101,7 +110,7 @@ pub(crate) fn run<Op, C, V, F>(
 where
     Op: Reduction<V>,
     C: CaptureArg,
-    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+    F: ReduceBody<C, V>,
 {
     if sites.is_empty() {
         return Ok(Op::identity());
@@ -145,7 +154,9 @@ where
             let at = match place {
                 Place::Site(s) => s,
                 // SAFETY: the group's sites are this task's, and the panic left them unstored.
-                Place::Group(s0) => unsafe { panicking_lane::<C, _>(&views, s0, body) },
+                Place::Group(s0) => unsafe {
+                    panicking_lane::<C, _>(&views, s0, |s, v| body.lane(s, v))
+                },
             };
             let mut found = panicked.lock().unwrap_or_else(PoisonError::into_inner);
             if found.as_ref().map_or(true, |(s, _)| at < *s) {

@@ -114,6 +114,7 @@ const fn method_site(captures: &'static [&'static str], body: &'static str) -> R
         body,
         device_fns: &[],
         prints: None,
+        lowering: crate::Lowering::LaneMajor,
     })
 }
 

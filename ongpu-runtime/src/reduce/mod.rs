@@ -24,7 +24,7 @@ pub use field::InnerProduct;
 pub use ops::{compared, summand, Max, Min, MinMax, Reduction, Sum, Summable};
 
 use crate::backend::Backend;
-use crate::capture::{CaptureArg, Uniform};
+use crate::capture::{CaptureArg, HostFacet, Uniform};
 use crate::element::Element;
 use crate::error::Result;
 use crate::lattice::space::{route, Route, SiteCount};
@@ -65,12 +65,146 @@ pub(crate) fn kind<Op: Reduction<V>, V>() -> ReductionKind {
     }
 }
 
+/// A reduction's body as the CPU backend runs it: at lone sites, and at the lanes of whole
+/// groups (where a shifting body reads nearest neighbours from gathered buffers).
+pub trait ReduceBody<C: HostFacet, V>: Sync {
+    /// The body at site `s`: the fields it writes and its value.
+    fn site(&self, s: usize, values: C::Site) -> (C::Site, V);
+    /// The body at lane site `s` of a group.
+    fn lane(&self, s: usize, values: C::LaneSite) -> (C::LaneSite, V);
+}
+
+/// The body at lone sites and the body at lanes.
+pub struct Lowered<F, G>(pub F, pub G);
+
+impl<C, V, F, G> ReduceBody<C, V> for Lowered<F, G>
+where
+    C: HostFacet,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+    G: Fn(usize, C::LaneSite) -> (C::LaneSite, V) + Sync,
+{
+    #[inline(always)]
+    fn site(&self, s: usize, values: C::Site) -> (C::Site, V) {
+        (self.0)(s, values)
+    }
+    #[inline(always)]
+    fn lane(&self, s: usize, values: C::LaneSite) -> (C::LaneSite, V) {
+        (self.1)(s, values)
+    }
+}
+
 /// Runs a reduction: `body(site, values) -> (values, value)` for every site (storing the
 /// fields the body writes), and returns the values reduced by `Op` (its identity for no
-/// sites).
+/// sites). For a body that shifts nothing.
 pub fn run<Op, C, V, F>(
     site: &'static ReduceSite,
     _op: Op,
+    count: SiteCount,
+    threads_per_block: Option<Result<u32>>,
+    caps: C,
+    body: F,
+) -> Result<Op::Acc>
+where
+    Op: Reduction<V>,
+    C: CaptureArg,
+    V: 'static,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+{
+    let body = Lowered(
+        &body,
+        #[inline(always)]
+        |s: usize, lane: C::LaneSite| {
+            let (out, v) = body(s, C::lane_to_site(lane));
+            (C::site_to_lane(out, lane), v)
+        },
+    );
+    reduce_with::<Op, C, V, _>(site, count, threads_per_block, caps, body)
+}
+
+/// [`run`] for a body that shifts: `lane_body` runs at the lanes of whole groups on the CPU.
+pub fn run_lowered<Op, C, V, F, G>(
+    site: &'static ReduceSite,
+    _op: Op,
+    count: SiteCount,
+    threads_per_block: Option<Result<u32>>,
+    caps: C,
+    body: F,
+    lane_body: G,
+) -> Result<Op::Acc>
+where
+    Op: Reduction<V>,
+    C: CaptureArg,
+    V: 'static,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+    G: Fn(usize, C::LaneSite) -> (C::LaneSite, V) + Sync,
+{
+    reduce_with::<Op, C, V, _>(
+        site,
+        count,
+        threads_per_block,
+        caps,
+        Lowered(body, lane_body),
+    )
+}
+
+/// Runs a reduction like [`run`] and writes the result into `dest` instead of returning it:
+/// `on_gpu!(sum -> dest: ...)`. On the GPU the result stays on the device and the call
+/// returns once the kernel is queued (a later call can read `dest` as a captured value, and
+/// a [`Graph`](crate::Graph) can record it); on the CPU backend it is stored on the host.
+pub fn run_into<Op, C, V, F>(
+    site: &'static ReduceSite,
+    _op: Op,
+    count: SiteCount,
+    threads_per_block: Option<Result<u32>>,
+    caps: C,
+    body: F,
+    dest: &mut DeviceScalar<Op::Acc>,
+) -> Result<()>
+where
+    Op: Reduction<V>,
+    Op::Acc: Element + Uniform,
+    C: CaptureArg,
+    V: 'static,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+{
+    let body = Lowered(
+        &body,
+        #[inline(always)]
+        |s: usize, lane: C::LaneSite| {
+            let (out, v) = body(s, C::lane_to_site(lane));
+            (C::site_to_lane(out, lane), v)
+        },
+    );
+    reduce_into_with::<Op, C, V, _>(site, count, threads_per_block, caps, body, dest)
+}
+
+/// [`run_into`] for a body that shifts (see [`run_lowered`]).
+#[allow(clippy::too_many_arguments)]
+pub fn run_into_lowered<Op, C, V, F, G>(
+    site: &'static ReduceSite,
+    _op: Op,
+    count: SiteCount,
+    threads_per_block: Option<Result<u32>>,
+    caps: C,
+    body: F,
+    lane_body: G,
+    dest: &mut DeviceScalar<Op::Acc>,
+) -> Result<()>
+where
+    Op: Reduction<V>,
+    Op::Acc: Element + Uniform,
+    C: CaptureArg,
+    V: 'static,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+    G: Fn(usize, C::LaneSite) -> (C::LaneSite, V) + Sync,
+{
+    let body = Lowered(body, lane_body);
+    reduce_into_with::<Op, C, V, _>(site, count, threads_per_block, caps, body, dest)
+}
+
+/// The reduction of [`run`] over either body.
+fn reduce_with<Op, C, V, F>(
+    site: &'static ReduceSite,
     count: SiteCount,
     threads_per_block: Option<Result<u32>>,
     mut caps: C,
@@ -80,7 +214,7 @@ where
     Op: Reduction<V>,
     C: CaptureArg,
     V: 'static,
-    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+    F: ReduceBody<C, V>,
 {
     let tpb = threads_per_block.transpose()?;
     observe::<Op, C, V>(site);
@@ -118,10 +252,13 @@ where
     Op: Reduction<V>,
     C: CaptureArg,
     V: 'static,
-    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+    F: ReduceBody<C, V>,
 {
     match backend_for(site.site.location(), tpb)? {
-        Backend::Cpu => cpu::run::<Op, C, V, F>(&site.site, &sites.range, caps, body),
+        Backend::Cpu => {
+            crate::lowering::note(&site.site);
+            cpu::run::<Op, C, V, F>(&site.site, &sites.range, caps, body)
+        }
         #[cfg(feature = "cuda")]
         Backend::Cuda => cuda::run::<Op, C, V>(site, sites, tpb, caps),
         #[cfg(not(feature = "cuda"))]
@@ -142,7 +279,7 @@ where
     Op: Reduction<V>,
     C: CaptureArg,
     V: 'static,
-    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+    F: ReduceBody<C, V>,
 {
     let mut acc = Op::identity();
     // On the GPU every part's kernels are queued before any is waited for (one scratch per
@@ -193,13 +330,9 @@ where
     Ok(acc)
 }
 
-/// Runs a reduction like [`run`] and writes the result into `dest` instead of returning it:
-/// `on_gpu!(sum -> dest: ...)`. On the GPU the result stays on the device and the call
-/// returns once the kernel is queued (a later call can read `dest` as a captured value, and
-/// a [`Graph`](crate::Graph) can record it); on the CPU backend it is stored on the host.
-pub fn run_into<Op, C, V, F>(
+/// The reduction of [`run_into`] over either body.
+fn reduce_into_with<Op, C, V, F>(
     site: &'static ReduceSite,
-    _op: Op,
     count: SiteCount,
     threads_per_block: Option<Result<u32>>,
     mut caps: C,
@@ -211,7 +344,7 @@ where
     Op::Acc: Element + Uniform,
     C: CaptureArg,
     V: 'static,
-    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+    F: ReduceBody<C, V>,
 {
     let tpb = threads_per_block.transpose()?;
     observe::<Op, C, V>(site);

@@ -73,7 +73,7 @@ where
     Op: Reduction<V>,
     C: CaptureArg,
     V: 'static,
-    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+    F: super::ReduceBody<C, V>,
 {
     let mut acc = Op::rank_identity();
     let cpu = backend_for(site.site.location(), tpb)? == Backend::Cpu;
@@ -91,6 +91,7 @@ where
     }
     crate::lattice::ranks::run::for_rank(&site.site, subset, caps, |caps, sites| {
         let part = if cpu {
+            crate::lowering::note(&site.site);
             cpu::run::<OnRanks<Op>, C, V, F>(&site.site, &sites.range, caps, body)?
         } else {
             Op::rank_of(run_sites::<Op, C, V, F>(site, sites, tpb, caps, body)?)

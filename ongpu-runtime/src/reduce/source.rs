@@ -168,6 +168,7 @@ mod tests {
             body: "r = x * 2.0f;\nreturn r;",
             device_fns: &[],
             prints: None,
+            lowering: crate::Lowering::LaneMajor,
         };
         let field = |write| CaptureKind::Field {
             scalar: "float",
@@ -236,6 +237,7 @@ mod tests {
                 body,
                 device_fns: &[],
                 prints: None,
+                lowering: crate::Lowering::LaneMajor,
             };
             for checked in [false, true] {
                 let src = exact_reduction(&site, std::slice::from_ref(&x), value, parts, checked);

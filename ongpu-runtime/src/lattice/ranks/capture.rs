@@ -22,6 +22,7 @@ use crate::field::Field;
 use crate::geometry::Lattice;
 use crate::lattice::halos::{HaloState, Parities};
 use crate::lattice::shift::{FieldShifted, ShiftCapture, ShiftView};
+use crate::lattice::shift_lanes::{Gathers, LaneShiftView};
 use crate::layout::Layout;
 
 /// A rank field the body reads.
@@ -89,13 +90,17 @@ impl<T: Element, L: Layout> ReadCapture for RankField<T, L> {
 
 impl<T: Element, L: Layout> ShiftCapture for RankField<T, L> {
     type Site = ShiftView<T, L>;
+    type LaneSite = LaneShiftView<T, L>;
     type Arg<'a> = RankShifted<'a, T, L>;
-    fn shifted_arg(&self, _whole: Lattice) -> RankShifted<'_, T, L> {
+    fn shifted_arg(&self, _whole: Lattice, gathers: Gathers) -> RankShifted<'_, T, L> {
         let hooks = ShiftHooks {
             field: self,
             refreshing: self.state.stale(),
         };
-        Parted::one(self.part.shifted_arg(self.lattice.inner().part), hooks)
+        Parted::one(
+            self.part.shifted_arg(self.lattice.inner().part, gathers),
+            hooks,
+        )
     }
 }
 

@@ -17,6 +17,7 @@ use crate::error::Result;
 use crate::geometry::Lattice;
 use crate::lattice::halos::HaloState;
 use crate::lattice::shift::{FieldShifted, ShiftCapture, ShiftView};
+use crate::lattice::shift_lanes::{Gathers, LaneShiftView};
 use crate::layout::Layout;
 
 /// A split field the body reads.
@@ -118,13 +119,14 @@ impl<T: Element, L: Layout> ReadCapture for SplitField<T, L> {
 
 impl<T: Element, L: Layout> ShiftCapture for SplitField<T, L> {
     type Site = ShiftView<T, L>;
+    type LaneSite = LaneShiftView<T, L>;
     type Arg<'a> = SplitShifted<'a, T, L>;
-    fn shifted_arg(&self, _whole: Lattice) -> SplitShifted<'_, T, L> {
+    fn shifted_arg(&self, _whole: Lattice, gathers: Gathers) -> SplitShifted<'_, T, L> {
         let parts = self
             .parts
             .iter()
             .enumerate()
-            .map(|(p, f)| f.shifted_arg(self.split.part(p).lattice))
+            .map(|(p, f)| f.shifted_arg(self.split.part(p).lattice, gathers))
             .collect();
         Parted::many(parts, ShiftHooks { field: self })
     }

@@ -1,0 +1,315 @@
+//! The body at the lanes of a group on the CPU backend: the same statements as at a lone
+//! site, lowered so that every operation runs over the group's lanes once the compiler
+//! vectorises the lane loop.
+//!
+//! - A shift one step along a direction (`f.shift(mu, 1)`, `f.shift(mu, -1)[mu]`) reads the
+//!   neighbour from the group's gathered buffer (`near`, `near_entry`, `near_diagonal`): one
+//!   component of consecutive lanes adjacent, no table lookup or check per lane. The
+//!   neighbours each shifted field needs are collected as [`Gathers`] masks for the runtime,
+//!   which gathers them once a group.
+//! - A `for` loop over constant bounds is unrolled (a loop variable of an unrolled loop is a
+//!   constant in the loops inside it), so that the lane loop holds straight-line code: LLVM
+//!   vectorises only innermost loops, and does not unroll a loop as long as a Dslash's.
+//!
+//! What the lowering cannot express stays as at a lone site, and the body is recorded as
+//! falling back, with the reason ([`Lowering`]): those lanes run one after another.
+
+use super::body::{self, shift_view, EmitRust};
+use crate::ir::{Block, Callee, Expr, For, Let, Shift, Stmt};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use std::collections::{BTreeMap, HashMap};
+
+/// Loops of at most this many iterations are unrolled.
+const MAX_UNROLL: i128 = 16;
+
+/// The nearest neighbours a body reads of one shifted field: bit `2 * mu + back`.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Gathers {
+    /// Read whole.
+    pub whole: u8,
+    /// Only their entry `mu` read (`f.shift(mu, ±1)[mu]`).
+    pub diagonal: u8,
+}
+
+/// How the CPU backend runs the body's lanes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lowering {
+    /// Every construct lowered: the lanes vectorise.
+    LaneMajor,
+    /// The first construct that keeps the lanes one after another, in words.
+    Fallback(&'static str),
+}
+
+/// The lane emitter: shifts to gathered neighbours, constant loops unrolled.
+#[derive(Default)]
+pub struct Lanes {
+    /// The shifted captures, while no local shadows them: their entries at the lane's own
+    /// site are read one entry at a time (`u[mu]`: a colour matrix, not the four a site
+    /// holds, whose copy is a loop the compiler keeps, and then the lanes stay scalar).
+    shifted: std::collections::HashSet<String>,
+    /// Values of the variables of the unrolled loops around the statement being emitted.
+    constants: HashMap<String, i128>,
+    /// Per shifted field, the neighbours to gather.
+    pub gathers: BTreeMap<String, Gathers>,
+    /// The first construct that falls back.
+    fallback: Option<&'static str>,
+    /// True once a loop was unrolled.
+    pub unrolled: bool,
+}
+
+impl Lanes {
+    /// The emitter for a body whose shifted captures are `shifted`.
+    pub fn new<'a>(shifted: impl IntoIterator<Item = &'a syn::Ident>) -> Self {
+        Lanes {
+            shifted: shifted.into_iter().map(|i| i.to_string()).collect(),
+            ..Lanes::default()
+        }
+    }
+
+    /// How the body's lanes run.
+    pub fn lowering(&self) -> Lowering {
+        match self.fallback {
+            None => Lowering::LaneMajor,
+            Some(why) => Lowering::Fallback(why),
+        }
+    }
+
+    fn fall_back(&mut self, why: &'static str) {
+        self.fallback.get_or_insert(why);
+    }
+
+    /// The integer value of a constant expression: a literal, the variable of an unrolled
+    /// loop, or their sums, differences, products and negations.
+    fn constant(&self, e: &Expr) -> Option<i128> {
+        match strip(e) {
+            Expr::Lit(syn::Lit::Int(i)) => i.base10_parse().ok(),
+            Expr::Unary(syn::UnOp::Neg(_), x) => self.constant(x).map(|v| -v),
+            Expr::Binary(a, op, b) => {
+                let (a, b) = (self.constant(a)?, self.constant(b)?);
+                match op {
+                    syn::BinOp::Add(_) => a.checked_add(b),
+                    syn::BinOp::Sub(_) => a.checked_sub(b),
+                    syn::BinOp::Mul(_) => a.checked_mul(b),
+                    _ => None,
+                }
+            }
+            Expr::Var(id) => self.constants.get(&id.to_string()).copied(),
+            _ => None,
+        }
+    }
+
+    /// `(direction, back)` of a shift one step along one direction; the direction is
+    /// `None` where it is not a constant.
+    fn near(&self, s: &Shift) -> Option<(Option<i128>, bool)> {
+        let [hop] = s.hops.as_slice() else {
+            return None;
+        };
+        let back = match self.constant(&hop.k)? {
+            1 => false,
+            -1 => true,
+            _ => return None,
+        };
+        match self.constant(&hop.mu) {
+            // A direction out of range goes through the lone site's path, which reports it.
+            Some(mu) if !(0..4).contains(&mu) => None,
+            mu => Some((mu, back)),
+        }
+    }
+
+    /// Records that `field`'s neighbours along `mu` (every direction where it is not a
+    /// constant) and `back` are read, whole or only their diagonal entry.
+    fn gather(&mut self, field: &syn::Ident, mu: Option<i128>, back: bool, diagonal: bool) {
+        let dirs = mu.map_or(0..4, |m| m..m + 1);
+        let g = self.gathers.entry(field.to_string()).or_default();
+        for m in dirs {
+            let bit = 1u8 << (2 * m as u32 + back as u32);
+            if diagonal {
+                g.diagonal |= bit;
+            } else {
+                g.whole |= bit;
+            }
+        }
+    }
+
+    /// A shift one step along `mu`: the gathered neighbour, whole or one entry of it.
+    fn near_read(
+        &mut self,
+        s: &Shift,
+        (mu, back): (Option<i128>, bool),
+        index: Option<&Expr>,
+    ) -> TokenStream {
+        let hop = &s.hops[0];
+        let (view, site) = (shift_view(&s.field), site_var());
+        let mu_tokens = self.expr(&hop.mu);
+        let span = s.field.span();
+        match index {
+            None => {
+                self.gather(&s.field, mu, back, false);
+                quote_spanned!(span=> #view.near(#site, #mu_tokens, #back))
+            }
+            Some(i) if same_value(self, i, &hop.mu) => {
+                self.gather(&s.field, mu, back, true);
+                quote_spanned!(span=> #view.near_diagonal(#site, #mu_tokens, #back))
+            }
+            Some(i) => {
+                self.gather(&s.field, mu, back, false);
+                let i = self.expr(i);
+                quote_spanned!(span=>
+                    #view.near_entry(#site, #mu_tokens, #back, ::ongpu::__private::index(#i)))
+            }
+        }
+    }
+
+    /// `for v in a..b` over constant bounds, unrolled: one block per value, binding `v`.
+    fn unroll(&mut self, f: &For) -> Option<TokenStream> {
+        let (start, end) = (self.constant(&f.start)?, self.constant(&f.end)?);
+        let end = match f.limits {
+            syn::RangeLimits::HalfOpen(_) => end,
+            syn::RangeLimits::Closed(_) => end + 1,
+        };
+        if end - start > MAX_UNROLL || has_jumps(&f.body) {
+            return None;
+        }
+        let suffix = match strip(&f.start) {
+            Expr::Lit(syn::Lit::Int(i)) => i.suffix().to_string(),
+            _ => String::new(),
+        };
+        let (m, id) = (&f.binding.mutability, &f.binding.ident);
+        let name = id.to_string();
+        self.shifted.remove(&name);
+        let outer = self.constants.get(&name).copied();
+        let mut out = TokenStream::new();
+        for v in start..end {
+            if m.is_none() {
+                self.constants.insert(name.clone(), v);
+            }
+            let lit = syn::LitInt::new(&format!("{v}{suffix}"), id.span());
+            let body = self.stmts(&f.body);
+            out.extend(quote!({ #[allow(unused_variables)] let #m #id = #lit; #body }));
+        }
+        match outer {
+            Some(v) => self.constants.insert(name, v),
+            None => self.constants.remove(&name),
+        };
+        self.unrolled = true;
+        Some(quote!({ #out }))
+    }
+}
+
+/// The closure's site parameter.
+fn site_var() -> syn::Ident {
+    syn::Ident::new("__ongpu_site", Span::mixed_site())
+}
+
+/// `e` without parentheses and invisible groups.
+fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(_, x) | Expr::Group(_, x) => strip(x),
+        e => e,
+    }
+}
+
+/// True when `a` and `b` always have the same value: the same variable, or equal constants.
+fn same_value(lanes: &Lanes, a: &Expr, b: &Expr) -> bool {
+    match (strip(a), strip(b)) {
+        (Expr::Var(x), Expr::Var(y)) if x == y => true,
+        (a, b) => matches!((lanes.constant(a), lanes.constant(b)), (Some(x), Some(y)) if x == y),
+    }
+}
+
+/// True when `b` holds a `break` or `continue` (of this loop or one inside it).
+fn has_jumps(b: &Block) -> bool {
+    struct Jumps(bool);
+    impl crate::ir::visit::Visit for Jumps {
+        fn visit_expr(&mut self, e: &Expr) {
+            self.0 |= matches!(e, Expr::Break(_) | Expr::Continue(_));
+            crate::ir::visit::walk_expr(self, e);
+        }
+    }
+    let mut j = Jumps(false);
+    crate::ir::visit::Visit::visit_block(&mut j, b);
+    j.0
+}
+
+impl EmitRust for Lanes {
+    fn expr(&mut self, e: &Expr) -> TokenStream {
+        match e {
+            Expr::Index(x, _, i) if matches!(strip(x), Expr::Var(v) if self.shifted.contains(&v.to_string())) =>
+            {
+                let Expr::Var(v) = strip(x) else {
+                    unreachable!()
+                };
+                let (view, site) = (shift_view(v), site_var());
+                let i = self.expr(i);
+                quote_spanned!(v.span()=> #view.centre_entry(#site, ::ongpu::__private::index(#i)))
+            }
+            Expr::Index(x, _, i) if matches!(strip(x), Expr::Shift(_)) => {
+                let Expr::Shift(s) = strip(x) else {
+                    unreachable!()
+                };
+                match self.near(s) {
+                    Some(near) => self.near_read(s, near, Some(i)),
+                    None => {
+                        self.fall_back("a shift of more than one step, of a distance set at run time or of several hops");
+                        body::expr(self, e)
+                    }
+                }
+            }
+            Expr::Shift(s) => match self.near(s) {
+                Some(near) => self.near_read(s, near, None),
+                None => {
+                    self.fall_back("a shift of more than one step, of a distance set at run time or of several hops");
+                    body::expr(self, e)
+                }
+            },
+            Expr::For(f) => match self.unroll(f) {
+                Some(t) => t,
+                None => {
+                    self.fall_back("a loop whose bounds are not constants (or of more than 16 iterations, or with break or continue)");
+                    // Variables of outer unrolled loops stay constants inside.
+                    body::expr(self, e)
+                }
+            },
+            Expr::While(..) | Expr::Loop(..) => {
+                self.fall_back("a `while` or `loop`");
+                body::expr(self, e)
+            }
+            Expr::Print(_) => {
+                self.fall_back("a print");
+                body::expr(self, e)
+            }
+            Expr::Call(c) if matches!(c.callee, Callee::Device(_)) => {
+                self.fall_back("a call of a device function (called, not inlined)");
+                body::expr(self, e)
+            }
+            _ => body::expr(self, e),
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> TokenStream {
+        // A `let` that shadows a loop variable ends its being a constant.
+        if let Stmt::Let(Let { binding, .. }) = s {
+            self.constants.remove(&binding.ident.to_string());
+            self.shifted.remove(&binding.ident.to_string());
+        }
+        body::stmt(self, s)
+    }
+}
+
+impl Gathers {
+    /// `::ongpu::__private::Gathers::new(whole, diagonal)`.
+    pub fn tokens(&self) -> TokenStream {
+        let (w, d) = (self.whole, self.diagonal);
+        quote!(::ongpu::__private::Gathers::new(#w, #d))
+    }
+}
+
+impl ToTokens for Lowering {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        tokens.extend(match self {
+            Lowering::LaneMajor => quote!(::ongpu::__private::Lowering::LaneMajor),
+            Lowering::Fallback(why) => quote!(::ongpu::__private::Lowering::Fallback(#why)),
+        })
+    }
+}

@@ -1,0 +1,408 @@
+//! Shifted reads of a group of lanes: a shifted field's nearest neighbours gathered once a
+//! group into component-major lane buffers, so that the body's lanes read them as they read
+//! any other field's group (unit stride across the lanes, no table lookup or check per lane)
+//! and the compiler vectorises the body across the lanes.
+//!
+//! The macro says which neighbours a body reads ([`Gathers`]: per direction and sign, the
+//! whole element or only the entry of the same direction, as `u.shift(mu, -1)[mu]` reads),
+//! and reads them through [`LaneShiftView`]'s `near*` methods; other shifts (longer hops,
+//! chains of hops) read the field through the table as at a lone site.
+
+use crate::element::{Element, ElementArray};
+use crate::field::site_io::{self, LANES};
+use crate::lattice::shift::{ShiftArg, ShiftView};
+use crate::layout::Layout;
+use std::cell::RefCell;
+
+/// Which nearest neighbours of a group a body reads: bit `2 * mu + back` of `whole` for
+/// the whole element one step along `mu` (backward if `back`), of `diagonal` for only its
+/// entry `mu` (an element array read as `f.shift(mu, ±1)[mu]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Gathers {
+    /// Neighbours read whole.
+    pub whole: u8,
+    /// Neighbours of which only the entry of the shift's direction is read.
+    pub diagonal: u8,
+}
+
+impl Gathers {
+    /// No neighbour gathered: every shift reads through the table.
+    pub const NONE: Gathers = Gathers {
+        whole: 0,
+        diagonal: 0,
+    };
+
+    /// The neighbours the macro found a body to read.
+    pub const fn new(whole: u8, diagonal: u8) -> Self {
+        Gathers { whole, diagonal }
+    }
+}
+
+/// The eight neighbours' slots (`2 * mu + back`).
+const SLOTS: usize = 8;
+
+/// One cache line of a gather buffer (so that the scalars of every slot are aligned).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+thread_local! {
+    /// Gather buffers not in use on this thread, kept for the next group.
+    static SPARE: RefCell<Vec<Vec<Line>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A gather buffer of at least `bytes`, from this thread's spares.
+fn take_buffer(bytes: usize) -> Vec<Line> {
+    let lines = bytes.div_ceil(64);
+    let mut buf = SPARE.with(|s| s.borrow_mut().pop()).unwrap_or_default();
+    if buf.len() < lines {
+        buf.resize(lines, Line([0; 64]));
+    }
+    buf
+}
+
+/// The gathered neighbours of one group of a shifted field.
+pub struct GatheredLanes<T: Element, L: Layout> {
+    buf: Vec<Line>,
+    slots: Slots<T, L>,
+    ready: bool,
+}
+
+/// Where a group's lanes read a shifted field.
+struct Slots<T: Element, L: Layout> {
+    view: ShiftView<T, L>,
+    /// The group's first site (a multiple of [`LANES`]).
+    s0: usize,
+    /// The group's own block in the storage, where the layout stores it as a lane buffer.
+    centre: *const T::Scalar,
+    /// Where each slot's whole neighbours lie, component-major (`[component][lane]`): in
+    /// the buffer, or in the field's own storage where the neighbours are one whole block
+    /// stored as a lane buffer is (`AoSoA<32>` along most directions: no copy).
+    whole: [*const T::Scalar; SLOTS],
+    /// Where each slot's diagonal entries lie, the same way.
+    diagonal: [*const T::Scalar; SLOTS],
+}
+
+impl<T: Element, L: Layout> Drop for GatheredLanes<T, L> {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.buf);
+        if !buf.is_empty() {
+            // A thread that is exiting keeps no spares.
+            let _ = SPARE.try_with(|s| s.borrow_mut().push(buf));
+        }
+    }
+}
+
+impl<T: Element, L: Layout> GatheredLanes<T, L> {
+    /// Scalars of the whole-element slots in the buffer: `[slot][component][lane]`.
+    const WHOLE: usize = SLOTS * T::COMPONENTS * LANES;
+
+    /// Scalars of one entry (the diagonal slots hold one).
+    const ENTRY: usize = T::COMPONENTS / T::ENTRIES;
+
+    /// Gathers the neighbours `gathers` names of sites `s0 .. s0 + LANES`.
+    ///
+    /// # Safety
+    /// `view` reads a live host copy holding every site of the lattice it steps on.
+    #[inline(always)]
+    pub(crate) unsafe fn gather(view: ShiftView<T, L>, gathers: Gathers, s0: usize) -> Self {
+        let entry = Self::ENTRY;
+        // Room for every slot, gathered or not, so that a lane's read is in bounds whatever
+        // it reads (and needs no check that would keep the lane loop scalar).
+        let bytes = (Self::WHOLE + SLOTS * entry * LANES) * std::mem::size_of::<T::Scalar>();
+        let buf = take_buffer(bytes);
+        let at = buf.as_ptr().cast::<T::Scalar>().cast_mut();
+        let (storage, stride) = view.storage();
+        let slots = Slots {
+            view,
+            s0,
+            centre: if s0 + LANES <= view.len() && site_io::groups_in_place::<T, L>() {
+                storage.add(L::index(s0, 0, T::COMPONENTS, stride))
+            } else {
+                storage
+            },
+            whole: std::array::from_fn(|slot| at.add(slot * T::COMPONENTS * LANES).cast_const()),
+            diagonal: std::array::from_fn(|slot| {
+                at.add(Self::WHOLE + slot * entry * LANES).cast_const()
+            }),
+        };
+        let mut lanes = GatheredLanes {
+            buf,
+            slots,
+            // The group's own sites are read unchecked (`centre`).
+            ready: s0 % LANES == 0 && s0 + LANES <= view.len(),
+        };
+        if !lanes.ready {
+            return lanes;
+        }
+        for slot in 0..SLOTS {
+            let (whole, diagonal) = (
+                gathers.whole >> slot & 1 != 0,
+                // An element of fewer entries than directions has no entry `mu` for some:
+                // those diagonal reads fail in the body (`near_diagonal` checks the entry).
+                gathers.diagonal >> slot & 1 != 0 && slot / 2 < T::ENTRIES,
+            );
+            if !(whole || diagonal) {
+                continue;
+            }
+            let (mu, back) = (slot / 2, slot % 2 == 1);
+            let mut sites = [0usize; LANES];
+            for (l, j) in sites.iter_mut().enumerate() {
+                match view.near_site(s0 + l, mu, back) {
+                    Some(n) => *j = n,
+                    None => {
+                        lanes.ready = false;
+                        return lanes;
+                    }
+                }
+            }
+            let block = sites[0] % LANES == 0
+                && sites.iter().enumerate().all(|(l, &j)| j == sites[0] + l)
+                && site_io::groups_in_place::<T, L>();
+            let first = mu * entry..(mu + 1) * entry;
+            if block {
+                // The neighbours are a block stored as a lane buffer: read where they lie.
+                let index = |c| L::index(sites[0], c, T::COMPONENTS, stride);
+                lanes.slots.whole[slot] = storage.add(index(0));
+                if diagonal {
+                    lanes.slots.diagonal[slot] = storage.add(index(first.start));
+                }
+                continue;
+            }
+            if whole {
+                let to = lanes.slots.whole[slot].cast_mut();
+                view.gather_components(&sites, 0..T::COMPONENTS, to);
+            }
+            if diagonal {
+                let to = lanes.slots.diagonal[slot].cast_mut();
+                view.gather_components(&sites, first, to);
+            }
+        }
+        lanes
+    }
+
+    /// True when every neighbour was gathered.
+    #[inline(always)]
+    pub(crate) fn ready(&self) -> bool {
+        self.ready
+    }
+
+    /// The lanes' view of the group, valid while the group's lanes are neither moved nor
+    /// dropped.
+    #[inline(always)]
+    pub(crate) fn access(&self) -> LaneShiftView<T, L> {
+        LaneShiftView { slots: &self.slots }
+    }
+}
+
+/// What a body's lane sees of a shifted field: the field's view, and the group's gathered
+/// neighbours. One pointer, to the group's [`GatheredLanes`] (a lane's arguments are copied
+/// in and out of the body at every lane, and a larger copy became a `memcpy` call that kept
+/// the lane loop scalar).
+pub struct LaneShiftView<T: Element, L: Layout> {
+    slots: *const Slots<T, L>,
+}
+
+impl<T: Element, L: Layout> Clone for LaneShiftView<T, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Element, L: Layout> Copy for LaneShiftView<T, L> {}
+// SAFETY: as for `ShiftView`; the group's slots and buffer are read only, while the group
+// runs (the backend keeps its `GatheredLanes` in place meanwhile).
+unsafe impl<T: Element, L: Layout> Send for LaneShiftView<T, L> {}
+// SAFETY: as above.
+unsafe impl<T: Element, L: Layout> Sync for LaneShiftView<T, L> {}
+
+/// The lane of `site` in its group (groups start on multiples of [`LANES`]; masked, so that
+/// no site reads outside its group). Written from the site alone, so that the compiler sees
+/// the lane loop's index in it and keeps every read of the lanes contiguous.
+#[inline(always)]
+fn lane_of(site: usize) -> usize {
+    site & (LANES - 1)
+}
+
+/// The slot of a shift one step along `mu`.
+///
+/// # Panics
+/// If `mu` is not a direction, as a shift at a lone site does.
+#[inline(always)]
+fn slot(mu: impl ShiftArg, back: bool) -> usize {
+    let m = mu.to_i64();
+    assert!(
+        (0..4).contains(&m),
+        "direction {m} of a shift is not one of 0..4"
+    );
+    2 * m as usize + back as usize
+}
+
+impl<T: Element, L: Layout> LaneShiftView<T, L> {
+    #[inline(always)]
+    fn slots(&self) -> &Slots<T, L> {
+        // SAFETY: the group's lanes outlive every view of them, unmoved (see `access`).
+        unsafe { &*self.slots }
+    }
+
+    /// The whole field's view.
+    #[inline(always)]
+    pub(crate) fn view(&self) -> ShiftView<T, L> {
+        self.slots().view
+    }
+
+    /// The element at `site` itself (a lane of the group: read where the field stores it).
+    #[inline(always)]
+    pub fn centre(&self, site: usize) -> T {
+        let g = self.slots();
+        // SAFETY: the group's sites are sites of the field (checked when it was gathered),
+        // and the lane is one of them; where the layout stores the group as a lane buffer,
+        // `centre` points to it.
+        unsafe {
+            if site_io::groups_in_place::<T, L>() {
+                site_io::lane_at(g.centre, lane_of(site))
+            } else {
+                let (ptr, stride) = g.view.storage();
+                site_io::load::<T, L>(ptr, g.s0 + lane_of(site), stride)
+            }
+        }
+    }
+
+    /// As [`ShiftView::hop`]: for shifts the group did not gather.
+    #[inline(always)]
+    pub fn hop(&self, site: usize, mu: impl ShiftArg, k: impl ShiftArg) -> usize {
+        self.slots().view.hop(site, mu, k)
+    }
+
+    /// As [`ShiftView::at`].
+    #[inline(always)]
+    pub fn at(&self, j: usize) -> T {
+        self.slots().view.at(j)
+    }
+
+    /// The gathered neighbour of `site` one step along `mu` (backward if `back`).
+    ///
+    /// # Panics
+    /// If `mu` is not a direction.
+    #[inline(always)]
+    pub fn near(&self, site: usize, mu: impl ShiftArg, back: bool) -> T {
+        let slot = slot(mu, back);
+        let g = self.slots();
+        // SAFETY: the buffer holds every slot's `T::COMPONENTS * LANES` scalars (those the
+        // body reads were gathered: the macro names them in `Gathers`), and the lane is one
+        // of the group's.
+        unsafe { site_io::lane_at(g.whole[slot], lane_of(site)) }
+    }
+}
+
+impl<A: ElementArray, L: Layout> LaneShiftView<A, L> {
+    /// Entry `e` of the element at `site` itself (`u[mu]` of a shifted `u`).
+    ///
+    /// # Panics
+    /// If `e >= A::LEN`.
+    #[inline(always)]
+    pub fn centre_entry(&self, site: usize, e: usize) -> A::Entry {
+        assert!(e < A::LEN, "index {e} of an array of {}", A::LEN);
+        let g = self.slots();
+        let entry = GatheredLanes::<A, L>::ENTRY;
+        // SAFETY: as for `centre`; entry `e`'s components are the element's from
+        // `e * entry`.
+        unsafe {
+            if site_io::groups_in_place::<A, L>() {
+                site_io::lane_at(g.centre.add(e * entry * LANES), lane_of(site))
+            } else {
+                let (ptr, stride) = g.view.storage();
+                let j = g.s0 + lane_of(site);
+                let mut v = std::mem::MaybeUninit::<A::Entry>::uninit();
+                let to = v.as_mut_ptr().cast::<A::Scalar>();
+                for c in 0..entry {
+                    *to.add(c) = *ptr.add(L::index(j, e * entry + c, A::COMPONENTS, stride));
+                }
+                v.assume_init()
+            }
+        }
+    }
+
+    /// As [`ShiftView::entry`]: for shifts the group did not gather.
+    #[inline(always)]
+    pub fn entry(&self, j: usize, e: usize) -> A::Entry {
+        self.slots().view.entry(j, e)
+    }
+
+    /// Entry `e` of the gathered neighbour of `site` one step along `mu`.
+    ///
+    /// # Panics
+    /// If `mu` is not a direction or `e >= A::LEN`.
+    #[inline(always)]
+    pub fn near_entry(&self, site: usize, mu: impl ShiftArg, back: bool, e: usize) -> A::Entry {
+        let slot = slot(mu, back);
+        assert!(e < A::LEN, "index {e} of an array of {}", A::LEN);
+        let entry = GatheredLanes::<A, L>::ENTRY;
+        let g = self.slots();
+        // SAFETY: as for `near`; entry `e`'s components are the slot's from `e * entry`.
+        unsafe { site_io::lane_at(g.whole[slot].add(e * entry * LANES), lane_of(site)) }
+    }
+
+    /// Entry `mu` of the neighbour of `site` one step along `mu` (`f.shift(mu, ±1)[mu]`),
+    /// gathered alone.
+    ///
+    /// # Panics
+    /// If `mu` is not a direction or not an entry.
+    #[inline(always)]
+    pub fn near_diagonal(&self, site: usize, mu: impl ShiftArg, back: bool) -> A::Entry {
+        const {
+            assert!(
+                A::ENTRIES == A::LEN,
+                "Element::ENTRIES must be ElementArray::LEN"
+            )
+        };
+        let slot = slot(mu, back);
+        let e = slot / 2;
+        assert!(e < A::LEN, "index {e} of an array of {}", A::LEN);
+        let g = self.slots();
+        // SAFETY: as for `near`.
+        unsafe { site_io::lane_at(g.diagonal[slot], lane_of(site)) }
+    }
+}
+
+impl<T: Element, L: Layout> ShiftView<T, L> {
+    /// The neighbour one step along `mu` from `site` (backward if `back`), from the table
+    /// or computed; `None` beyond a split lattice's halo.
+    #[inline(always)]
+    pub(crate) fn near_site(&self, site: usize, mu: usize, back: bool) -> Option<usize> {
+        match self.hops().get(site, mu, back) {
+            Some(j) => Some(j),
+            None => self
+                .lattice()
+                .checked_shift(site, mu, if back { -1 } else { 1 }),
+        }
+        .filter(|&j| j < self.len())
+    }
+
+    /// Copies the components `comps` of the elements at `sites` into `to`, component-major
+    /// (`to[(c - comps.start) * LANES + l]`), in whole runs where the sites are consecutive.
+    ///
+    /// # Safety
+    /// Every site is below the view's length; `to` has room for `comps.len() * LANES`
+    /// scalars.
+    #[inline(always)]
+    pub(crate) unsafe fn gather_components(
+        &self,
+        sites: &[usize; LANES],
+        comps: std::ops::Range<usize>,
+        to: *mut T::Scalar,
+    ) {
+        let (ptr, stride) = self.storage();
+        let consecutive = sites.iter().enumerate().all(|(l, &j)| j == sites[0] + l);
+        if consecutive && comps.len() == T::COMPONENTS {
+            L::gather(ptr, sites[0], T::COMPONENTS, stride, to, LANES);
+            return;
+        }
+        // Lane by lane: a site's components are found from its first (the layouts' index is
+        // computed once a site, not once a component).
+        for (l, &j) in sites.iter().enumerate() {
+            for (k, c) in comps.clone().enumerate() {
+                *to.add(k * LANES + l) = *ptr.add(L::index(j, c, T::COMPONENTS, stride));
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! Bodies lowered lane-major on the CPU backend: nearest-neighbour shifts read each group's
+//! gathered buffers and constant loops are unrolled. The lanes must give the bits of the
+//! same body run site by site: an `AoS` call runs every site alone (its groups do not pay),
+//! so each body is run on `AoSoA<32>` (lane groups), `SoA` (lane groups, gathered
+//! neighbours copied) and `AoS` (sites) and compared bit for bit; the call sites' lowering
+//! is read back from `ongpu::cpu_lowerings()`.
+
+use ongpu::prelude::*;
+use ongpu::{Backend, Layout, Lowering};
+use rand::{Rng, SeedableRng};
+
+/// A lattice of whole groups and odd-looking extents (neighbours along x, y and z are not
+/// whole blocks).
+const DIMS: [usize; 4] = [6, 4, 8, 4];
+
+fn rng(seed: u64) -> rand::rngs::StdRng {
+    rand::rngs::StdRng::seed_from_u64(seed)
+}
+
+fn matrix(r: &mut impl Rng) -> ColorMatrix<f64> {
+    ColorMatrix::new(std::array::from_fn(|_| {
+        std::array::from_fn(|_| Complex::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0)))
+    }))
+}
+
+fn vector(r: &mut impl Rng) -> ColorVector<f64> {
+    ColorVector::new(std::array::from_fn(|_| {
+        Complex::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0))
+    }))
+}
+
+/// How the CPU backend lowered the call at `line` of this file.
+fn lowering_at(line: u32) -> Lowering {
+    ongpu::cpu_lowerings()
+        .into_iter()
+        .find(|(at, _)| at.file == file!() && at.line == line)
+        .map(|(_, l)| l)
+        .unwrap_or_else(|| panic!("no call at line {line} ran on the CPU"))
+}
+
+/// The staggered hop on the even sites, in layout `L`, and the line of its call.
+fn dslash<L: Layout>(
+    lat: Lattice,
+    links: &[[ColorMatrix<f64>; 4]],
+    psi: &[ColorVector<f64>],
+) -> (Vec<ColorVector<f64>>, u32) {
+    let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
+    let psi: Field<ColorVector<f64>, L> = Field::from_vec(psi.to_vec());
+    let mut chi: Field<ColorVector<f64>, L> = Field::filled(
+        lat.volume(),
+        ColorVector::new([Complex::new(f64::NAN, 0.0); 3]),
+    );
+    let line = line!() + 1;
+    on_gpu!(lat.even(), |i| {
+        let mut r = ColorVector::zero();
+        for mu in 0..4 {
+            r += u[mu] * psi.shift(mu, 1) - u.shift(mu, -1)[mu].adj() * psi.shift(mu, -1);
+        }
+        chi = r;
+    })
+    .unwrap();
+    (chi.to_vec().unwrap()[..lat.volume() / 2].to_vec(), line)
+}
+
+fn on_cpu(f: impl FnOnce()) {
+    ongpu::with_backend(Backend::Cpu, f);
+}
+
+fn bits(v: &[ColorVector<f64>]) -> Vec<u64> {
+    v.iter()
+        .flat_map(|c| c.v.iter().flat_map(|z| [z.re.to_bits(), z.im.to_bits()]))
+        .collect()
+}
+
+#[test]
+fn the_dslash_is_lowered_lane_major_and_gives_the_bits_of_single_sites() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let mut r = rng(7);
+        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
+            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+            .collect();
+        let psi: Vec<ColorVector<f64>> = (0..lat.volume()).map(|_| vector(&mut r)).collect();
+        let (sites, _) = dslash::<AoS>(lat, &links, &psi);
+        let (lanes, line) = dslash::<AoSoA<32>>(lat, &links, &psi);
+        let (soa, _) = dslash::<SoA>(lat, &links, &psi);
+        assert_eq!(lowering_at(line), Lowering::LaneMajor);
+        assert!(sites.iter().all(|c| c.v.iter().all(|z| z.re.is_finite())));
+        assert_eq!(
+            bits(&lanes),
+            bits(&sites),
+            "AoSoA<32> lanes against AoS sites"
+        );
+        assert_eq!(bits(&soa), bits(&sites), "SoA lanes against AoS sites");
+    });
+}
+
+/// Every kind of shift in one body: along constant and loop directions, entries of the
+/// neighbour (its own direction's and another's), a direction captured as a value, and
+/// shifts the lanes cannot gather (two steps, two hops), which make the body fall back.
+fn shifts<L: Layout>(lat: Lattice, a: &[f64], links: &[[ColorMatrix<f64>; 4]]) -> (Vec<f64>, u32) {
+    let a: Field<f64, L> = Field::from_vec(a.to_vec());
+    let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
+    let dir = 2usize;
+    let mut out: Field<f64, L> = Field::filled(lat.volume(), f64::NAN);
+    let line = line!() + 1;
+    on_gpu!(lat, |i| {
+        let mut t = a.shift(0, 1) - a.shift(dir, -1);
+        for mu in 0..4 {
+            for nu in mu + 1..4 {
+                let p = u[mu] * u.shift(mu, 1)[nu] * u.shift(nu, 1)[mu].adj() * u[nu].adj();
+                t += p.trace().re * a.shift(nu, -1);
+            }
+            t += u.shift(mu, -1)[mu].trace().im;
+        }
+        out = t + 0.25 * a.shift(1, 2) + a.shift(0, 1).shift(3, -1);
+    })
+    .unwrap();
+    (out.to_vec().unwrap(), line)
+}
+
+#[test]
+fn shifts_of_every_kind_give_the_bits_of_single_sites() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let mut r = rng(8);
+        let a: Vec<f64> = (0..lat.volume())
+            .map(|_| r.random_range(-1.0..1.0))
+            .collect();
+        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
+            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+            .collect();
+        let (sites, _) = shifts::<AoS>(lat, &a, &links);
+        let (lanes, line) = shifts::<AoSoA<32>>(lat, &a, &links);
+        let (soa, _) = shifts::<SoA>(lat, &a, &links);
+        assert!(sites.iter().all(|x| x.is_finite()));
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&lanes), bits(&sites));
+        assert_eq!(bits(&soa), bits(&sites));
+        match lowering_at(line) {
+            Lowering::Fallback(why) => assert!(why.contains("more than one step"), "{why}"),
+            l => panic!("a body with a two-step shift lowered as {l:?}"),
+        }
+    });
+}
+
+#[test]
+fn a_reduction_with_shifts_sums_in_the_order_of_single_sites() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let mut r = rng(9);
+        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
+            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+            .collect();
+        fn plaquette<L: Layout>(lat: Lattice, links: &[[ColorMatrix<f64>; 4]]) -> (f64, u32) {
+            let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
+            let line = line!() + 1;
+            let s: f64 = on_gpu!(sum: lat, {
+                let mut p = 0.0;
+                for mu in 0..4 {
+                    for nu in mu + 1..4 {
+                        p += (u[mu] * u.shift(mu, 1)[nu] * u.shift(nu, 1)[mu].adj() * u[nu].adj())
+                            .trace()
+                            .re;
+                    }
+                }
+                p
+            })
+            .unwrap();
+            (s, line)
+        }
+        let (sites, _) = plaquette::<AoS>(lat, &links);
+        let (lanes, line) = plaquette::<AoSoA<32>>(lat, &links);
+        assert_eq!(lanes.to_bits(), sites.to_bits());
+        assert_eq!(lowering_at(line), Lowering::LaneMajor);
+    });
+}
+
+#[test]
+fn a_direction_out_of_range_in_a_lane_names_its_site() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let a: Field<f64, AoSoA<32>> = Field::from_fn(lat.volume(), |i| i as f64);
+        let mut out: Field<f64, AoSoA<32>> = Field::zeros(lat.volume());
+        let dir = 4usize;
+        let e = on_gpu!(lat, |i| {
+            out = a.shift(dir, 1);
+        })
+        .unwrap_err();
+        match e {
+            ongpu::Error::BodyPanicked { index, message, .. } => {
+                assert_eq!(index, Some(0));
+                assert!(message.contains("direction 4"), "{message}");
+            }
+            e => panic!("unexpected error {e}"),
+        }
+    });
+}
