@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 /// The reason a body with a longer shift falls back.
 const FAR: &str = "a shift of more than one step, of a distance set at run time or of several hops";
 /// The reason a body that calls a device function falls back.
-const DEVICE_FN: &str = "a call of a device function (called, not inlined)";
+const DEVICE_FN: &str = "a call of a device function (reached through a function pointer, which the lowering does not follow)";
 
 /// The library's bodies that fall back, by file and reason.
 const FALLBACKS: &[(&str, &str)] = &[

@@ -280,7 +280,7 @@ impl EmitRust for Lanes {
                 body::expr(self, e)
             }
             Expr::Call(c) if matches!(c.callee, Callee::Device(_)) => {
-                self.fall_back("a call of a device function (called, not inlined)");
+                self.fall_back("a call of a device function (reached through a function pointer, which the lowering does not follow)");
                 body::expr(self, e)
             }
             _ => body::expr(self, e),
