@@ -236,8 +236,9 @@ where
     }
 }
 
-/// The library's kernels on the CPU backend (no hand-written reference there): checked,
-/// then timed.
+/// The library's kernels on the CPU backend, checked, then timed beside the host's copy of
+/// their model bytes (in the `vs copy` column) and, for the hop, the hand-vectorised Rust
+/// kernel of `cpu_hand.rs`.
 pub fn cpu_run<T: Prec>(p: &Problem, reps: usize) -> BenchResult<Vec<Row>>
 where
     ColorVector<T>: Element,
@@ -255,6 +256,28 @@ where
             let err = p.check("on_cpu", clover, &out)?;
             let t = common::time(Backend::Cpu, reps, || f.ours(p.lat, clover, &mut out))?;
             rows.push(p.row::<T>(clover, "on_cpu", t, Some(err)));
+            let (_, bytes) = p.cost::<T>(clover);
+            let t_copy = common::host_copy_seconds(bytes as usize, reps);
+            rows.push(p.row::<T>(clover, "host_copy", t_copy, None));
+        }
+        // The hand-vectorised hop, in its own AoSoA<32> storage (whole blocks of even sites).
+        if (p.lat.volume() / 2) % 32 == 0 {
+            let hand = crate::cpu_hand::Hand::new(&p.lat, &f.u.to_vec()?, &f.psi.to_vec()?);
+            let mut out = hand.output();
+            hand.run(&mut out);
+            let even = hand.even_sites(&out);
+            let nan = Complex::new(T::of(f64::NAN), T::of(f64::NAN));
+            let got: FieldOf<Spinor<T>> = FieldOf::from_fn(p.lat.volume(), |s| {
+                even.get(s)
+                    .copied()
+                    .unwrap_or([ColorVector::new([nan; 3]); 4])
+            });
+            let err = p.check("hand-vectorised (CPU)", false, &got)?;
+            let t = common::time(Backend::Cpu, reps, || {
+                hand.run(&mut out);
+                Ok(())
+            })?;
+            rows.push(p.row::<T>(false, "hand_written", t, Some(err)));
         }
         Ok(rows)
     })

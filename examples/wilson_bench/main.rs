@@ -7,7 +7,9 @@
 //! and one spinor written (360 reals), + 72 reals of clover blocks: 1440 / 1728 B in f32,
 //! 2880 / 3456 B in f64. Each kernel is checked element by element against the host
 //! operator (f64) before it is timed (CUDA events, warm-up, median of `--reps` batches); the
-//! ceiling is the best device copy of the model's bytes.
+//! ceiling is the best device copy of the model's bytes. On the CPU backend
+//! (`ONGPU_BACKEND=cpu`) the library's kernels run beside the host's parallel copy of the
+//! model's bytes and, for `hop`, a hand-vectorised Rust kernel (`cpu_hand.rs`).
 //!
 //! ```text
 //! cargo run --release --example wilson_bench -- [--sizes 32,40] [--real f32,f64] [--reps 10]
@@ -25,6 +27,7 @@
 mod check;
 #[path = "../common/mod.rs"]
 mod common;
+mod cpu_hand;
 #[cfg(feature = "cuda")]
 mod gpu;
 mod many_rhs;
@@ -45,7 +48,7 @@ pub struct Row {
     pub real: &'static str,
     /// `wilson` or `clover`.
     pub operator: &'static str,
-    /// `on_gpu`, `hand_written` or `device_copy`.
+    /// `on_gpu`, `on_cpu`, `hand_written`, `device_copy` or `host_copy`.
     pub kernel: &'static str,
     /// Seconds per call.
     pub seconds: f64,
@@ -125,10 +128,9 @@ fn print(rows: &[Row]) {
             .map(|o| o.seconds)
     };
     for r in rows {
-        let ratio = |k: &str| {
-            find(r, k).map_or("-".to_string(), |t| {
-                format!("{:.1}%", 100.0 * t / r.seconds)
-            })
+        let ratio = |k: &str| match find(r, k) {
+            Some(t) if !r.kernel.ends_with("_copy") => format!("{:.1}%", 100.0 * t / r.seconds),
+            _ => "-".to_string(),
         };
         println!(
             "{:>4} {:>4} {:>7} {:>13} {:>10.1} {:>8.0} {:>8.0} {:>9} {:>9} {:>9}",
@@ -141,7 +143,13 @@ fn print(rows: &[Row]) {
             r.bytes / r.seconds / 1e9,
             r.error.map_or("-".to_string(), |e| format!("{e:.1e}")),
             ratio("hand_written"),
-            ratio("device_copy"),
+            // The device's copy on the GPU, the host's on the CPU backend.
+            if r.kernel == "on_cpu" || r.kernel == "hand_written" && find(r, "host_copy").is_some()
+            {
+                ratio("host_copy")
+            } else {
+                ratio("device_copy")
+            },
         );
     }
 }

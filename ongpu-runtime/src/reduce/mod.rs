@@ -93,6 +93,25 @@ where
     }
 }
 
+/// A body that shifts nothing, at lone sites and lanes alike.
+pub struct Unlowered<F>(pub F);
+
+impl<C, V, F> ReduceBody<C, V> for Unlowered<F>
+where
+    C: HostFacet,
+    F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
+{
+    #[inline(always)]
+    fn site(&self, s: usize, values: C::Site) -> (C::Site, V) {
+        (self.0)(s, values)
+    }
+    #[inline(always)]
+    fn lane(&self, s: usize, values: C::LaneSite) -> (C::LaneSite, V) {
+        let (out, v) = (self.0)(s, C::lane_to_site(values));
+        (C::site_to_lane(out, values), v)
+    }
+}
+
 /// Runs a reduction: `body(site, values) -> (values, value)` for every site (storing the
 /// fields the body writes), and returns the values reduced by `Op` (its identity for no
 /// sites). For a body that shifts nothing.
@@ -110,15 +129,7 @@ where
     V: 'static,
     F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
 {
-    let body = Lowered(
-        &body,
-        #[inline(always)]
-        |s: usize, lane: C::LaneSite| {
-            let (out, v) = body(s, C::lane_to_site(lane));
-            (C::site_to_lane(out, lane), v)
-        },
-    );
-    reduce_with::<Op, C, V, _>(site, count, threads_per_block, caps, body)
+    reduce_with::<Op, C, V, _>(site, count, threads_per_block, caps, Unlowered(body))
 }
 
 /// [`run`] for a body that shifts: `lane_body` runs at the lanes of whole groups on the CPU.
@@ -167,14 +178,7 @@ where
     V: 'static,
     F: Fn(usize, C::Site) -> (C::Site, V) + Sync,
 {
-    let body = Lowered(
-        &body,
-        #[inline(always)]
-        |s: usize, lane: C::LaneSite| {
-            let (out, v) = body(s, C::lane_to_site(lane));
-            (C::site_to_lane(out, lane), v)
-        },
-    );
+    let body = Unlowered(body);
     reduce_into_with::<Op, C, V, _>(site, count, threads_per_block, caps, body, dest)
 }
 
