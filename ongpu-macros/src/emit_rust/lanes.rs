@@ -20,16 +20,25 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use std::collections::{BTreeMap, HashMap};
 
+/// A shift the lanes read from gathered buffers: `steps` (1, or 3 for the Naik term) along
+/// `mu` (every direction where it is not a constant), backward if `back`.
+#[derive(Clone, Copy)]
+struct Near {
+    mu: Option<i128>,
+    back: bool,
+    steps: usize,
+}
+
 /// Loops of at most this many iterations are unrolled.
 const MAX_UNROLL: i128 = 16;
 
-/// The nearest neighbours a body reads of one shifted field: bit `2 * mu + back`.
+/// The neighbours a body reads of one shifted field: bit `2 * mu + back + 8 * (steps == 3)`.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct Gathers {
     /// Read whole.
-    pub whole: u8,
+    pub whole: u16,
     /// Only their entry `mu` read (`f.shift(mu, ±1)[mu]`).
-    pub diagonal: u8,
+    pub diagonal: u16,
 }
 
 /// How the CPU backend runs the body's lanes.
@@ -99,31 +108,34 @@ impl Lanes {
         }
     }
 
-    /// `(direction, back)` of a shift one step along one direction; the direction is
-    /// `None` where it is not a constant.
-    fn near(&self, s: &Shift) -> Option<(Option<i128>, bool)> {
+    /// The direction, sign and steps of a shift one or three steps (the Naik term's) along
+    /// one direction; the direction is `None` where it is not a constant.
+    fn near(&self, s: &Shift) -> Option<Near> {
         let [hop] = s.hops.as_slice() else {
             return None;
         };
-        let back = match self.constant(&hop.k)? {
-            1 => false,
-            -1 => true,
+        let (back, steps) = match self.constant(&hop.k)? {
+            1 => (false, 1),
+            -1 => (true, 1),
+            3 => (false, 3),
+            -3 => (true, 3),
             _ => return None,
         };
         match self.constant(&hop.mu) {
             // A direction out of range goes through the lone site's path, which reports it.
             Some(mu) if !(0..4).contains(&mu) => None,
-            mu => Some((mu, back)),
+            mu => Some(Near { mu, back, steps }),
         }
     }
 
-    /// Records that `field`'s neighbours along `mu` (every direction where it is not a
-    /// constant) and `back` are read, whole or only their diagonal entry.
-    fn gather(&mut self, field: &syn::Ident, mu: Option<i128>, back: bool, diagonal: bool) {
-        let dirs = mu.map_or(0..4, |m| m..m + 1);
+    /// Records that `field`'s neighbours `near` names (every direction where it is not a
+    /// constant) are read, whole or only their diagonal entry.
+    fn gather(&mut self, field: &syn::Ident, near: Near, diagonal: bool) {
+        let dirs = near.mu.map_or(0..4, |m| m..m + 1);
         let g = self.gathers.entry(field.to_string()).or_default();
         for m in dirs {
-            let bit = 1u8 << (2 * m as u32 + back as u32);
+            let far = if near.steps == 3 { 8 } else { 0 };
+            let bit = 1u16 << (2 * m as u32 + near.back as u32 + far);
             if diagonal {
                 g.diagonal |= bit;
             } else {
@@ -132,31 +144,27 @@ impl Lanes {
         }
     }
 
-    /// A shift one step along `mu`: the gathered neighbour, whole or one entry of it.
-    fn near_read(
-        &mut self,
-        s: &Shift,
-        (mu, back): (Option<i128>, bool),
-        index: Option<&Expr>,
-    ) -> TokenStream {
+    /// A gathered shift: the neighbour, whole or one entry of it.
+    fn near_read(&mut self, s: &Shift, near: Near, index: Option<&Expr>) -> TokenStream {
         let hop = &s.hops[0];
         let (view, site) = (shift_view(&s.field), site_var());
         let mu_tokens = self.expr(&hop.mu);
+        let (back, steps) = (near.back, near.steps);
         let span = s.field.span();
         match index {
             None => {
-                self.gather(&s.field, mu, back, false);
-                quote_spanned!(span=> #view.near(#site, #mu_tokens, #back))
+                self.gather(&s.field, near, false);
+                quote_spanned!(span=> #view.near(#site, #mu_tokens, #back, #steps))
             }
             Some(i) if same_value(self, i, &hop.mu) => {
-                self.gather(&s.field, mu, back, true);
-                quote_spanned!(span=> #view.near_diagonal(#site, #mu_tokens, #back))
+                self.gather(&s.field, near, true);
+                quote_spanned!(span=> #view.near_diagonal(#site, #mu_tokens, #back, #steps))
             }
             Some(i) => {
-                self.gather(&s.field, mu, back, false);
+                self.gather(&s.field, near, false);
                 let i = self.expr(i);
-                quote_spanned!(span=>
-                    #view.near_entry(#site, #mu_tokens, #back, ::ongpu::__private::index(#i)))
+                quote_spanned!(span=> #view.near_entry(
+                    #site, #mu_tokens, #back, #steps, ::ongpu::__private::index(#i)))
             }
         }
     }
@@ -251,7 +259,7 @@ impl EmitRust for Lanes {
                 match self.near(s) {
                     Some(near) => self.near_read(s, near, Some(i)),
                     None => {
-                        self.fall_back("a shift of more than one step, of a distance set at run time or of several hops");
+                        self.fall_back("a shift of other than one or three steps, of a distance set at run time or of several hops");
                         body::expr(self, e)
                     }
                 }
@@ -259,7 +267,7 @@ impl EmitRust for Lanes {
             Expr::Shift(s) => match self.near(s) {
                 Some(near) => self.near_read(s, near, None),
                 None => {
-                    self.fall_back("a shift of more than one step, of a distance set at run time or of several hops");
+                    self.fall_back("a shift of other than one or three steps, of a distance set at run time or of several hops");
                     body::expr(self, e)
                 }
             },

@@ -14,15 +14,16 @@ use crate::lattice::shift::{ShiftArg, ShiftView};
 use crate::layout::Layout;
 use std::cell::RefCell;
 
-/// Which nearest neighbours of a group a body reads: bit `2 * mu + back` of `whole` for
-/// the whole element one step along `mu` (backward if `back`), of `diagonal` for only its
-/// entry `mu` (an element array read as `f.shift(mu, ±1)[mu]`).
+/// Which neighbours of a group a body reads: bit `2 * mu + back + 8 * (steps == 3)` of
+/// `whole` for the whole element one or three steps along `mu` (backward if `back`; three
+/// steps are the Naik term's), of `diagonal` for only its entry `mu` (an element array
+/// read as `f.shift(mu, ±1)[mu]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Gathers {
     /// Neighbours read whole.
-    pub whole: u8,
+    pub whole: u16,
     /// Neighbours of which only the entry of the shift's direction is read.
-    pub diagonal: u8,
+    pub diagonal: u16,
 }
 
 impl Gathers {
@@ -33,13 +34,14 @@ impl Gathers {
     };
 
     /// The neighbours the macro found a body to read.
-    pub const fn new(whole: u8, diagonal: u8) -> Self {
+    pub const fn new(whole: u16, diagonal: u16) -> Self {
         Gathers { whole, diagonal }
     }
 }
 
-/// The eight neighbours' slots (`2 * mu + back`).
-const SLOTS: usize = 8;
+/// The neighbours' slots: one and three steps along each direction and sign
+/// (`2 * mu + back + 8 * (steps == 3)`).
+const SLOTS: usize = 16;
 
 /// One cache line of a gather buffer (so that the scalars of every slot are aligned).
 #[derive(Clone, Copy)]
@@ -140,15 +142,15 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
                 gathers.whole >> slot & 1 != 0,
                 // An element of fewer entries than directions has no entry `mu` for some:
                 // those diagonal reads fail in the body (`near_diagonal` checks the entry).
-                gathers.diagonal >> slot & 1 != 0 && slot / 2 < T::ENTRIES,
+                gathers.diagonal >> slot & 1 != 0 && slot % 8 / 2 < T::ENTRIES,
             );
             if !(whole || diagonal) {
                 continue;
             }
-            let (mu, back) = (slot / 2, slot % 2 == 1);
+            let (mu, back, steps) = (slot % 8 / 2, slot % 2 == 1, 1 + 2 * (slot / 8));
             let mut sites = [0usize; LANES];
             for (l, j) in sites.iter_mut().enumerate() {
-                match view.near_site(s0 + l, mu, back) {
+                match view.near_site(s0 + l, mu, back, steps) {
                     Some(n) => *j = n,
                     None => {
                         lanes.ready = false;
@@ -223,18 +225,22 @@ fn lane_of(site: usize) -> usize {
     site & (LANES - 1)
 }
 
-/// The slot of a shift one step along `mu`.
+/// The slot of a shift `steps` (1 or 3) along `mu`.
 ///
 /// # Panics
 /// If `mu` is not a direction, as a shift at a lone site does.
 #[inline(always)]
-fn slot(mu: impl ShiftArg, back: bool) -> usize {
+fn slot(mu: impl ShiftArg, back: bool, steps: usize) -> usize {
     let m = mu.to_i64();
     assert!(
         (0..4).contains(&m),
         "direction {m} of a shift is not one of 0..4"
     );
-    2 * m as usize + back as usize
+    debug_assert!(
+        steps == 1 || steps == 3,
+        "gathered shifts are of 1 or 3 steps"
+    );
+    2 * m as usize + back as usize + 8 * (steps == 3) as usize
 }
 
 impl<T: Element, L: Layout> LaneShiftView<T, L> {
@@ -279,13 +285,13 @@ impl<T: Element, L: Layout> LaneShiftView<T, L> {
         self.slots().view.at(j)
     }
 
-    /// The gathered neighbour of `site` one step along `mu` (backward if `back`).
+    /// The gathered neighbour of `site` `steps` (1 or 3) along `mu` (backward if `back`).
     ///
     /// # Panics
     /// If `mu` is not a direction.
     #[inline(always)]
-    pub fn near(&self, site: usize, mu: impl ShiftArg, back: bool) -> T {
-        let slot = slot(mu, back);
+    pub fn near(&self, site: usize, mu: impl ShiftArg, back: bool, steps: usize) -> T {
+        let slot = slot(mu, back, steps);
         let g = self.slots();
         // SAFETY: the buffer holds every slot's `T::COMPONENTS * LANES` scalars (those the
         // body reads were gathered: the macro names them in `Gathers`), and the lane is one
@@ -328,13 +334,20 @@ impl<A: ElementArray, L: Layout> LaneShiftView<A, L> {
         self.slots().view.entry(j, e)
     }
 
-    /// Entry `e` of the gathered neighbour of `site` one step along `mu`.
+    /// Entry `e` of the gathered neighbour of `site` `steps` along `mu`.
     ///
     /// # Panics
     /// If `mu` is not a direction or `e >= A::LEN`.
     #[inline(always)]
-    pub fn near_entry(&self, site: usize, mu: impl ShiftArg, back: bool, e: usize) -> A::Entry {
-        let slot = slot(mu, back);
+    pub fn near_entry(
+        &self,
+        site: usize,
+        mu: impl ShiftArg,
+        back: bool,
+        steps: usize,
+        e: usize,
+    ) -> A::Entry {
+        let slot = slot(mu, back, steps);
         assert!(e < A::LEN, "index {e} of an array of {}", A::LEN);
         let entry = GatheredLanes::<A, L>::ENTRY;
         let g = self.slots();
@@ -342,21 +355,27 @@ impl<A: ElementArray, L: Layout> LaneShiftView<A, L> {
         unsafe { site_io::lane_at(g.whole[slot].add(e * entry * LANES), lane_of(site)) }
     }
 
-    /// Entry `mu` of the neighbour of `site` one step along `mu` (`f.shift(mu, ±1)[mu]`),
+    /// Entry `mu` of the neighbour of `site` `steps` along `mu` (`f.shift(mu, ±1)[mu]`),
     /// gathered alone.
     ///
     /// # Panics
     /// If `mu` is not a direction or not an entry.
     #[inline(always)]
-    pub fn near_diagonal(&self, site: usize, mu: impl ShiftArg, back: bool) -> A::Entry {
+    pub fn near_diagonal(
+        &self,
+        site: usize,
+        mu: impl ShiftArg,
+        back: bool,
+        steps: usize,
+    ) -> A::Entry {
         const {
             assert!(
                 A::ENTRIES == A::LEN,
                 "Element::ENTRIES must be ElementArray::LEN"
             )
         };
-        let slot = slot(mu, back);
-        let e = slot / 2;
+        let slot = slot(mu, back, steps);
+        let e = slot % 8 / 2;
         assert!(e < A::LEN, "index {e} of an array of {}", A::LEN);
         let g = self.slots();
         // SAFETY: as for `near`.
@@ -365,17 +384,30 @@ impl<A: ElementArray, L: Layout> LaneShiftView<A, L> {
 }
 
 impl<T: Element, L: Layout> ShiftView<T, L> {
-    /// The neighbour one step along `mu` from `site` (backward if `back`), from the table
+    /// The neighbour `steps` along `mu` from `site` (backward if `back`), from the table
     /// or computed; `None` beyond a split lattice's halo.
     #[inline(always)]
-    pub(crate) fn near_site(&self, site: usize, mu: usize, back: bool) -> Option<usize> {
-        match self.hops().get(site, mu, back) {
-            Some(j) => Some(j),
-            None => self
-                .lattice()
-                .checked_shift(site, mu, if back { -1 } else { 1 }),
+    pub(crate) fn near_site(
+        &self,
+        site: usize,
+        mu: usize,
+        back: bool,
+        steps: usize,
+    ) -> Option<usize> {
+        let mut j = site;
+        for _ in 0..steps {
+            match self.hops().get(j, mu, back) {
+                Some(n) => j = n,
+                None => {
+                    let k = if back { -(steps as i64) } else { steps as i64 };
+                    return self
+                        .lattice()
+                        .checked_shift(site, mu, k)
+                        .filter(|&j| j < self.len());
+                }
+            }
         }
-        .filter(|&j| j < self.len())
+        Some(j).filter(|&j| j < self.len())
     }
 
     /// Copies the components `comps` of the elements at `sites` into `to`, component-major
