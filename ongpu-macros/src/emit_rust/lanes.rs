@@ -29,6 +29,10 @@ struct Near {
     steps: usize,
 }
 
+/// Why a body with a shift the lanes do not gather falls back.
+const FAR_SHIFT: &str =
+    "a shift of other than one or three steps, of a distance set at run time or of several hops";
+
 /// Loops of at most this many iterations are unrolled.
 const MAX_UNROLL: i128 = 16;
 
@@ -259,7 +263,7 @@ impl EmitRust for Lanes {
                 match self.near(s) {
                     Some(near) => self.near_read(s, near, Some(i)),
                     None => {
-                        self.fall_back("a shift of other than one or three steps, of a distance set at run time or of several hops");
+                        self.fall_back(FAR_SHIFT);
                         body::expr(self, e)
                     }
                 }
@@ -267,7 +271,7 @@ impl EmitRust for Lanes {
             Expr::Shift(s) => match self.near(s) {
                 Some(near) => self.near_read(s, near, None),
                 None => {
-                    self.fall_back("a shift of other than one or three steps, of a distance set at run time or of several hops");
+                    self.fall_back(FAR_SHIFT);
                     body::expr(self, e)
                 }
             },
