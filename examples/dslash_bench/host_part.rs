@@ -18,7 +18,7 @@ type Timed = (f64, Vec<ColorVector<f32>>, Vec<ColorVector<f32>>);
 /// Seconds per call of `chi = D psi; eta = D chi` / 2 over `split`, and the results.
 fn time_dslash(split: &SplitLattice, reps: usize) -> BenchResult<Timed> {
     let mut fields = DslashFields::new(split)?;
-    let call = fields.time(split, reps)?;
+    let call = fields.time(split, reps)?.call;
     let [chi, eta] = fields.results(split)?;
     Ok((call, chi, eta))
 }

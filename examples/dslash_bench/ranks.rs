@@ -12,6 +12,7 @@
 //! Timings: wall clock of `--reps` calls between a synchronisation and a barrier of every
 //! rank, median of five.
 
+use crate::scaling::Seconds;
 use crate::BenchResult;
 use ongpu::mpi::{Incoming, Outgoing, World};
 use ongpu::prelude::*;
@@ -78,9 +79,18 @@ impl<S: Space> Fields<S> {
 
 /// Median over five batches of `reps` runs of `f`, each between a synchronisation and a
 /// barrier of every rank.
-fn time(world: &World, reps: usize, mut f: impl FnMut() -> ongpu::Result<()>) -> BenchResult<f64> {
+fn time(world: &World, reps: usize, f: impl FnMut() -> ongpu::Result<()>) -> BenchResult<f64> {
+    Ok(time_host(world, reps, f)?.call)
+}
+
+/// [`time`], with this rank's host time to queue a call beside it.
+fn time_host(
+    world: &World,
+    reps: usize,
+    mut f: impl FnMut() -> ongpu::Result<()>,
+) -> BenchResult<Seconds> {
     f()?;
-    let mut times = Vec::new();
+    let (mut times, mut host) = (Vec::new(), Vec::new());
     for _ in 0..5 {
         ongpu::synchronize()?;
         world.barrier();
@@ -88,11 +98,15 @@ fn time(world: &World, reps: usize, mut f: impl FnMut() -> ongpu::Result<()>) ->
         for _ in 0..reps {
             f()?;
         }
+        host.push(start.elapsed().as_secs_f64() / reps as f64);
         ongpu::synchronize()?;
         world.barrier();
         times.push(start.elapsed().as_secs_f64() / reps as f64);
     }
-    Ok(crate::common::median(times))
+    Ok(Seconds {
+        call: crate::common::median(times),
+        host: crate::common::median(host),
+    })
 }
 
 /// MPI's own time for one round of the exchange's messages: a face of `bytes` bytes to the
@@ -152,7 +166,7 @@ pub fn run(local: usize, strong: [usize; 4], reps: usize) -> BenchResult<()> {
     if root {
         println!("halos: {transport}");
         println!(
-            "{:<7} {:>3}  {:<14} {:<14} {:>10} {:>9} {:>8} {:>10} {:>8} {:>10} {:>10} {:>7}",
+            "{:<7} {:>3}  {:<14} {:<14} {:>10} {:>9} {:>8} {:>10} {:>8} {:>10} {:>10} {:>7} {:>8}",
             "scaling",
             "n",
             "lattice",
@@ -164,7 +178,8 @@ pub fn run(local: usize, strong: [usize; 4], reps: usize) -> BenchResult<()> {
             "share",
             "MPI us",
             "MPI GB/s",
-            "exch/MPI"
+            "exch/MPI",
+            "host us"
         );
     }
     for (mode, dims) in [
@@ -174,7 +189,8 @@ pub fn run(local: usize, strong: [usize; 4], reps: usize) -> BenchResult<()> {
         let lat = Lattice::new(dims)?;
         let ranks = lat.over_ranks(&world, [1, 1, 1, n])?;
         let mut f = Fields::new(ranks)?;
-        let call = time(&world, reps, || f.back_and_forth(ranks))? / 2.0;
+        let timed = time_host(&world, reps, || f.back_and_forth(ranks))? / 2.0;
+        let call = timed.call;
         f.twice(ranks)?;
         let (chi, eta) = (f.chi.to_vec()?, f.eta.to_vec()?);
         let mut mismatch = false;
@@ -205,7 +221,7 @@ pub fn run(local: usize, strong: [usize; 4], reps: usize) -> BenchResult<()> {
             // Bytes a rank sends and receives per round: two faces each way.
             let moved = 4.0 * face as f64;
             println!(
-                "{:<7} {:>3}  {:<14} {:<14} {:>10.1} {:>9.0} {:>8.0} {:>10} {:>7} {:>10} {:>10} {:>7}",
+                "{:<7} {:>3}  {:<14} {:<14} {:>10.1} {:>9.0} {:>8.0} {:>10} {:>7} {:>10} {:>10} {:>7} {:>8.1}",
                 mode,
                 n,
                 format!("{}x{}x{}x{}", dims[0], dims[1], dims[2], dims[3]),
@@ -218,6 +234,7 @@ pub fn run(local: usize, strong: [usize; 4], reps: usize) -> BenchResult<()> {
                 mpi.map_or_else(dash, |m| format!("{:.1}", m * 1e6)),
                 mpi.map_or_else(dash, |m| format!("{:.2}", moved / m / 1e9)),
                 mpi.map_or_else(dash, |m| format!("{:.0}%", 100.0 * m / exchange.max(1e-12))),
+                timed.host * 1e6,
             );
         }
     }
@@ -226,7 +243,8 @@ pub fn run(local: usize, strong: [usize; 4], reps: usize) -> BenchResult<()> {
             "exch. us: the call minus the same call on a source whose halos are current (the \
              exchange: faces packed, sent, received, unpacked; unhidden); share: exch. / the Dslash call; MPI us: Isend/Irecv of the \
              same faces between host buffers, to and from both neighbours; exch/MPI: MPI's \
-             time over the exchange's (the exchange's bandwidth as a share of MPI's)"
+             time over the exchange's (the exchange's bandwidth as a share of MPI's); host us: rank \
+             0's time to queue a call (the GPU waits for the host where it nears us/call)"
         );
     }
     Ok(())

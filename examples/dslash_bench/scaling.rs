@@ -65,7 +65,7 @@ struct SplitRun {
     chi: Vec<ColorVector<f32>>,
     eta: Vec<ColorVector<f32>>,
     /// Seconds per Dslash call, its halo refresh included.
-    call: f64,
+    call: Seconds,
     /// Seconds per Dslash call on a source whose halos are current (no exchange).
     current: f64,
 }
@@ -75,19 +75,41 @@ fn time_batches(
     split: &SplitLattice,
     reps: usize,
     mut f: impl FnMut() -> ongpu::Result<()>,
-) -> ongpu::Result<f64> {
+) -> ongpu::Result<Seconds> {
     f()?;
     split.synchronize()?;
-    let mut times = Vec::new();
+    let (mut times, mut host) = (Vec::new(), Vec::new());
     for _ in 0..5 {
         let start = Instant::now();
         for _ in 0..reps {
             f()?;
         }
+        host.push(start.elapsed().as_secs_f64() / reps as f64);
         split.synchronize()?;
         times.push(start.elapsed().as_secs_f64() / reps as f64);
     }
-    Ok(crate::common::median(times))
+    Ok(Seconds {
+        call: crate::common::median(times),
+        host: crate::common::median(host),
+    })
+}
+
+/// Seconds per call: the whole call, and the host's share (queueing it, before the final
+/// synchronisation): a host time near the call's says the host, not the GPUs, sets the pace.
+#[derive(Clone, Copy)]
+pub struct Seconds {
+    pub call: f64,
+    pub host: f64,
+}
+
+impl std::ops::Div<f64> for Seconds {
+    type Output = Seconds;
+    fn div(self, n: f64) -> Seconds {
+        Seconds {
+            call: self.call / n,
+            host: self.host / n,
+        }
+    }
 }
 
 /// The call's fields over a split lattice: links and source from `matrix` and `vector` (the
@@ -116,7 +138,7 @@ impl DslashFields {
     /// call shifts what the one before wrote, so each refreshes one parity's halos (its
     /// boundary waits for them while its interior runs), as in a solver. (The values grow
     /// without bound; the time does not depend on them.)
-    pub fn time(&mut self, split: &SplitLattice, reps: usize) -> ongpu::Result<f64> {
+    pub fn time(&mut self, split: &SplitLattice, reps: usize) -> ongpu::Result<Seconds> {
         let DslashFields { u, chi, work, .. } = self;
         Ok(time_batches(split, reps, || {
             dslash(split, 1, u, work, chi)?;
@@ -127,7 +149,7 @@ impl DslashFields {
     /// Seconds per call of `chi = D_oe psi`, `psi` never written: no exchange.
     pub fn time_current(&mut self, split: &SplitLattice, reps: usize) -> ongpu::Result<f64> {
         let DslashFields { u, psi, chi, .. } = self;
-        time_batches(split, reps, || dslash(split, 1, u, psi, chi))
+        Ok(time_batches(split, reps, || dslash(split, 1, u, psi, chi))?.call)
     }
 
     /// `chi = D_oe psi`, then `eta = D_eo chi`, and their results in the whole lattice's
@@ -188,8 +210,17 @@ pub fn run(
         "split Dslash (f32, AoSoA<32>, one parity per call), 1 to {max} {what} ({have} present)"
     );
     println!(
-        "{:<7} {:>3}  {:<14} {:<14} {:>10} {:>10} {:>7} {:>12} {:>10}",
-        "scaling", "n", "lattice", "per part", "us/call", "GFLOP/s", "eff.", "halo KB", "exch. us"
+        "{:<7} {:>3}  {:<14} {:<14} {:>10} {:>10} {:>7} {:>12} {:>10} {:>10}",
+        "scaling",
+        "n",
+        "lattice",
+        "per part",
+        "us/call",
+        "GFLOP/s",
+        "eff.",
+        "halo KB",
+        "exch. us",
+        "host us"
     );
     for (mode, dims_for) in [
         (
@@ -213,7 +244,7 @@ pub fn run(
             if bits(&run.chi) != bits(&one.chi) || bits(&run.eta) != bits(&one.eta) {
                 return Err(format!("{mode} scaling on {n} {what} differs from one device").into());
             }
-            let t = run.call;
+            let t = run.call.call;
             let t_base = *t1.get_or_insert(t);
             // Ideal times: weak, t1 on real devices (n times the work on n devices) and
             // n t1 on parts of one; strong, t1 / n and t1.
@@ -234,7 +265,7 @@ pub fn run(
                 (section * 24 * n) as f64 / 1e3
             };
             println!(
-                "{:<7} {:>3}  {:<14} {:<14} {:>10.1} {:>10.0} {:>6.1}% {:>12.0} {:>10.1}",
+                "{:<7} {:>3}  {:<14} {:<14} {:>10.1} {:>10.0} {:>6.1}% {:>12.0} {:>10.1} {:>10.1}",
                 mode,
                 n,
                 format!("{}x{}x{}x{}", dims[0], dims[1], dims[2], dims[3]),
@@ -243,7 +274,8 @@ pub fn run(
                 flops / t / 1e9,
                 ideal / t * 100.0,
                 halo_kb,
-                (run.call - run.current).max(0.0) * 1e6
+                (t - run.current).max(0.0) * 1e6,
+                run.call.host * 1e6
             );
         }
     }
@@ -251,7 +283,8 @@ pub fn run(
         "eff.: ideal time / time (weak on real devices: the one-device time; on parts of one \
          device: n times it; strong: 1/n of it, or it); halo KB: bytes copied per exchange \
          of a colour-vector field, all parts; exch. us: the call minus the same call on a \
-         source whose halos are current (its exchange, unhidden)"
+         source whose halos are current (its exchange, unhidden); host us: the host's time to \
+         queue a call (the GPUs wait for the host where it comes near us/call)"
     );
     Ok(())
 }

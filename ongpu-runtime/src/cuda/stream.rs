@@ -37,6 +37,38 @@ impl RawStream {
         Ok(RawStream { raw, device })
     }
 
+    /// Creates a stream on `device` with the device's highest priority: its blocks are
+    /// dispatched before those of streams of the default priority (the legacy default
+    /// stream's) as soon as a multiprocessor frees up. A split lattice's halo copies and
+    /// boundary go there, so that the boundary does not wait behind its interior's blocks.
+    pub(crate) fn create_urgent(device: &'static Device) -> Result<Self> {
+        use cudarc::driver::sys;
+        device.bind()?;
+        let mut greatest = 0;
+        // SAFETY: writes one integer (the least priority is not asked for); the context is
+        // bound.
+        unsafe { sys::cuCtxGetStreamPriorityRange(std::ptr::null_mut(), &mut greatest) }
+            .result()
+            .during("reading the stream priority range")?;
+        let mut raw = std::ptr::null_mut();
+        crate::trace::step(
+            || "creating a stream of the highest priority".into(),
+            // SAFETY: writes the new stream's handle; the context is bound.
+            || {
+                unsafe {
+                    sys::cuStreamCreateWithPriority(
+                        &mut raw,
+                        sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32,
+                        greatest,
+                    )
+                }
+                .result()
+            },
+        )
+        .during("creating a stream")?;
+        Ok(RawStream { raw, device })
+    }
+
     /// The handle.
     #[inline(always)]
     pub(crate) fn raw(&self) -> CUstream {
