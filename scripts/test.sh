@@ -21,10 +21,13 @@ step() {
 step cargo fmt --all -- --check
 step cargo clippy --workspace --all-targets -- -D warnings
 step cargo clippy --workspace --all-targets --no-default-features --features rayon -- -D warnings
-step cargo test --workspace
+# The tests and the doc tests; the examples, which hold no tests, are checked by clippy above
+# (building them again here took minutes of a clean machine's two cores).
+step cargo test --workspace --lib --bins --tests
+step cargo test --workspace --doc
 # The CPU-only build runs the same tests but the RHMC chains (minutes of CPU, the same code
 # and backend as in the run above).
-step cargo test --workspace --no-default-features --features rayon,qcd -- --skip rhmc::
+step cargo test --workspace --lib --bins --tests --no-default-features --features rayon,qcd -- --skip rhmc::
 RUSTDOCFLAGS="-D warnings" step cargo doc --workspace --no-deps --quiet
 # The `mpi` feature: its build, and its test program under mpirun with 1, 2 and 4 ranks.
 step bash scripts/mpi-tests.sh
