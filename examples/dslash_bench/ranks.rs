@@ -17,7 +17,6 @@ use crate::BenchResult;
 use ongpu::mpi::{Incoming, Outgoing, World};
 use ongpu::prelude::*;
 use ongpu::AoSoA;
-use std::time::Instant;
 
 type L32 = AoSoA<32>;
 
@@ -87,26 +86,13 @@ fn time(world: &World, reps: usize, f: impl FnMut() -> ongpu::Result<()>) -> Ben
 fn time_host(
     world: &World,
     reps: usize,
-    mut f: impl FnMut() -> ongpu::Result<()>,
+    f: impl FnMut() -> ongpu::Result<()>,
 ) -> BenchResult<Seconds> {
-    f()?;
-    let (mut times, mut host) = (Vec::new(), Vec::new());
-    for _ in 0..5 {
+    Ok(Seconds::of_batches(reps, f, || {
         ongpu::synchronize()?;
         world.barrier();
-        let start = Instant::now();
-        for _ in 0..reps {
-            f()?;
-        }
-        host.push(start.elapsed().as_secs_f64() / reps as f64);
-        ongpu::synchronize()?;
-        world.barrier();
-        times.push(start.elapsed().as_secs_f64() / reps as f64);
-    }
-    Ok(Seconds {
-        call: crate::common::median(times),
-        host: crate::common::median(host),
-    })
+        Ok(())
+    })?)
 }
 
 /// MPI's own time for one round of the exchange's messages: a face of `bytes` bytes to the

@@ -70,28 +70,14 @@ struct SplitRun {
     current: f64,
 }
 
-/// Median over five batches of `reps` runs of `f`, between synchronisations of every device.
+/// Median seconds per call over five batches of `reps` calls of `f` over `split`, after a
+/// warm-up call.
 fn time_batches(
     split: &SplitLattice,
     reps: usize,
-    mut f: impl FnMut() -> ongpu::Result<()>,
+    f: impl FnMut() -> ongpu::Result<()>,
 ) -> ongpu::Result<Seconds> {
-    f()?;
-    split.synchronize()?;
-    let (mut times, mut host) = (Vec::new(), Vec::new());
-    for _ in 0..5 {
-        let start = Instant::now();
-        for _ in 0..reps {
-            f()?;
-        }
-        host.push(start.elapsed().as_secs_f64() / reps as f64);
-        split.synchronize()?;
-        times.push(start.elapsed().as_secs_f64() / reps as f64);
-    }
-    Ok(Seconds {
-        call: crate::common::median(times),
-        host: crate::common::median(host),
-    })
+    Seconds::of_batches(reps, f, || split.synchronize())
 }
 
 /// Seconds per call: the whole call, and the host's share (queueing it, before the final
@@ -100,6 +86,34 @@ fn time_batches(
 pub struct Seconds {
     pub call: f64,
     pub host: f64,
+}
+
+impl Seconds {
+    /// After a warm-up call of `f`, five batches of `reps` calls, each between two calls of
+    /// `settle` (which waits for the devices, and for the other ranks where there are some):
+    /// the medians of the call's time and of the host's time to queue it.
+    pub fn of_batches(
+        reps: usize,
+        mut f: impl FnMut() -> ongpu::Result<()>,
+        mut settle: impl FnMut() -> ongpu::Result<()>,
+    ) -> ongpu::Result<Seconds> {
+        f()?;
+        let (mut times, mut host) = (Vec::new(), Vec::new());
+        for _ in 0..5 {
+            settle()?;
+            let start = Instant::now();
+            for _ in 0..reps {
+                f()?;
+            }
+            host.push(start.elapsed().as_secs_f64() / reps as f64);
+            settle()?;
+            times.push(start.elapsed().as_secs_f64() / reps as f64);
+        }
+        Ok(Seconds {
+            call: crate::common::median(times),
+            host: crate::common::median(host),
+        })
+    }
 }
 
 impl std::ops::Div<f64> for Seconds {
