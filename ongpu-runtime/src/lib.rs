@@ -83,8 +83,9 @@ pub mod __private {
     pub use crate::capture::{FaceBuffer, FaceBuffers};
     pub use crate::element::Element;
     pub use crate::elementwise::{
-        run as run_elementwise, run_lowered as run_elementwise_lowered, sites, threads_per_block,
-        SiteCount,
+        run as run_elementwise, run_chunked as run_elementwise_chunked,
+        run_lowered as run_elementwise_lowered, sites, threads_per_block, LaneGroup, LaneVar,
+        SiteCount, GROUP_LANES,
     };
     pub use crate::error::{Location, Result};
     pub use crate::field::Field;
@@ -113,7 +114,7 @@ pub mod __private {
     pub use crate::lattice::shift::{
         index, read_shifted, FieldShifted, ShiftArg, ShiftCapture, ShiftView, ShiftedHost,
     };
-    pub use crate::lattice::shift_lanes::{GatheredLanes, Gathers, LaneShiftView};
+    pub use crate::lattice::shift_lanes::{GatheredLanes, Gathers, LaneShiftView, LaneSlots};
     pub use crate::lattice::space::{shift_lattice, IndexSpace, LatticeSpace};
     pub use crate::lattice::split::{SplitRead, SplitShifted, SplitWrite};
     pub use crate::launch::call_site::Lowering;

@@ -95,6 +95,81 @@ fn the_dslash_is_lowered_lane_major_and_gives_the_bits_of_single_sites() {
     });
 }
 
+/// A long body, in layout `L`: nearest neighbours along every direction read in statements
+/// of their own, locals bound again (`f`, `g`), handed from one statement to later ones
+/// (`r`, `s`) and assigned there, the site index, an `if`, and the output written in several
+/// statements; with the line of its call.
+fn long_body<L: Layout>(
+    lat: Lattice,
+    links: &[[ColorMatrix<f64>; 4]],
+    psi: &[ColorVector<f64>],
+) -> (Vec<ColorVector<f64>>, u32) {
+    let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
+    let psi: Field<ColorVector<f64>, L> = Field::from_vec(psi.to_vec());
+    let mut out: Field<ColorVector<f64>, L> = Field::filled(
+        lat.volume(),
+        ColorVector::new([Complex::new(f64::NAN, 0.0); 3]),
+    );
+    let half = 0.5;
+    let line = line!() + 1;
+    on_gpu!(lat.even(), |i| {
+        let mut r = ColorVector::zero();
+        let mut s = ColorVector::zero();
+        let f = psi.shift(0, 1);
+        r += u[0] * f;
+        let g = psi.shift(0, -1);
+        s -= u.shift(0, -1)[0].adj() * g;
+        out = r - s;
+        let f = psi.shift(1, 1);
+        r += u[1] * f + s;
+        let g = psi.shift(1, -1);
+        let t = s + u.shift(1, -1)[1].adj() * g;
+        s = t;
+        let k = (i % 7) as f64;
+        let f = psi.shift(2, 1);
+        r += u[2] * f * k;
+        out += r;
+        let g = psi.shift(2, -1);
+        let w = u.shift(2, -1)[2].adj();
+        s += w * g;
+        let f = psi.shift(3, 1);
+        let g = psi.shift(3, -1);
+        out += s + u[3] * f - u.shift(3, -1)[3].adj() * g;
+        if k > 3.0 {
+            let scaled = out * half;
+            out = scaled;
+        }
+    })
+    .unwrap();
+    (out.to_vec().unwrap()[..lat.volume() / 2].to_vec(), line)
+}
+
+#[test]
+fn a_long_body_runs_in_runs_and_gives_the_bits_of_single_sites() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let mut r = rng(8);
+        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
+            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+            .collect();
+        let psi: Vec<ColorVector<f64>> = (0..lat.volume()).map(|_| vector(&mut r)).collect();
+        let (sites, _) = long_body::<AoS>(lat, &links, &psi);
+        let (lanes, line) = long_body::<AoSoA<32>>(lat, &links, &psi);
+        let (soa, _) = long_body::<SoA>(lat, &links, &psi);
+        match lowering_at(line) {
+            Lowering::Runs(n) => assert!(n >= 3, "{n} runs"),
+            l => panic!("a long body lowered as {l:?}"),
+        }
+        assert!(sites.iter().all(|c| c.v.iter().all(|z| z.re.is_finite())));
+        assert_eq!(
+            bits(&lanes),
+            bits(&sites),
+            "AoSoA<32> runs against AoS sites"
+        );
+        assert_eq!(bits(&soa), bits(&sites), "SoA runs against AoS sites");
+    });
+}
+
 /// Every kind of shift in one body: along constant and loop directions, one and three steps,
 /// entries of the neighbour (its own direction's and another's), a direction captured as a
 /// value, and shifts the lanes cannot gather (two steps, two hops), which make the body fall

@@ -50,6 +50,9 @@ pub struct Gathers {
 pub enum Lowering {
     /// Every construct lowered: the lanes vectorise.
     LaneMajor,
+    /// Every construct lowered, the body run in this many runs of its statements, each over
+    /// the group's lanes before the next (`chunks`).
+    Runs(usize),
     /// The first construct that keeps the lanes one after another, in words.
     Fallback(&'static str),
 }
@@ -321,6 +324,10 @@ impl ToTokens for Lowering {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         tokens.extend(match self {
             Lowering::LaneMajor => quote!(::ongpu::__private::Lowering::LaneMajor),
+            Lowering::Runs(n) => {
+                let n = *n as u32;
+                quote!(::ongpu::__private::Lowering::Runs(#n))
+            }
             Lowering::Fallback(why) => quote!(::ongpu::__private::Lowering::Fallback(#why)),
         })
     }

@@ -3,6 +3,7 @@
 //! closure, which the CPU backend runs and through which rustc type-checks the body.
 
 pub mod body;
+pub mod chunks;
 pub mod kernel_body;
 pub mod lanes;
 pub mod reduce;
@@ -182,6 +183,8 @@ pub struct CallParts {
     pub bind_lane: TokenStream,
     /// True when the lanes run a body of their own (it shifts, or unrolls loops).
     pub lowered: bool,
+    /// The runs of a long element-wise body lowered in runs (`chunks`).
+    pub runs: Option<Vec<std::ops::Range<usize>>>,
     /// Before the call: the lattice that shifts use (`__ongpu_lat`), when the body shifts.
     pub lattice: TokenStream,
     /// The printer and formats of a body that prints.
@@ -189,25 +192,34 @@ pub struct CallParts {
 }
 
 impl CallParts {
-    /// The pieces of `call`.
-    pub fn of(call: &ElementwiseCall<'_>) -> Self {
+    /// The pieces of `call`; an element-wise body (`in_runs`) may be lowered in runs.
+    pub fn of(call: &ElementwiseCall<'_>, in_runs: bool) -> Self {
         let print = PrintParts::of(call.body);
         // The lanes' body, for what it gathers and how it lowers (each expansion emits it
         // again, with the same result).
         let mut lanes = lanes_of(call);
         lanes.stmts(&call.body.block);
+        let shifts = call.captures.iter().any(|c| c.shifted_at.is_some());
+        let lowered = shifts || lanes.unrolled;
+        let mut lowering = lanes.lowering();
+        let runs = match lowering {
+            Lowering::LaneMajor if in_runs && lowered => chunks::plan(&call.body.block),
+            _ => None,
+        };
+        if let Some(r) = &runs {
+            lowering = Lowering::Runs(r.len());
+        }
         let info = site_info(
             call.captures,
             call.site_index,
             &call.cuda_body,
             call.device_calls,
             &print.format_fn,
-            &lanes.lowering(),
+            &lowering,
         );
         let (pats, ret) = closure_tuple(call.captures);
         let site = Span::mixed_site();
         let site_var = syn::Ident::new("__ongpu_site", site);
-        let shifts = call.captures.iter().any(|c| c.shifted_at.is_some());
         let space = syn::Ident::new("__ongpu_space", site);
         let lat = syn::Ident::new("__ongpu_lat", site);
         let (count, lattice) = match call.sites {
@@ -250,7 +262,8 @@ impl CallParts {
             site_var,
             bind_index,
             bind_lane,
-            lowered: shifts || lanes.unrolled,
+            lowered,
+            runs,
             lattice,
             print,
         }
@@ -271,9 +284,10 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
         bind_index,
         bind_lane,
         lowered,
+        runs,
         lattice,
         print,
-    } = CallParts::of(call);
+    } = CallParts::of(call, true);
     let closure = |bind: &TokenStream, stmts: &TokenStream, allow: TokenStream| {
         quote! {
             #allow
@@ -293,7 +307,25 @@ pub fn expand(call: &ElementwiseCall<'_>) -> TokenStream {
     };
     let site_stmts = body::Plain.stmts(&call.body.block);
     let site_body = closure(&bind_index.unwrap_or_default(), &site_stmts, quote!());
-    let run = if lowered {
+    let run = if let Some(runs) = runs {
+        // A long body: each run of its statements over the group's lanes in turn.
+        let parts = chunks::GroupParts {
+            pats: &pats,
+            ret: &ret,
+            written: call
+                .captures
+                .iter()
+                .filter(|c| c.is_written())
+                .map(|c| &c.ident)
+                .collect(),
+            bind_lane: &bind_lane,
+            site_var: &site_var,
+        };
+        let group_body =
+            chunks::group_closure(&mut lanes_of(call), &call.body.block, &runs, &parts);
+        quote!(::ongpu::__private::run_elementwise_chunked(
+            &#site_static, __ongpu_count, __ongpu_tpb, #args, #site_body, #group_body))
+    } else if lowered {
         // An unrolled loop's last assignments to a variable the next iteration would read
         // are dead (the lone sites' body, which rustc also checks, warns where it matters).
         let allow = quote!(#[allow(unused_assignments)]);

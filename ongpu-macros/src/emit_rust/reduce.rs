@@ -27,7 +27,8 @@ pub fn expand(call: &ElementwiseCall<'_>, keyword: &Keyword) -> TokenStream {
         lowered,
         lattice,
         print,
-    } = CallParts::of(call);
+        ..
+    } = CallParts::of(call, false);
     let value_var = syn::Ident::new("__ongpu_value", Span::mixed_site());
     let closure = |bind: &TokenStream, stmts: TokenStream, allow: TokenStream| {
         quote! {

@@ -120,15 +120,20 @@ impl<T: Element, L: Layout> HostFacet for FieldRead<'_, T, L> {
     }
 
     #[inline(always)]
-    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> T {
+    unsafe fn lane(access: &Self::LaneAccess, _: &(), l: usize) -> T {
         site_io::lane_at(*access, l)
     }
 
-    #[inline(always)]
-    unsafe fn set_lane(_: &Self::LaneAccess, _: usize, _: T) {}
+    type LaneOut = ();
 
     #[inline(always)]
-    unsafe fn store_lanes(_: &Self::HostView, _: usize, _: &Self::Lanes) {}
+    unsafe fn lane_out(_: &Self::HostView, _: usize) {}
+
+    #[inline(always)]
+    unsafe fn set_lane(_: &mut (), _: usize, _: T) {}
+
+    #[inline(always)]
+    unsafe fn store_lanes(_: &Self::HostView, _: usize, _: &()) {}
 }
 
 impl<T: Element, L: Layout> DeviceFacet for FieldRead<'_, T, L> {
@@ -224,7 +229,7 @@ impl<T: Element, L: Layout, const LOAD: bool> HostFacet for FieldWrite<'_, T, L,
         site_io::WriteLanes::new(view.ptr, s0, view.stride)
     }
 
-    type LaneAccess = site_io::WriteAccess<T, LOAD>;
+    type LaneAccess = site_io::WriteAccess<T, L, LOAD>;
     type LaneSite = T;
 
     #[inline(always)]
@@ -243,18 +248,25 @@ impl<T: Element, L: Layout, const LOAD: bool> HostFacet for FieldWrite<'_, T, L,
     }
 
     #[inline(always)]
-    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> T {
-        access.get(l)
+    unsafe fn lane(access: &Self::LaneAccess, out: &Self::LaneOut, l: usize) -> T {
+        access.get(out, l)
+    }
+
+    type LaneOut = site_io::Lanes<T>;
+
+    #[inline(always)]
+    unsafe fn lane_out(view: &Self::HostView, s0: usize) -> Self::LaneOut {
+        site_io::WriteLanes::<T, L, LOAD>::old_values(view.ptr, s0, view.stride)
     }
 
     #[inline(always)]
-    unsafe fn set_lane(access: &Self::LaneAccess, l: usize, value: T) {
-        access.set(l, value)
+    unsafe fn set_lane(out: &mut Self::LaneOut, l: usize, value: T) {
+        site_io::set_lane_at(out.scalars_mut(), l, value)
     }
 
     #[inline(always)]
-    unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes) {
-        lanes.store(view.ptr, s0, view.stride)
+    unsafe fn store_lanes(view: &Self::HostView, s0: usize, out: &Self::LaneOut) {
+        site_io::scatter::<T, L>(view.ptr, s0, view.stride, out)
     }
 }
 

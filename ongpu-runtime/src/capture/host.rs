@@ -76,24 +76,43 @@ pub trait HostFacet {
         true
     }
 
-    /// The value of lane `l`.
+    /// The value of lane `l` (a written field's old value, read from `out` until the lane
+    /// is set, or zeros where the body assigns the field whole).
     ///
     /// # Safety
     /// `l < LANES`; the access comes from [`lane_access`](HostFacet::lane_access) of a live
-    /// buffer from [`load_lanes`](HostFacet::load_lanes).
-    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::LaneSite;
+    /// buffer from [`load_lanes`](HostFacet::load_lanes), and `out` from
+    /// [`lane_out`](HostFacet::lane_out) for the same group.
+    unsafe fn lane(access: &Self::LaneAccess, out: &Self::LaneOut, l: usize) -> Self::LaneSite;
 
-    /// Sets lane `l` (nothing for read-only arguments).
+    /// A group's written lanes (`()` for read-only arguments): collected in a buffer of
+    /// their own, a local that nothing else points to, and stored after the group's last
+    /// lane. The compiler then knows that the lanes' writes leave every read of the loop
+    /// alone. (Written into the storage or the group's buffer, they needed a run-time check
+    /// against each shifted neighbour's buffer: a Wilson hop needs more than LLVM makes, and
+    /// its lanes stayed scalar.)
+    type LaneOut;
+
+    /// The written lanes of the group at `s0`, before any is set: the old values where the
+    /// body reads them and the layout does not keep the group where a lane buffer would
+    /// (the lanes read them here), else unset.
     ///
     /// # Safety
-    /// As for [`lane`](HostFacet::lane).
-    unsafe fn set_lane(access: &Self::LaneAccess, l: usize, value: Self::LaneSite);
+    /// As for [`load_lanes`](HostFacet::load_lanes).
+    unsafe fn lane_out(view: &Self::HostView, s0: usize) -> Self::LaneOut;
 
-    /// Writes a buffer back to sites `s0 .. s0 + LANES` (nothing for read-only arguments).
+    /// Sets lane `l` of the written lanes (nothing for read-only arguments).
+    ///
+    /// # Safety
+    /// `l < LANES`.
+    unsafe fn set_lane(out: &mut Self::LaneOut, l: usize, value: Self::LaneSite);
+
+    /// Writes the written lanes to sites `s0 .. s0 + LANES` (nothing for read-only
+    /// arguments).
     ///
     /// # Safety
     /// As for `load_lanes`; every lane was set; no other thread touches these sites meanwhile.
-    unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes);
+    unsafe fn store_lanes(view: &Self::HostView, s0: usize, out: &Self::LaneOut);
 }
 
 /// A host pointer that may cross to rayon threads.

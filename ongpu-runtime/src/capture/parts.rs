@@ -263,18 +263,25 @@ impl<A: HostFacet, H> HostFacet for Parted<A, H> {
     }
 
     #[inline(always)]
-    unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::LaneSite {
-        A::lane(access, l)
+    unsafe fn lane(access: &Self::LaneAccess, out: &Self::LaneOut, l: usize) -> Self::LaneSite {
+        A::lane(access, out, l)
+    }
+
+    type LaneOut = A::LaneOut;
+
+    #[inline(always)]
+    unsafe fn lane_out(view: &Self::HostView, s0: usize) -> Self::LaneOut {
+        A::lane_out(view, s0)
     }
 
     #[inline(always)]
-    unsafe fn set_lane(access: &Self::LaneAccess, l: usize, value: Self::LaneSite) {
-        A::set_lane(access, l, value)
+    unsafe fn set_lane(out: &mut Self::LaneOut, l: usize, value: Self::LaneSite) {
+        A::set_lane(out, l, value)
     }
 
     #[inline(always)]
-    unsafe fn store_lanes(view: &Self::HostView, s0: usize, lanes: &Self::Lanes) {
-        A::store_lanes(view, s0, lanes)
+    unsafe fn store_lanes(view: &Self::HostView, s0: usize, out: &Self::LaneOut) {
+        A::store_lanes(view, s0, out)
     }
 }
 

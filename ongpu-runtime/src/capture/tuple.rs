@@ -102,20 +102,32 @@ macro_rules! facets_tuple {
 
             #[inline(always)]
             #[allow(unused_variables, clippy::unused_unit)]
-            unsafe fn lane(access: &Self::LaneAccess, l: usize) -> Self::LaneSite {
-                ($($a::lane(&access.$i, l),)*)
+            unsafe fn lane(
+                access: &Self::LaneAccess,
+                out: &Self::LaneOut,
+                l: usize,
+            ) -> Self::LaneSite {
+                ($($a::lane(&access.$i, &out.$i, l),)*)
+            }
+
+            type LaneOut = ($($a::LaneOut,)*);
+
+            #[inline(always)]
+            #[allow(unused_variables, clippy::unused_unit)]
+            unsafe fn lane_out(views: &Self::HostView, s0: usize) -> Self::LaneOut {
+                ($($a::lane_out(&views.$i, s0),)*)
             }
 
             #[inline(always)]
             #[allow(unused_variables)]
-            unsafe fn set_lane(access: &Self::LaneAccess, l: usize, sites: Self::LaneSite) {
-                $($a::set_lane(&access.$i, l, sites.$i);)*
+            unsafe fn set_lane(out: &mut Self::LaneOut, l: usize, sites: Self::LaneSite) {
+                $($a::set_lane(&mut out.$i, l, sites.$i);)*
             }
 
             #[inline(always)]
             #[allow(unused_variables)]
-            unsafe fn store_lanes(views: &Self::HostView, s0: usize, lanes: &Self::Lanes) {
-                $($a::store_lanes(&views.$i, s0, &lanes.$i);)*
+            unsafe fn store_lanes(views: &Self::HostView, s0: usize, out: &Self::LaneOut) {
+                $($a::store_lanes(&views.$i, s0, &out.$i);)*
             }
         }
 

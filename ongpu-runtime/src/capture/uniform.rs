@@ -78,15 +78,20 @@ impl<U: SameEverySite> HostFacet for U {
     }
 
     #[inline(always)]
-    unsafe fn lane(access: &U::Value, _l: usize) -> U::Value {
+    unsafe fn lane(access: &U::Value, _: &(), _l: usize) -> U::Value {
         *access
     }
 
-    #[inline(always)]
-    unsafe fn set_lane(_: &U::Value, _: usize, _: U::Value) {}
+    type LaneOut = ();
 
     #[inline(always)]
-    unsafe fn store_lanes(_: &U::Value, _: usize, _: &U::Value) {}
+    unsafe fn lane_out(_: &U::Value, _: usize) {}
+
+    #[inline(always)]
+    unsafe fn set_lane(_: &mut (), _: usize, _: U::Value) {}
+
+    #[inline(always)]
+    unsafe fn store_lanes(_: &U::Value, _: usize, _: &()) {}
 }
 
 /// A value passed to every site.

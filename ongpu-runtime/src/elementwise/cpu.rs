@@ -2,6 +2,7 @@
 //! whole layout blocks, each run as groups of 32 sites gathered into private component-major
 //! buffers, so that the compiler can vectorise the body across the sites of a group.
 
+use super::lane_group::LaneGroup;
 use crate::capture::{lcm, CaptureArg};
 use crate::cpu_vectors::{cpu_vectors, run_with};
 use crate::error::{catch_body, panic_message, Error, Result};
@@ -60,8 +61,9 @@ where
 {
     let mut lanes = C::load_lanes(views, s0);
     let access = C::lane_access(&mut lanes);
+    let out = C::lane_out(views, s0);
     (0..LANES)
-        .find(|&l| catch_body(|| lane_body(s0 + l, C::lane(&access, l))).is_err())
+        .find(|&l| catch_body(|| lane_body(s0 + l, C::lane(&access, &out, l))).is_err())
         .map_or(s0, |l| s0 + l)
 }
 
@@ -87,25 +89,66 @@ pub(crate) fn lane_groups(
     )
 }
 
+/// How the lanes of a whole group run: the body at each lane in turn ([`PerLane`]), or a body
+/// the macro lowered in chunks, each run over every lane before the next ([`Chunked`]).
+pub(crate) trait GroupRun<C: CaptureArg>: Sync {
+    /// Runs the lanes of the group at `s0`, collecting the written lanes in `written`.
+    ///
+    /// # Safety
+    /// `access` comes from `C::lane_access` of the group's live lanes.
+    unsafe fn run_group(&self, s0: usize, access: &C::LaneAccess, written: &mut C::LaneOut);
+}
+
+/// The lane body, run at each lane of a group in turn.
+pub(crate) struct PerLane<'a, G>(pub(crate) &'a G);
+
+impl<C, G> GroupRun<C> for PerLane<'_, G>
+where
+    C: CaptureArg,
+    G: Fn(usize, C::LaneSite) -> C::LaneSite + Sync,
+{
+    #[inline(always)]
+    unsafe fn run_group(&self, s0: usize, access: &C::LaneAccess, written: &mut C::LaneOut) {
+        for l in 0..LANES {
+            let out = (self.0)(s0 + l, C::lane(access, written, l));
+            C::set_lane(written, l, out);
+        }
+    }
+}
+
+/// A body lowered in chunks: given the group's first site and its lanes.
+pub(crate) struct Chunked<'a, H>(pub(crate) &'a H);
+
+impl<C, H> GroupRun<C> for Chunked<'_, H>
+where
+    C: CaptureArg,
+    H: for<'g> Fn(usize, &mut LaneGroup<'g, C>) + Sync,
+{
+    #[inline(always)]
+    unsafe fn run_group(&self, s0: usize, access: &C::LaneAccess, written: &mut C::LaneOut) {
+        (self.0)(s0, &mut LaneGroup { access, written })
+    }
+}
+
 /// Runs `body` for the sites `start..end`: lone sites one by one, whole groups of
-/// [`LANES`] sites gathered, run lane by lane and scattered. `at` is where a panic happened:
+/// [`LANES`] sites gathered, run by `group` and scattered. `at` is where a panic happened:
 /// the site, or the first site of the group of lanes (`Place::Group`), which is found again
-/// after the panic (see `panicking_lane`), so that the lane loop keeps no per-site
-/// bookkeeping and stays vectorisable.
+/// after the panic (see `panicking_site`), so that the lane loops keep no per-site
+/// bookkeeping and stay vectorisable.
 ///
 /// # Safety
 /// `start..end` are sites the views were made for, which no other thread touches.
 #[inline(always)]
-unsafe fn run_sites<C, F, G>(
+unsafe fn run_sites<C, F>(
     views: &C::HostView,
-    (body, lane_body): (&F, &G),
+    body: &F,
+    group: &impl GroupRun<C>,
     start: usize,
     end: usize,
     at: &mut Place,
 ) where
     C: CaptureArg,
     F: Fn(usize, C::Site) -> C::Site + Sync,
-    G: Fn(usize, C::LaneSite) -> C::LaneSite + Sync,
 {
     let run_one = |s: usize, at: &mut Place| {
         *at = Place::Site(s);
@@ -119,9 +162,9 @@ unsafe fn run_sites<C, F, G>(
     for s in head {
         run_one(s, at);
     }
-    // Whole groups of LANES sites: gather, run the body lane by lane, scatter.
-    for group in groups {
-        let s0 = group * LANES;
+    // Whole groups of LANES sites: gather, run the lanes, scatter.
+    for g in groups {
+        let s0 = g * LANES;
         *at = Place::Group(s0);
         // SAFETY: `s0 + LANES <= end` and these are this task's sites; every lane is set
         // before the store.
@@ -137,11 +180,9 @@ unsafe fn run_sites<C, F, G>(
                 continue;
             }
             let access = C::lane_access(&mut lanes);
-            for l in 0..LANES {
-                let out = lane_body(s0 + l, C::lane(&access, l));
-                C::set_lane(&access, l, out);
-            }
-            C::store_lanes(views, s0, &lanes);
+            let mut written = C::lane_out(views, s0);
+            group.run_group(s0, &access, &mut written);
+            C::store_lanes(views, s0, &written);
         }
     }
     for s in tail {
@@ -149,19 +190,35 @@ unsafe fn run_sites<C, F, G>(
     }
 }
 
+/// The site of the group at `s0` whose body panics, found by running the lone sites' body
+/// at each site, from the same inputs (the group stored nothing), with panics caught and not
+/// printed.
+///
+/// # Safety
+/// As for [`panicking_lane`].
+unsafe fn panicking_site<C, F>(views: &C::HostView, s0: usize, body: &F) -> usize
+where
+    C: CaptureArg,
+    F: Fn(usize, C::Site) -> C::Site,
+{
+    (s0..s0 + LANES)
+        .find(|&s| catch_body(|| body(s, C::load(views, s))).is_err())
+        .unwrap_or(s0)
+}
+
 /// Runs `body` for the sites of `sites`: lone sites through `body`, the lanes of whole
-/// groups through `lane_body` (the same body, whose shifted reads of nearest neighbours
-/// read the group's gathered buffers; the same closure where the body shifts nothing).
-pub(crate) fn run<C, F, G>(
+/// groups through `group` (the same statements, whose shifted reads of nearest neighbours
+/// read the group's gathered buffers).
+pub(crate) fn run<C, F>(
     site: &CallSite,
     sites: &Range<usize>,
     caps: &mut C,
-    (body, lane_body): (&F, &G),
+    body: &F,
+    group: &impl GroupRun<C>,
 ) -> Result<()>
 where
     C: CaptureArg,
     F: Fn(usize, C::Site) -> C::Site + Sync,
-    G: Fn(usize, C::LaneSite) -> C::LaneSite + Sync,
 {
     if sites.is_empty() {
         return Ok(());
@@ -186,7 +243,7 @@ where
             || {
                 // SAFETY: `start..end` is a chunk of `sites`, for which the views were made,
                 // and only this task's.
-                unsafe { run_sites::<C, F, G>(&views, (body, lane_body), start, end, at) }
+                unsafe { run_sites::<C, F>(&views, body, group, start, end, at) }
             },
         )
     };
@@ -202,7 +259,7 @@ where
             let at = match place {
                 Place::Site(s) => s,
                 // SAFETY: the group's sites are this task's, and the panic left them unstored.
-                Place::Group(s0) => unsafe { panicking_lane::<C, _>(&views, s0, lane_body) },
+                Place::Group(s0) => unsafe { panicking_site::<C, F>(&views, s0, body) },
             };
             let mut first = panicked.lock().unwrap_or_else(PoisonError::into_inner);
             if first.as_ref().map_or(true, |(s, _)| at < *s) {

@@ -4,6 +4,9 @@
 pub(crate) mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
+mod lane_group;
+
+pub use lane_group::{LaneGroup, LaneVar, GROUP_LANES};
 
 pub use crate::lattice::space::{sites, threads_per_block, SiteCount};
 
@@ -46,7 +49,7 @@ pub fn run_lowered<C, F, G>(
     site: &'static CallSite,
     count: SiteCount,
     threads_per_block: Option<Result<u32>>,
-    mut caps: C,
+    caps: C,
     body: F,
     lane_body: G,
 ) -> Result<()>
@@ -54,6 +57,56 @@ where
     C: CaptureArg,
     F: Fn(usize, C::Site) -> C::Site + Sync,
     G: Fn(usize, C::LaneSite) -> C::LaneSite + Sync,
+{
+    run_groups(
+        site,
+        count,
+        threads_per_block,
+        caps,
+        &body,
+        &cpu::PerLane(&lane_body),
+    )
+}
+
+/// Runs an element-wise call whose body the macro lowered in chunks: `body` at lone sites,
+/// `group_body` over whole groups on the CPU, each chunk of its statements over every lane
+/// before the next (`lane_group`).
+pub fn run_chunked<C, F, H>(
+    site: &'static CallSite,
+    count: SiteCount,
+    threads_per_block: Option<Result<u32>>,
+    caps: C,
+    body: F,
+    group_body: H,
+) -> Result<()>
+where
+    C: CaptureArg,
+    F: Fn(usize, C::Site) -> C::Site + Sync,
+    H: for<'g> Fn(usize, &mut LaneGroup<'g, C>) + Sync,
+{
+    run_groups(
+        site,
+        count,
+        threads_per_block,
+        caps,
+        &body,
+        &cpu::Chunked(&group_body),
+    )
+}
+
+/// Checks the call and runs it over its sites: the lanes of whole groups on the CPU through
+/// `group`.
+fn run_groups<C, F>(
+    site: &'static CallSite,
+    count: SiteCount,
+    threads_per_block: Option<Result<u32>>,
+    mut caps: C,
+    body: &F,
+    group: &impl cpu::GroupRun<C>,
+) -> Result<()>
+where
+    C: CaptureArg,
+    F: Fn(usize, C::Site) -> C::Site + Sync,
 {
     let tpb = threads_per_block.transpose()?;
     crate::inspect::observe(site, || {
@@ -65,27 +118,27 @@ where
     });
     let route = route(site, count, &caps)?;
     drive(site, &route, &mut caps, true, |caps, sites| {
-        run_sites(site, sites, tpb, caps, (&body, &lane_body))
+        run_sites(site, sites, tpb, caps, body, group)
     })
 }
 
 /// Runs the call over checked sites on the current backend.
-fn run_sites<C, F, G>(
+fn run_sites<C, F>(
     site: &'static CallSite,
     sites: &Sites,
     tpb: Option<u32>,
     caps: &mut C,
-    bodies: (&F, &G),
+    body: &F,
+    group: &impl cpu::GroupRun<C>,
 ) -> Result<()>
 where
     C: CaptureArg,
     F: Fn(usize, C::Site) -> C::Site + Sync,
-    G: Fn(usize, C::LaneSite) -> C::LaneSite + Sync,
 {
     match backend_for(site.location(), tpb)? {
         Backend::Cpu => {
             crate::lowering::note(site);
-            cpu::run(site, &sites.range, caps, bodies)
+            cpu::run(site, &sites.range, caps, body, group)
         }
         #[cfg(feature = "cuda")]
         Backend::Cuda => cuda::run(site, sites, tpb, caps),

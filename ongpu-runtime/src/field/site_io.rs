@@ -174,23 +174,23 @@ impl<T: Element, L: Layout> ReadLanes<T, L> {
     }
 }
 
-/// The elements of a group of [`LANES`] sites of a field the call writes (`LOAD`: it also
-/// reads their old values). A field written whole (`!LOAD`) whose layout stores a group as a
-/// lane buffer ([`groups_in_place`]) is written where it lies: no lane reads it, so a body
-/// that panics in the group and is run again to find the site meets the same inputs. Other
-/// fields go through a copy, scattered after the group.
+/// Where the lanes of a group of [`LANES`] sites of a field the call writes find their old
+/// elements, for a body that reads them (`LOAD`): the storage's own block where the layout
+/// keeps it as a lane buffer would ([`groups_in_place`]), else the group's written lanes,
+/// which start as a gathered copy ([`old_values`](WriteLanes::old_values)). The new elements
+/// go to the written lanes, stored after the group's last lane, so a body that panics in the
+/// group and is run again to find the site meets the same inputs.
 pub struct WriteLanes<T: Element, L: Layout, const LOAD: bool> {
-    copy: Lanes<T>,
-    /// The group's first scalar in the storage (in place), or null (the copy).
-    at: *mut T::Scalar,
+    /// The group's first scalar in the storage (in place), or null.
+    at: *const T::Scalar,
     _layout: std::marker::PhantomData<L>,
 }
 
 impl<T: Element, L: Layout, const LOAD: bool> WriteLanes<T, L, LOAD> {
-    /// Written in place.
+    /// Old elements read where they lie.
     #[inline(always)]
     fn in_place() -> bool {
-        !LOAD && groups_in_place::<T, L>()
+        LOAD && groups_in_place::<T, L>()
     }
 
     /// Sites `s0 .. s0 + LANES` of `storage`.
@@ -199,83 +199,77 @@ impl<T: Element, L: Layout, const LOAD: bool> WriteLanes<T, L, LOAD> {
     /// As for [`gather`], `s0` a multiple of `LANES`, and no other thread accesses these
     /// sites meanwhile.
     #[inline(always)]
-    pub(crate) unsafe fn new(storage: *mut T::Scalar, s0: usize, stride: usize) -> Self {
-        let (copy, at) = if Self::in_place() {
-            let at = storage.add(L::index(s0, 0, T::COMPONENTS, stride));
-            (Lanes::uninit(), at)
-        } else if LOAD {
-            (gather::<T, L>(storage, s0, stride), std::ptr::null_mut())
+    pub(crate) unsafe fn new(storage: *const T::Scalar, s0: usize, stride: usize) -> Self {
+        let at = if Self::in_place() {
+            storage.add(L::index(s0, 0, T::COMPONENTS, stride))
         } else {
-            // Never read: the body assigns the element whole first.
-            (Lanes::uninit(), std::ptr::null_mut())
+            std::ptr::null()
         };
         WriteLanes {
-            copy,
             at,
             _layout: std::marker::PhantomData,
         }
     }
 
-    /// Where the group's lanes are read and written ([`WriteAccess`]): the block in the
-    /// storage, or the copy.
-    #[inline(always)]
-    pub(crate) fn access(&mut self) -> WriteAccess<T, LOAD> {
-        let write = if Self::in_place() {
-            self.at
-        } else {
-            self.copy.scalars_mut()
-        };
-        WriteAccess { write }
-    }
-
-    /// Writes the copy back to sites `s0 .. s0 + LANES` (nothing when written in place).
+    /// The written lanes of the group, before any is set: a copy of the old elements where
+    /// the body reads them from there (`LOAD`, not in place), else unset.
     ///
     /// # Safety
-    /// As for [`scatter`].
+    /// As for [`new`](WriteLanes::new).
     #[inline(always)]
-    pub(crate) unsafe fn store(&self, storage: *mut T::Scalar, s0: usize, stride: usize) {
-        if !Self::in_place() {
-            scatter::<T, L>(storage, s0, stride, &self.copy);
+    pub(crate) unsafe fn old_values(
+        storage: *const T::Scalar,
+        s0: usize,
+        stride: usize,
+    ) -> Lanes<T> {
+        if LOAD && !Self::in_place() {
+            gather::<T, L>(storage, s0, stride)
+        } else {
+            Lanes::uninit()
+        }
+    }
+
+    /// Where the group's old elements are read ([`WriteAccess`]).
+    #[inline(always)]
+    pub(crate) fn access(&self) -> WriteAccess<T, L, LOAD> {
+        WriteAccess {
+            at: self.at,
+            _layout: std::marker::PhantomData,
         }
     }
 }
 
-/// Where the lanes of a written field's group are read (`LOAD`: its old values) and
-/// written: a pointer taken once a group, so that the lane loop holds it in a register.
-pub struct WriteAccess<T: Element, const LOAD: bool> {
-    write: *mut T::Scalar,
+/// Where the old elements of a written field's group are read (`LOAD`): a pointer taken
+/// once a group, so that the lane loop holds it in a register, or the written lanes.
+pub struct WriteAccess<T: Element, L: Layout, const LOAD: bool> {
+    at: *const T::Scalar,
+    _layout: std::marker::PhantomData<L>,
 }
 
-impl<T: Element, const LOAD: bool> Clone for WriteAccess<T, LOAD> {
+impl<T: Element, L: Layout, const LOAD: bool> Clone for WriteAccess<T, L, LOAD> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T: Element, const LOAD: bool> Copy for WriteAccess<T, LOAD> {}
+impl<T: Element, L: Layout, const LOAD: bool> Copy for WriteAccess<T, L, LOAD> {}
 
-impl<T: Element, const LOAD: bool> WriteAccess<T, LOAD> {
-    /// The old element of lane `l` (`LOAD`), or zeros (never read: the body assigns the
-    /// element whole first).
+impl<T: Element, L: Layout, const LOAD: bool> WriteAccess<T, L, LOAD> {
+    /// The old element of lane `l` (`LOAD`), from the storage or from `out` (not yet set
+    /// there), or zeros (never read: the body assigns the element whole first).
     ///
     /// # Safety
-    /// `l < LANES`; the access comes from a live [`WriteLanes`].
+    /// `l < LANES`; the access comes from a live [`WriteLanes`], `out` from its
+    /// [`old_values`](WriteLanes::old_values).
     #[inline(always)]
-    pub(crate) unsafe fn get(&self, l: usize) -> T {
-        if LOAD {
-            lane_at(self.write, l)
-        } else {
+    pub(crate) unsafe fn get(&self, out: &Lanes<T>, l: usize) -> T {
+        if !LOAD {
             T::zeroed()
+        } else if WriteLanes::<T, L, LOAD>::in_place() {
+            lane_at(self.at, l)
+        } else {
+            lane_at(out.scalars(), l)
         }
-    }
-
-    /// Sets lane `l`.
-    ///
-    /// # Safety
-    /// As for [`get`](WriteAccess::get).
-    #[inline(always)]
-    pub(crate) unsafe fn set(&self, l: usize, v: T) {
-        set_lane_at(self.write, l, v)
     }
 }
 
@@ -340,36 +334,42 @@ mod tests {
     }
 
     #[test]
-    fn a_group_written_in_place_or_through_its_copy_lands_on_its_sites() {
+    fn a_group_reads_its_old_elements_and_its_written_lanes_land_on_its_sites() {
         type T = ColorVector<f64>;
         fn write<L: Layout, const LOAD: bool>() {
             let sites = 64;
             let stride = L::padded_len(sites);
-            let mut storage = vec![-1.0f64; stride * T::COMPONENTS];
+            let old =
+                |s: usize| T::new(std::array::from_fn(|c| Complex::new(-(s as f64), c as f64)));
             let value =
                 |s: usize| T::new(std::array::from_fn(|c| Complex::new(s as f64, c as f64)));
+            let mut storage = vec![0.0f64; stride * T::COMPONENTS];
+            for s in 0..sites {
+                set::<T, L>(&mut storage, s, stride, old(s));
+            }
             // SAFETY: 64 sites of storage, groups from multiples of 32, one thread.
             unsafe {
-                let mut lanes = WriteLanes::<T, L, LOAD>::new(storage.as_mut_ptr(), 32, stride);
+                let lanes = WriteLanes::<T, L, LOAD>::new(storage.as_ptr(), 32, stride);
+                let mut out = WriteLanes::<T, L, LOAD>::old_values(storage.as_ptr(), 32, stride);
                 let access = lanes.access();
                 for l in 0..LANES {
-                    access.set(l, value(32 + l));
+                    let want = if LOAD { old(32 + l) } else { T::zero() };
+                    assert_eq!(access.get(&out, l), want, "lane {l}");
+                    set_lane_at(out.scalars_mut(), l, value(32 + l));
                 }
-                lanes.store(storage.as_mut_ptr(), 32, stride);
+                scatter::<T, L>(storage.as_mut_ptr(), 32, stride, &out);
             }
             for s in 0..sites {
                 let got: T = get::<T, L>(&storage, s, stride);
-                let want = if s < 32 {
-                    T::new([Complex::new(-1.0, -1.0); 3])
-                } else {
-                    value(s)
-                };
+                let want = if s < 32 { old(s) } else { value(s) };
                 assert_eq!(got, want, "site {s}");
             }
         }
-        write::<AoSoA<32>, false>(); // in place
-        write::<AoSoA<32>, true>();
+        write::<AoSoA<32>, false>();
+        write::<AoSoA<32>, true>(); // old elements read in place
         write::<SoA, false>();
+        write::<SoA, true>();
+        write::<AoS, true>(); // old elements read from the copy
         write::<AoS, false>();
     }
 

@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::field::{site_io, Field};
 use crate::geometry::Lattice;
 use crate::lattice::neighbours::{self, Hops, NeighbourTable};
-use crate::lattice::shift_lanes::{GatheredLanes, Gathers, LaneShiftView};
+use crate::lattice::shift_lanes::{GatheredLanes, Gathers, LaneShiftView, LaneSlots};
 use crate::layout::Layout;
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -298,7 +298,7 @@ impl<T: Element, L: Layout> HostFacet for FieldShifted<'_, T, L> {
         GatheredLanes::gather(view.view, view.gathers, s0)
     }
 
-    type LaneAccess = LaneShiftView<T, L>;
+    type LaneAccess = LaneSlots<T, L>;
     type LaneSite = LaneShiftView<T, L>;
 
     #[inline(always)]
@@ -317,20 +317,25 @@ impl<T: Element, L: Layout> HostFacet for FieldShifted<'_, T, L> {
     }
 
     #[inline(always)]
-    fn lane_access(lanes: &mut GatheredLanes<T, L>) -> LaneShiftView<T, L> {
+    fn lane_access(lanes: &mut GatheredLanes<T, L>) -> LaneSlots<T, L> {
         lanes.access()
     }
 
     #[inline(always)]
-    unsafe fn lane(access: &LaneShiftView<T, L>, _l: usize) -> LaneShiftView<T, L> {
-        *access
+    unsafe fn lane(access: &LaneSlots<T, L>, _: &(), _l: usize) -> LaneShiftView<T, L> {
+        access.view()
     }
 
-    #[inline(always)]
-    unsafe fn set_lane(_: &LaneShiftView<T, L>, _: usize, _: LaneShiftView<T, L>) {}
+    type LaneOut = ();
 
     #[inline(always)]
-    unsafe fn store_lanes(_: &ShiftedHost<T, L>, _: usize, _: &GatheredLanes<T, L>) {}
+    unsafe fn lane_out(_: &ShiftedHost<T, L>, _: usize) {}
+
+    #[inline(always)]
+    unsafe fn set_lane(_: &mut (), _: usize, _: LaneShiftView<T, L>) {}
+
+    #[inline(always)]
+    unsafe fn store_lanes(_: &ShiftedHost<T, L>, _: usize, _: &()) {}
 }
 
 impl<T: Element, L: Layout> CaptureArg for FieldShifted<'_, T, L> {

@@ -189,16 +189,44 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
         self.ready
     }
 
-    /// The lanes' view of the group, valid while the group's lanes are neither moved nor
-    /// dropped.
+    /// The group's slots, for the lane loop ([`LaneSlots`]): valid while the group's lanes
+    /// are neither moved nor dropped.
     #[inline(always)]
-    pub(crate) fn access(&self) -> LaneShiftView<T, L> {
-        LaneShiftView { slots: &self.slots }
+    pub(crate) fn access(&self) -> LaneSlots<T, L> {
+        LaneSlots(self.slots)
     }
 }
 
+/// A group's slots as its lane loop reads them: a copy in a local of its own, which nothing
+/// in the loop writes. Read from the group itself, next to the lane buffers the loop writes,
+/// the slots' addresses had to be loaded again at every lane (the compiler could not tell
+/// the writes from them), and the lanes stayed scalar.
+pub struct LaneSlots<T: Element, L: Layout>(Slots<T, L>);
+
+impl<T: Element, L: Layout> LaneSlots<T, L> {
+    /// What a lane sees, valid while these slots are neither moved nor dropped.
+    #[inline(always)]
+    pub(crate) fn view(&self) -> LaneShiftView<T, L> {
+        LaneShiftView { slots: &self.0 }
+    }
+}
+
+impl<T: Element, L: Layout> Clone for Slots<T, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Element, L: Layout> Copy for Slots<T, L> {}
+
+impl<T: Element, L: Layout> Clone for LaneSlots<T, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Element, L: Layout> Copy for LaneSlots<T, L> {}
+
 /// What a body's lane sees of a shifted field: the field's view, and the group's gathered
-/// neighbours. One pointer, to the group's [`GatheredLanes`] (a lane's arguments are copied
+/// neighbours. One pointer, to the group's [`LaneSlots`] (a lane's arguments are copied
 /// in and out of the body at every lane, and a larger copy became a `memcpy` call that kept
 /// the lane loop scalar).
 pub struct LaneShiftView<T: Element, L: Layout> {
@@ -212,7 +240,7 @@ impl<T: Element, L: Layout> Clone for LaneShiftView<T, L> {
 }
 impl<T: Element, L: Layout> Copy for LaneShiftView<T, L> {}
 // SAFETY: as for `ShiftView`; the group's slots and buffer are read only, while the group
-// runs (the backend keeps its `GatheredLanes` in place meanwhile).
+// runs (the backend keeps its `GatheredLanes` and `LaneSlots` in place meanwhile).
 unsafe impl<T: Element, L: Layout> Send for LaneShiftView<T, L> {}
 // SAFETY: as above.
 unsafe impl<T: Element, L: Layout> Sync for LaneShiftView<T, L> {}
@@ -246,7 +274,8 @@ fn slot(mu: impl ShiftArg, back: bool, steps: usize) -> usize {
 impl<T: Element, L: Layout> LaneShiftView<T, L> {
     #[inline(always)]
     fn slots(&self) -> &Slots<T, L> {
-        // SAFETY: the group's lanes outlive every view of them, unmoved (see `access`).
+        // SAFETY: the group's lanes and slots outlive every view of them, unmoved (see
+        // `LaneSlots::view`).
         unsafe { &*self.slots }
     }
 

@@ -120,6 +120,11 @@ pub enum Lowering {
     /// loops are unrolled, so that every operation runs over the lanes once the compiler
     /// vectorises the lane loop.
     LaneMajor,
+    /// Lowered lane-major, a long body in this many runs of its statements, each over the
+    /// group's lanes before the next (the locals one run hands to a later one kept per
+    /// lane): one lane loop over the whole body would read more addresses than the
+    /// compiler's alias analysis follows, and stay scalar.
+    Runs(u32),
     /// The body holds a construct the lowering cannot express (named here): it runs
     /// correctly, but its lanes one after another.
     Fallback(&'static str),

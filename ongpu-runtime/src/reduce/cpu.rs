@@ -82,12 +82,13 @@ where
                 continue;
             }
             let access = C::lane_access(&mut lanes);
+            let mut written = C::lane_out(views, s0);
             for (l, value) in values.iter_mut().enumerate() {
-                let (out, v) = body.lane(s0 + l, C::lane(&access, l));
-                C::set_lane(&access, l, out);
+                let (out, v) = body.lane(s0 + l, C::lane(&access, &written, l));
+                C::set_lane(&mut written, l, out);
                 value.write(v);
             }
-            C::store_lanes(views, s0, &lanes);
+            C::store_lanes(views, s0, &written);
         }
         for v in values {
             // SAFETY: every lane's value was written above.
