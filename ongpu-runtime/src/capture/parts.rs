@@ -56,13 +56,13 @@ pub trait FaceBuffer {
     /// Queues the copy from the device buffer to the host memory (after a pack).
     ///
     /// # Safety
-    /// Nothing reads the host memory until the default stream has been waited for.
+    /// Nothing reads the host memory until the face kernels' stream has been waited for.
     #[cfg(feature = "cuda")]
     unsafe fn queue_to_host(&mut self) -> Result<()>;
     /// Queues the copy from the host memory to the device buffer (before an unpack).
     ///
     /// # Safety
-    /// Nothing writes the host memory until the default stream has been waited for.
+    /// Nothing writes the host memory until the face kernels' stream has been waited for.
     #[cfg(feature = "cuda")]
     unsafe fn queue_to_device(&mut self) -> Result<()>;
 }
@@ -122,7 +122,7 @@ pub trait PartFacet {
 
     /// A shifted rank field's faces of exchange round `round`, when its halos are stale: the
     /// one sent down, then the one sent up, packed into the next two buffers of `faces` (on
-    /// the GPU by kernels queued on the default stream, which the caller waits for before
+    /// the GPU by kernels queued on the face stream, which the caller waits for before
     /// sending).
     #[inline(always)]
     fn halo_send(&mut self, _round: usize, _faces: &mut dyn FaceBuffers) -> Result<()> {
@@ -130,7 +130,7 @@ pub trait PartFacet {
     }
 
     /// A shifted rank field's stale halos of round `round` from the next two of `halos`
-    /// (from below, from above); on the GPU unpacked by kernels queued on the default stream.
+    /// (from below, from above); on the GPU unpacked by kernels queued on the face stream.
     #[inline(always)]
     fn halo_receive(
         &mut self,

@@ -94,11 +94,12 @@ impl InterprocessEvent {
         })
     }
 
-    /// Records the event after the work queued so far on the default stream.
-    pub(crate) fn record(&self) -> Result<()> {
+    /// Records the event after the work queued so far on `on` (a stream of the event's
+    /// device; null: its default stream).
+    pub(crate) fn record(&self, on: sys::CUstream) -> Result<()> {
         self.dev.bind()?;
-        // SAFETY: a live event of the bound context; the legacy default stream.
-        unsafe { event::record(self.raw, std::ptr::null_mut()) }.during("recording an event")
+        // SAFETY: a live event of the bound context; a stream of the same context.
+        unsafe { event::record(self.raw, on) }.during("recording an event")
     }
 
     /// The handle another process opens.
@@ -163,19 +164,14 @@ impl PeerEvent {
         Ok(PeerEvent { raw, dev })
     }
 
-    /// Makes later work on the default stream wait for the event's last recording in the
-    /// other process (recorded there before this call, which its message guarantees).
-    pub(crate) fn wait(&self) -> Result<()> {
+    /// Makes later work on `on` (a stream of this process's device; null: its default
+    /// stream) wait for the event's last recording in the other process (recorded there
+    /// before this call, which its message guarantees).
+    pub(crate) fn wait(&self, on: sys::CUstream) -> Result<()> {
         self.dev.bind()?;
-        // SAFETY: a live event; the legacy default stream of the bound context.
-        unsafe {
-            stream::wait_event(
-                std::ptr::null_mut(),
-                self.raw,
-                CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-            )
-        }
-        .during("making the default stream wait for a neighbour rank's event")
+        // SAFETY: a live event; a stream of the bound context.
+        unsafe { stream::wait_event(on, self.raw, CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT) }
+            .during("making a stream wait for a neighbour rank's event")
     }
 }
 

@@ -64,42 +64,18 @@ impl DeviceEvent {
 /// Device `dev`'s stream for halo copies, created at first use and kept for the process.
 /// Non-blocking, so that the copies run beside the kernels on the default stream: events
 /// order them where they touch the same memory. Of the highest priority, so that a split
-/// lattice's boundary kernels, queued there after the copies, run before the rest of the
-/// interior's blocks.
+/// lattice's boundary kernels, queued there after the copies, and a rank lattice's face
+/// kernels and boundary run before the rest of the interior's blocks.
 pub(crate) fn halo_stream(dev: &'static Device) -> Result<CUstream> {
     static STREAMS: Mutex<Vec<(usize, &'static RawStream)>> = Mutex::new(Vec::new());
-    side_stream(&STREAMS, dev, true)
-}
-
-/// Device `dev`'s stream for the interior of a call over a lattice cut over ranks, beside
-/// the default stream's face packing, unpacking and boundary (and the halo stream's
-/// transfers).
-#[cfg(feature = "mpi")]
-pub(crate) fn interior_stream(dev: &'static Device) -> Result<CUstream> {
-    static STREAMS: Mutex<Vec<(usize, &'static RawStream)>> = Mutex::new(Vec::new());
-    side_stream(&STREAMS, dev, false)
-}
-
-/// `dev`'s stream in `streams` (one per device, made at first use and kept), of the
-/// highest priority where `urgent`, else of the default one.
-fn side_stream(
-    streams: &Mutex<Vec<(usize, &'static RawStream)>>,
-    dev: &'static Device,
-    urgent: bool,
-) -> Result<CUstream> {
     let ordinal = dev.info().ordinal;
-    let mut streams = streams
+    let mut streams = STREAMS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some((_, s)) = streams.iter().find(|(o, _)| *o == ordinal) {
         return Ok(s.raw());
     }
-    let s = if urgent {
-        RawStream::create_urgent(dev)?
-    } else {
-        RawStream::create(dev)?
-    };
-    let s: &'static RawStream = Box::leak(Box::new(s));
+    let s: &'static RawStream = Box::leak(Box::new(RawStream::create_urgent(dev)?));
     streams.push((ordinal, s));
     Ok(s.raw())
 }

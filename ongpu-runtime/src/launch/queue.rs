@@ -39,6 +39,14 @@ pub(crate) fn on_side_stream<R>(side: CUstream, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// The stream this thread's launches outside stream scopes go to: the side stream while
+/// [`on_side_stream`] runs, else null (the default stream). A rank lattice's face kernels
+/// and copies follow it too.
+#[cfg(feature = "mpi")]
+pub(crate) fn side_stream() -> CUstream {
+    SIDE.with(Cell::get)
+}
+
 /// Makes later work on `to` wait for the work queued so far on `from` (streams of `dev`;
 /// null is the default stream), through this thread's event for `dev`.
 pub(crate) fn order_after(dev: &'static Device, from: CUstream, to: CUstream) -> Result<()> {

@@ -150,7 +150,7 @@ impl<T: Element, L: Layout> PartFacet for ShiftHooks<'_, T, L> {
             #[cfg(feature = "cuda")]
             if let Some(d) = &device {
                 // SAFETY: the field's device copy, the site list and the staging buffers
-                // live until the caller has waited for the default stream (before sending).
+                // live until the caller has waited for the face stream (before sending).
                 unsafe { d.queue::<T>(inner, b, parity, slot, false)? };
                 continue;
             }
@@ -252,13 +252,13 @@ impl FaceDevice {
         }))
     }
 
-    /// Queues on the default stream the pack of box `b`'s face into `slot` and its copy to
+    /// Queues on the face stream the pack of box `b`'s face into `slot` and its copy to
     /// the slot's host memory, or (`unpack`) the copy of the slot's host memory to the
     /// device and its unpack into the halo box `b`.
     ///
     /// # Safety
     /// The field, the site list and `slot`'s buffers live, and the slot's host memory is
-    /// neither read (pack) nor written (unpack), until the default stream has been waited
+    /// neither read (pack) nor written (unpack), until the face stream has been waited
     /// for.
     unsafe fn queue<T: Element>(
         &self,

@@ -129,7 +129,8 @@ pub(crate) struct FaceMove {
 }
 
 /// Queues the pack (`unpack` false) or unpack of `face` for elements `T` in layout
-/// `(block, soa)` on the legacy default stream, after the kernels that wrote the field.
+/// `(block, soa)` on the thread's side stream (a rank lattice's face stream, during its
+/// exchange; else the default stream), after the kernels that wrote the field.
 ///
 /// # Safety
 /// Every address in `face` is live device memory of the sizes its counts say,
@@ -165,7 +166,9 @@ pub(crate) unsafe fn queue<T: Element>(
         shared_bytes: 0,
     };
     let f = if unpack { unpack_fn } else { pack_fn };
-    crate::cuda::launch(device, f, shape, &mut params, || {
+    device.bind()?;
+    let stream = crate::launch::queue::side_stream();
+    crate::cuda::launch_bound_on(stream, f, shape, &mut params, || {
         format!(
             "the {} kernel of a rank field's face",
             if unpack { "unpack" } else { "pack" }

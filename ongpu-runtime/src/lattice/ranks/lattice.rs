@@ -253,6 +253,12 @@ impl Inner {
             let what = "the site list of a halo face";
             let mut buf = crate::cuda::DeviceBuffer::alloc(dev, 4 * sites.len(), what)?;
             buf.upload(&sites)?;
+            // A copy from pageable memory returns before its DMA has landed, ordered only on
+            // the default stream: waited for here, so that face kernels on any stream read
+            // the list whole.
+            let landed = crate::cuda::peer::DeviceEvent::new(dev)?;
+            landed.record_on(std::ptr::null_mut())?;
+            landed.synchronize()?;
             let _ = cell.set(buf);
         }
         let buf = cell.get().expect("set above");

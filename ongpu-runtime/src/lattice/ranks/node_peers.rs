@@ -1,9 +1,10 @@
 //! Halo faces between the ranks of one node through CUDA IPC, as CUDA-aware MPIs and QUDA do
 //! on a node: a rank packs its faces into device memory its neighbours have opened, records
 //! an interprocess event after the packs and sends each neighbour a small descriptor (which
-//! buffer, which event) by MPI; the neighbour's default stream waits for that event and its
+//! buffer, which event) by MPI; the neighbour's face stream waits for that event and its
 //! unpack kernels read the face straight from the sender's GPU (the same GPU, or a peer over
-//! NVLink or PCIe). No face crosses host memory; the host waits only for the descriptors and,
+//! NVLink or PCIe). Packs, events, waits and unpacks all go to the face stream of the call
+//! (`launch::queue::side_stream`, the device's halo stream during a rank call's exchange). No face crosses host memory; the host waits only for the descriptors and,
 //! before reusing a set of buffers, for unpacks queued exchanges earlier ([`Round`]).
 //!
 //! Each rank lattice's round (cut direction) cycles through a few sets of send buffers and
@@ -99,14 +100,14 @@ impl Round {
             after.done.as_ref().expect("recorded").synchronize()?;
         }
         let (id, event) = self.sets[p].event.as_ref().expect("made by begin");
-        event.record()?;
+        event.record(crate::launch::queue::side_stream())?;
         Ok((*id, event.handle()))
     }
 
     /// Records that the unpacks of set `p`'s exchange are queued.
     pub(crate) fn finish(&self, p: usize) -> Result<()> {
         let done = self.sets[p].done.as_ref().expect("made by begin");
-        done.record_on(std::ptr::null_mut())
+        done.record_on(crate::launch::queue::side_stream())
     }
 }
 
@@ -136,8 +137,8 @@ impl NodePeers {
         &self.rounds[&(lattice, k)].sets[set].send
     }
 
-    /// The device address of the face `d` that `rank` sent, once the default stream has
-    /// been made to wait for its packs (opening the buffer and the event on first sight).
+    /// The device address of the face `d` that `rank` sent, once the face stream has been
+    /// made to wait for its packs (opening the buffer and the event on first sight).
     pub(crate) fn receive(
         &mut self,
         dev: &'static Device,
@@ -158,7 +159,7 @@ impl NodePeers {
                 v.insert(PeerEvent::open(dev, d.event)?)
             }
         };
-        event.wait()?;
+        event.wait(crate::launch::queue::side_stream())?;
         Ok(ptr)
     }
 }

@@ -143,7 +143,7 @@ pub(super) fn round<C: CaptureArg>(
     let len = |i: usize| lengths[i % 2][i / 2];
     #[cfg(feature = "cuda")]
     if t.contains(&HaloTransport::Staged) {
-        // The faces are packed and copied on the default stream: MPI sends them after.
+        // The faces are packed and copied on the face stream: MPI sends them after.
         crate::cuda::device()?.synchronize()?;
     }
     #[cfg(feature = "cuda")]
@@ -162,11 +162,9 @@ pub(super) fn round<C: CaptureArg>(
         }
     }
     #[cfg(feature = "cuda")]
-    let nccl = if t.contains(&HaloTransport::Nccl) {
-        Some(nccl::queue(x, t, staging)?)
-    } else {
-        None
-    };
+    if t.contains(&HaloTransport::Nccl) {
+        nccl::queue(x, t, staging)?;
+    }
     // MPI's messages: faces' bytes (host, staged) and IPC descriptors.
     let mut outgoing = Vec::with_capacity(faces);
     {
@@ -221,11 +219,6 @@ pub(super) fn round<C: CaptureArg>(
     }
     let during = exchange_during(x.comm, &outgoing, &mut incoming, || interior(caps));
     drop((outgoing, incoming));
-    // Joined whatever the interior did: later packs must not refill buffers in flight.
-    #[cfg(feature = "cuda")]
-    if let Some(halo) = nccl {
-        crate::launch::queue::join_side(crate::cuda::device()?, halo)?;
-    }
     during??;
     // The halos of IPC sides, read from the neighbours' memory.
     #[cfg_attr(not(feature = "cuda"), allow(unused_mut))]
@@ -269,7 +262,7 @@ pub(super) fn round<C: CaptureArg>(
 /// The sides of a round whose neighbour is on this node, through CUDA IPC: their faces are
 /// packed into this rank's exported buffers, an event is recorded after the packs,
 /// descriptors go by MPI, and each halo is unpacked from the neighbour's buffer once the
-/// default stream has waited for the neighbour's event. The host never waits for the device.
+/// face stream has waited for the neighbour's event. The host never waits for the device.
 #[cfg(feature = "cuda")]
 mod ipc {
     use super::super::node_peers::{node_peers, Descriptor, NodePeers};
@@ -366,7 +359,7 @@ mod ipc {
                 .collect())
         }
 
-        /// The device address of the face `d` that `rank` sent, the default stream made to
+        /// The device address of the face `d` that `rank` sent, the face stream made to
         /// wait for its packs.
         pub(super) fn receive(&mut self, rank: usize, d: &Descriptor) -> Result<u64> {
             let st = self.state.as_mut().expect("an IPC side");
@@ -389,38 +382,30 @@ mod ipc {
     }
 }
 
-/// The sides of a round whose faces NCCL sends GPU to GPU: packed on the default stream
-/// into device buffers, sent and received on the halo stream (after the packs) while the
-/// interior runs on the default stream, unpacked on the default stream after the transfers.
+/// The sides of a round whose faces NCCL sends GPU to GPU: packed into device buffers on the
+/// face stream (the device's halo stream), sent and received there after the packs while
+/// the interior runs on the default stream, unpacked there after the transfers.
 /// The host queues everything and waits for nothing.
 #[cfg(feature = "cuda")]
 mod nccl {
     use super::super::staging::{Slot, Staging};
     use super::{nccl_order, Exchange};
     use crate::cuda::nccl::PointToPoint;
-    use crate::cuda::stream::StreamHandle;
     use crate::error::Result;
     use crate::mpi::exchange::HaloTransport;
 
-    /// Queues the transfers of the NCCL sides of `t` on the halo stream and returns it (the
-    /// caller joins it to the default stream).
+    /// Queues the transfers of the NCCL sides of `t` on the face stream, after the packs
+    /// (and the previous round's unpacks, which read the receive buffers), before the
+    /// unpacks (the call joins the stream to the default stream at its end).
     ///
     /// NCCL pairs the transfers between two ranks in the order each posts them (no tags),
     /// so the faces go in an order both sides agree on: every face sent up (to the upper
     /// rank), then every face sent down; every halo from below (the lower rank's faces sent
     /// up), then every halo from above. With two ranks along the direction, the lower and
     /// upper rank are one, and its faces sent up pair with this rank's halos from below.
-    pub(super) fn queue(
-        x: &Exchange,
-        t: [HaloTransport; 2],
-        staging: &Staging,
-    ) -> Result<StreamHandle> {
-        let dev = crate::cuda::device()?;
+    pub(super) fn queue(x: &Exchange, t: [HaloTransport; 2], staging: &Staging) -> Result<()> {
         let comm = crate::mpi::nccl_world::world_nccl(x.comm)?;
-        let halo = crate::cuda::peer::halo_stream(dev)?;
-        // The transfers after the packs (and after the previous round's unpacks, which
-        // read the receive buffers).
-        crate::launch::queue::order_after(dev, std::ptr::null_mut(), halo)?;
+        let halo = crate::launch::queue::side_stream();
         let ptr = |slot: &Slot| slot.device_ptr().expect("device faces");
         let faces = staging.send[0].taken().len() + staging.send[1].taken().len();
         let nccl = |i: &usize| t[i % 2] == HaloTransport::Nccl;
@@ -443,10 +428,10 @@ mod nccl {
         });
         let ops: Vec<PointToPoint> = sends.chain(recvs).collect();
         // SAFETY: the faces are device buffers of this device, as long as their ops; the
-        // halo stream runs the group after the packs, the default stream's unpacks and the
+        // halo stream runs the group after the packs, the unpacks and the
         // next packs into these buffers come after it (the caller joins it).
         unsafe { comm.group(halo, &ops)? };
-        Ok(halo)
+        Ok(())
     }
 }
 

@@ -1,7 +1,9 @@
 //! Calls over a rank lattice: the captures are checked to be fields of that rank lattice,
 //! then this rank runs its own sites. A call that shifts rank fields whose halos are stale
 //! (written since their last exchange, `lattice::halos`) sends their faces (`rounds`) and
-//! runs the interior while they travel, fills the halos, then runs the boundary boxes;
+//! runs the interior while they travel, fills the halos, then runs the boundary boxes (on
+//! the GPU, the faces and the boundary on a stream of their own, the interior on the default
+//! stream);
 //! further rounds (one per cut direction, each carrying the halos of the earlier ones, so
 //! that corners arrive) come before the boundary. Other calls run the block whole and
 //! exchange nothing. The fields a call writes have stale halos afterwards.
@@ -87,32 +89,23 @@ pub(crate) fn for_rank<C: CaptureArg>(
     let comm = world_comm()?;
     let transports = HaloTransports::choose(on_gpu, &comm)?;
     let lattice = subset.lattice().id();
-    #[cfg(feature = "cuda")]
-    let beside = if on_gpu {
-        Some(Beside::new(inner, parity, caps)?)
-    } else {
-        None
-    };
-    let mut interior_done = false;
-    // Runs once, during the first exchange (or after the rounds when nothing was sent); on
-    // the GPU on a stream of its own, beside the unpacks and the boundary.
-    let mut interior = |caps: &mut C| -> Result<()> {
-        if std::mem::replace(&mut interior_done, true) {
-            return Ok(());
-        }
-        let mut boxes = || {
-            inner
-                .interior
-                .iter()
-                .try_for_each(|&b| run_box(inner, b, parity, caps, &mut run))
+    let faces = FaceStream::begin(on_gpu, inner, parity, caps)?;
+    let exchanged = faces.run(|| {
+        let mut interior_done = false;
+        // Runs once, during the first exchange (or after the rounds when nothing was sent);
+        // on the GPU on the default stream, beside the face stream's packs, transfers and
+        // unpacks.
+        let mut interior = |caps: &mut C| -> Result<()> {
+            if std::mem::replace(&mut interior_done, true) {
+                return Ok(());
+            }
+            faces.leave(|| {
+                inner
+                    .interior
+                    .iter()
+                    .try_for_each(|&b| run_box(inner, b, parity, caps, &mut run))
+            })
         };
-        #[cfg(feature = "cuda")]
-        if let Some(b) = &beside {
-            return crate::launch::queue::on_side_stream(b.stream, boxes);
-        }
-        boxes()
-    };
-    let exchanged = (|| {
         for (k, r) in inner.rounds.iter().enumerate() {
             let exchange = Exchange {
                 comm: &comm,
@@ -124,38 +117,83 @@ pub(crate) fn for_rank<C: CaptureArg>(
                 break; // no stale halos (every rank decides alike: it never happens here)
             }
         }
-        interior(caps)
-    })();
-    // The interior's stream joins the default stream whatever happened.
-    #[cfg(feature = "cuda")]
-    if let Some(b) = &beside {
-        crate::launch::queue::join_side(b.dev, b.stream)?;
-    }
+        interior(caps)?;
+        // The boundary on the face stream, after the unpacks.
+        inner
+            .boundary
+            .iter()
+            .try_for_each(|&b| run_box(inner, b, parity, caps, &mut run))
+    });
+    // The face stream joins the default stream whatever happened.
+    faces.join()?;
     exchanged?;
-    for &b in &inner.boundary {
-        run_box(inner, b, parity, caps, &mut run)?;
-    }
     caps.mark_written(parity);
     Ok(())
 }
 
-/// The stream a call's interior runs on, beside the default stream where the faces are
-/// packed and unpacked and the boundary runs: ordered after the default stream's earlier
-/// work, with the captured fields prepared there first (as a split lattice's boundary is).
-#[cfg(feature = "cuda")]
-struct Beside {
-    dev: &'static crate::cuda::Device,
-    stream: crate::cuda::stream::StreamHandle,
+/// The stream an exchanging call's faces and boundary run on, on the GPU: the device's halo
+/// stream, of the highest priority, so that the boundary's blocks start as multiprocessors
+/// free up from the interior, which runs beside it on the default stream. Ordered after the
+/// default stream's earlier work, with the captured fields prepared there first, and joined
+/// back at the end of the call. Off the GPU, nothing.
+struct FaceStream {
+    #[cfg(feature = "cuda")]
+    on: Option<(
+        &'static crate::cuda::Device,
+        crate::cuda::stream::StreamHandle,
+    )>,
 }
 
-#[cfg(feature = "cuda")]
-impl Beside {
-    fn new<C: CaptureArg>(inner: &Inner, parity: Option<usize>, caps: &mut C) -> Result<Beside> {
-        let dev = crate::cuda::device()?;
-        let stream = crate::cuda::peer::interior_stream(dev)?;
-        caps.device_prepare(dev, &inner.box_range(0, parity))?;
-        crate::launch::queue::order_after(dev, std::ptr::null_mut(), stream)?;
-        Ok(Beside { dev, stream })
+impl FaceStream {
+    #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+    fn begin<C: CaptureArg>(
+        on_gpu: bool,
+        inner: &Inner,
+        parity: Option<usize>,
+        caps: &mut C,
+    ) -> Result<FaceStream> {
+        #[cfg(feature = "cuda")]
+        if on_gpu {
+            let dev = crate::cuda::device()?;
+            let stream = crate::cuda::peer::halo_stream(dev)?;
+            caps.device_prepare(dev, &inner.box_range(0, parity))?;
+            crate::launch::queue::order_after(dev, std::ptr::null_mut(), stream)?;
+            return Ok(FaceStream {
+                on: Some((dev, stream)),
+            });
+        }
+        Ok(FaceStream {
+            #[cfg(feature = "cuda")]
+            on: None,
+        })
+    }
+
+    /// Runs `f` with this thread's launches, face kernels and face copies on the stream.
+    fn run<R>(&self, f: impl FnOnce() -> R) -> R {
+        #[cfg(feature = "cuda")]
+        if let Some((_, stream)) = self.on {
+            return crate::launch::queue::on_side_stream(stream, f);
+        }
+        f()
+    }
+
+    /// Runs `f` (inside [`run`](FaceStream::run)) with this thread's launches on the default
+    /// stream again.
+    fn leave<R>(&self, f: impl FnOnce() -> R) -> R {
+        #[cfg(feature = "cuda")]
+        if self.on.is_some() {
+            return crate::launch::queue::on_side_stream(std::ptr::null_mut(), f);
+        }
+        f()
+    }
+
+    /// Makes the default stream wait for the stream's work.
+    fn join(&self) -> Result<()> {
+        #[cfg(feature = "cuda")]
+        if let Some((dev, stream)) = self.on {
+            crate::launch::queue::join_side(dev, stream)?;
+        }
+        Ok(())
     }
 }
 

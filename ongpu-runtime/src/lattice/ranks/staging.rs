@@ -1,7 +1,7 @@
 //! The buffers a call's halo exchange sends from and receives into, kept between calls:
 //! on the GPU a device buffer the face kernels pack into and unpack from, and page-locked
 //! host memory that the copy engines fill from it and empty into it (asynchronous copies on
-//! the default stream) and MPI sends and receives as host memory: the staging an MPI
+//! the face stream) and MPI sends and receives as host memory: the staging an MPI
 //! without CUDA support needs. Between the ranks of one node the faces stay on the GPUs:
 //! packed into device memory exported through CUDA IPC and unpacked straight from the
 //! neighbour's (`node_peers`). NCCL sends and receives device buffers directly. On the CPU
@@ -120,29 +120,31 @@ impl Slot {
     }
 
     /// Queues the copy of the face from its device buffer to its host memory (after the
-    /// pack kernel, on the default stream).
+    /// pack kernel, on the face kernels' stream: `face_kernels::queue`).
     ///
     /// # Safety
-    /// Nothing reads the host memory until the default stream has been waited for.
+    /// Nothing reads the host memory until that stream has been waited for.
     #[cfg(feature = "cuda")]
     pub(crate) unsafe fn queue_to_host(&mut self) -> Result<()> {
         let len = self.len;
         if let Memory::Staged { host, device } = &mut self.memory {
-            device.download_on(&mut host.as_mut_slice::<u8>()[..len], std::ptr::null_mut())?;
+            let stream = crate::launch::queue::side_stream();
+            device.download_on(&mut host.as_mut_slice::<u8>()[..len], stream)?;
         }
         Ok(())
     }
 
     /// Queues the copy of the face from its host memory to its device buffer (before the
-    /// unpack kernel, on the default stream).
+    /// unpack kernel, on the face kernels' stream).
     ///
     /// # Safety
-    /// Nothing writes the host memory until the default stream has been waited for.
+    /// Nothing writes the host memory until that stream has been waited for.
     #[cfg(feature = "cuda")]
     pub(crate) unsafe fn queue_to_device(&mut self) -> Result<()> {
         let len = self.len;
         if let Memory::Staged { host, device } = &mut self.memory {
-            device.upload_on(&host.as_slice::<u8>()[..len], std::ptr::null_mut())?;
+            let stream = crate::launch::queue::side_stream();
+            device.upload_on(&host.as_slice::<u8>()[..len], stream)?;
         }
         Ok(())
     }
