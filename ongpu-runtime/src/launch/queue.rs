@@ -42,7 +42,6 @@ pub(crate) fn on_side_stream<R>(side: CUstream, f: impl FnOnce() -> R) -> R {
 /// The stream this thread's launches outside stream scopes go to: the side stream while
 /// [`on_side_stream`] runs, else null (the default stream). A rank lattice's face kernels
 /// and copies follow it too.
-#[cfg(feature = "mpi")]
 pub(crate) fn side_stream() -> CUstream {
     SIDE.with(Cell::get)
 }
