@@ -29,6 +29,19 @@ fn vector(r: &mut impl Rng) -> ColorVector<f64> {
     }))
 }
 
+/// Random links and colour vectors for every site of `lat`, from `seed`.
+fn links_and_vectors(
+    lat: Lattice,
+    seed: u64,
+) -> (Vec<[ColorMatrix<f64>; 4]>, Vec<ColorVector<f64>>) {
+    let mut r = rng(seed);
+    let links = (0..lat.volume())
+        .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+        .collect();
+    let psi = (0..lat.volume()).map(|_| vector(&mut r)).collect();
+    (links, psi)
+}
+
 /// How the CPU backend lowered the call at `line` of this file.
 fn lowering_at(line: u32) -> Lowering {
     ongpu::cpu_lowerings()
@@ -76,11 +89,7 @@ fn bits(v: &[ColorVector<f64>]) -> Vec<u64> {
 fn the_dslash_is_lowered_lane_major_and_gives_the_bits_of_single_sites() {
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
-        let mut r = rng(7);
-        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
-            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
-            .collect();
-        let psi: Vec<ColorVector<f64>> = (0..lat.volume()).map(|_| vector(&mut r)).collect();
+        let (links, psi) = links_and_vectors(lat, 7);
         let (sites, _) = dslash::<AoS>(lat, &links, &psi);
         let (lanes, line) = dslash::<AoSoA<32>>(lat, &links, &psi);
         let (soa, _) = dslash::<SoA>(lat, &links, &psi);
@@ -148,11 +157,7 @@ fn long_body<L: Layout>(
 fn a_long_body_runs_in_runs_and_gives_the_bits_of_single_sites() {
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
-        let mut r = rng(8);
-        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
-            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
-            .collect();
-        let psi: Vec<ColorVector<f64>> = (0..lat.volume()).map(|_| vector(&mut r)).collect();
+        let (links, psi) = links_and_vectors(lat, 8);
         let (sites, _) = long_body::<AoS>(lat, &links, &psi);
         let (lanes, line) = long_body::<AoSoA<32>>(lat, &links, &psi);
         let (soa, _) = long_body::<SoA>(lat, &links, &psi);

@@ -108,7 +108,6 @@ fn is_compound(op: &syn::BinOp) -> bool {
 
 /// A local the runs hand on: its name as bound (with the binding's hygiene), its lane
 /// variable, and whether it was bound `mut`.
-#[derive(Clone)]
 struct Handed {
     ident: syn::Ident,
     var: syn::Ident,
@@ -151,11 +150,18 @@ pub fn group_closure(
         .iter()
         .map(|r| Names::of(&block.stmts[r.clone()]))
         .collect();
+    // What each statement reads, found once for the questions below.
+    let reads: Vec<BTreeSet<String>> = block
+        .stmts
+        .iter()
+        .map(|s| Names::of(std::slice::from_ref(s)).used)
+        .collect();
     // True when a statement after run `k` reads the top-level local `name` of run `k`'s
     // end (before a top-level `let` binds the name again).
     let used_after = |k: usize, name: &str| {
-        for s in &block.stmts[runs[k].end..] {
-            let reads = Names::of(std::slice::from_ref(s)).used.contains(name);
+        let after = runs[k].end;
+        for (s, read) in block.stmts[after..].iter().zip(&reads[after..]) {
+            let reads = read.contains(name);
             match s {
                 Stmt::Let(l) if l.binding.ident == name => return reads,
                 _ if reads => return true,
