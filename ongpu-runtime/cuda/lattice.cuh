@@ -86,6 +86,15 @@ struct Lattice {
     }
     return (u64)p * half + l / 2;
   }
+  // Site j of a launch over `box` and, when `pair.half` is non-zero, a second box of the
+  // same shape: the first half of the launch's n indices from `begin` count `box`'s sites,
+  // the second half `pair`'s (the same indices less n / 2). Two calls, not a selected
+  // reference, so that the boxes stay in the parameter space.
+  ONGPU_FN u64 site_in_pair(const Lattice& box, const Lattice& pair, u64 j, u64 begin,
+                            u64 n) const {
+    if (pair.half && j >= begin + n / 2) return site_in(pair, j - n / 2);
+    return site_in(box, j);
+  }
   // A step that wraps around direction mu: in a part of a split lattice or a rank's block it
   // would leave the halo, which a bounds-checked kernel reports (`ONGPU_INDEX` with length
   // 0, the mark the runtime reads as a shift beyond the halo along direction mu).

@@ -139,6 +139,13 @@ impl Lattice {
         p * half..(p + 1) * half
     }
 
+    /// True when `other` has the same extents and storage order (so the same even-odd
+    /// order of its own sites, wherever it lies).
+    #[cfg(feature = "mpi")]
+    pub(crate) fn same_shape(&self, other: &Lattice) -> bool {
+        self.dims == other.dims && self.slow == other.slow
+    }
+
     /// The slowest direction of the storage order (3, except in a part of a lattice split
     /// along another direction).
     pub(crate) fn slowest(&self) -> usize {

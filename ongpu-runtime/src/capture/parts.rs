@@ -71,6 +71,9 @@ pub trait FaceBuffer {
 pub trait FaceBuffers {
     /// The next face's buffer, of `len` bytes.
     fn take(&mut self, len: usize) -> Result<&mut dyn FaceBuffer>;
+    /// The next two faces' buffers, of `len0` and `len1` bytes, held together so that one
+    /// kernel packs both.
+    fn take_two(&mut self, len0: usize, len1: usize) -> Result<[&mut dyn FaceBuffer; 2]>;
 }
 
 /// What a decomposition asks of a call's arguments (each method does nothing for an

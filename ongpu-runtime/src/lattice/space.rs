@@ -305,6 +305,7 @@ fn resolve_sites<C: CaptureArg>(site: &CallSite, count: SiteCount, caps: &C) -> 
         range: 0..n,
         lattice: None,
         within: None,
+        pair: None,
     };
     match count {
         SiteCount::Lattice(subset) => {
@@ -328,6 +329,7 @@ fn resolve_sites<C: CaptureArg>(site: &CallSite, count: SiteCount, caps: &C) -> 
                     range: subset.range(),
                     lattice: Some(lattice),
                     within: None,
+                    pair: None,
                 }),
                 Err,
             )

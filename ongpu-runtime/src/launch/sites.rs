@@ -17,6 +17,11 @@ pub struct Sites {
     /// `range` counts, for calls over part of a lattice cut over ranks; `None`: `range`
     /// holds the lattice's own indices.
     pub within: Option<Lattice>,
+    /// A second box of `within`'s extents and storage order whose sites the second half
+    /// of `range` counts (as `within`'s, less half the range's length): a rank's two
+    /// boundary boxes of one cut direction in one launch, which pays one latency-bound
+    /// kernel instead of two.
+    pub pair: Option<Lattice>,
 }
 
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
@@ -39,6 +44,7 @@ impl Sites {
             n: self.range.len() as u64,
             lattice: self.lattice.unwrap_or_else(bytemuck::Zeroable::zeroed),
             within: self.within.unwrap_or_else(bytemuck::Zeroable::zeroed),
+            pair: self.pair.unwrap_or_else(bytemuck::Zeroable::zeroed),
         }
     }
 }
@@ -50,6 +56,7 @@ pub(crate) struct SiteParams {
     n: u64,
     lattice: Lattice,
     within: Lattice,
+    pair: Lattice,
 }
 
 #[cfg(feature = "cuda")]
@@ -60,5 +67,6 @@ impl SiteParams {
         params.push(&self.n);
         params.push(&self.lattice);
         params.push(&self.within);
+        params.push(&self.pair);
     }
 }

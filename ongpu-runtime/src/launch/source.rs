@@ -22,19 +22,25 @@ pub const PRELUDE: &str = concat!(
 /// The parameters after the captures' that say which sites a kernel runs: the first site,
 /// the number of sites, the lattice (zero for a plain count), which shifts use, and a box of
 /// it (zero for none: the sites are the lattice's own indices), whose sites the indices
-/// count when the call runs part of a lattice cut over ranks.
-pub const SITE_PARAMS: [&str; 4] = [
+/// count when the call runs part of a lattice cut over ranks, and a second box of the same
+/// shape (zero for none) whose sites the second half of the indices count.
+pub const SITE_PARAMS: [&str; 5] = [
     "const unsigned long long ongpu_begin",
     "const unsigned long long ongpu_n",
     "const ongpu::Lattice ongpu_lat",
     "const ongpu::Lattice ongpu_box",
+    "const ongpu::Lattice ongpu_box2",
 ];
 
 /// The site index of loop position `j` (an expression): itself, or the lattice's index of
-/// the box's site `j` when the call runs over a box (a rank's part of a lattice).
+/// the box's site `j` when the call runs over a box (a rank's part of a lattice), or over
+/// two (`Lattice::site_in_pair`).
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn site_of(j: &str) -> String {
-    format!("ongpu_box.half ? ongpu_lat.site_in(ongpu_box, {j}) : {j}")
+    format!(
+        "ongpu_box.half ? ongpu_lat.site_in_pair(ongpu_box, ongpu_box2, {j}, ongpu_begin, \
+         ongpu_n) : {j}"
+    )
 }
 
 /// Name of the generated kernel function.

@@ -70,9 +70,12 @@ impl Layout {
         };
         let own_offset: [usize; DIMS] = std::array::from_fn(h);
         let mut boxes = vec![make(own_offset, local, DIMS - 1)];
-        // The boundary is `b` layers deep (the depth made even, so that every box keeps
-        // even extents): an interior exists when each cut block is wider than two of them.
-        let b = depth.next_multiple_of(2);
+        // The boundary is as deep as the halos: an interior exists when each cut block is
+        // wider than two such layers. A box's even-odd order needs an even extent only
+        // along its fastest direction, so each boundary box is stored with its cut
+        // direction slowest: its fastest extent is then a block's (even) or an interior's
+        // (a block less two depths: even too), whatever the depth.
+        let b = depth;
         let (mut interior, mut boundary) = (Vec::new(), Vec::new());
         if cut.is_empty() {
             interior.push(0);
@@ -95,7 +98,7 @@ impl Layout {
                 for at in [own_offset[mu], own_offset[mu] + local[mu] - b] {
                     off[mu] = at;
                     boundary.push(boxes.len());
-                    boxes.push(make(off, ext, DIMS - 1));
+                    boxes.push(make(off, ext, mu));
                 }
             }
         } else {
@@ -153,9 +156,18 @@ pub(crate) fn runs(part: &Lattice, bx: &Lattice, parity: usize) -> Vec<Range<usi
 mod tests {
     use super::*;
 
+    /// The part's indices of `bx`'s sites, both parities; each site of parity p is one
+    /// of the part's parity-p sites (the box's even-odd order is the part's).
     fn sites(part: &Lattice, bx: &Lattice) -> Vec<usize> {
+        let half = part.volume() / 2;
         (0..2)
-            .flat_map(|p| runs(part, bx, p))
+            .flat_map(|p| {
+                let r = runs(part, bx, p);
+                for s in r.iter().flat_map(Clone::clone) {
+                    assert_eq!(usize::from(s >= half), p, "site {s} of a box's parity {p}");
+                }
+                r
+            })
             .flatten()
             .collect::<Vec<_>>()
     }
@@ -164,21 +176,36 @@ mod tests {
     /// exactly the halo sites, and each face sent is the neighbour's face received.
     #[test]
     fn boxes_partition_the_block_and_faces_match() {
-        let whole = Lattice::new([4, 8, 4, 8]).unwrap();
-        for (dims, depth) in [
-            ([1, 1, 1, 2], 1),
-            ([1, 2, 1, 2], 1),
-            ([2, 2, 2, 2], 1),
-            ([1, 1, 1, 2], 2),
-            ([1, 1, 1, 4], 2),
-            ([1, 2, 1, 1], 2),
+        let small = [4, 8, 4, 8];
+        for (whole, dims, depth) in [
+            (small, [1, 1, 1, 2], 1),
+            (small, [1, 2, 1, 2], 1),
+            (small, [2, 2, 2, 2], 1),
+            (small, [1, 1, 1, 2], 2),
+            (small, [1, 1, 1, 4], 2),
+            (small, [1, 2, 1, 1], 2),
+            // Boundary boxes one layer deep along x (their fastest direction is then y),
+            // and three deep (HISQ's Naik term).
+            ([8, 8, 4, 8], [2, 1, 1, 1], 1),
+            ([8, 8, 4, 8], [2, 2, 1, 2], 1),
+            ([4, 4, 4, 16], [1, 1, 1, 2], 3),
+            ([16, 4, 4, 4], [2, 1, 1, 1], 3),
         ] {
+            let whole = Lattice::new(whole).unwrap();
             let ranks = dims.iter().product();
             let grid = ProcessGrid::new(&whole, ranks, dims).unwrap();
             let layouts: Vec<Layout> = (0..ranks)
                 .map(|r| Layout::new(&whole, &grid, r, depth).unwrap())
                 .collect();
             for (r, l) in layouts.iter().enumerate() {
+                let wide = (0..DIMS)
+                    .filter(|&mu| grid.is_cut(mu))
+                    .all(|mu| grid.local_extents()[mu] > 2 * depth);
+                assert_eq!(
+                    !l.interior.is_empty(),
+                    wide,
+                    "{dims:?} rank {r}: an interior"
+                );
                 let mut owned = sites(&l.part, &l.boxes[0]);
                 owned.sort_unstable();
                 let mut split: Vec<usize> = l

@@ -145,16 +145,19 @@ impl<T: Element, L: Layout> PartFacet for ShiftHooks<'_, T, L> {
         let device = FaceDevice::of(field, false)?;
         #[cfg(not(feature = "cuda"))]
         let device: Option<std::convert::Infallible> = None;
-        for b in [r.send_low, r.send_high] {
-            let slot = faces.take(inner.box_range(b, parity).len() * size)?;
-            #[cfg(feature = "cuda")]
-            if let Some(d) = &device {
-                // SAFETY: the field's device copy, the site list and the staging buffers
-                // live until the caller has waited for the face stream (before sending).
-                unsafe { d.queue::<T>(inner, b, parity, slot, false)? };
-                continue;
-            }
-            let _ = &device;
+        let boxes = [r.send_low, r.send_high];
+        let slots = faces.take_two(
+            inner.box_range(boxes[0], parity).len() * size,
+            inner.box_range(boxes[1], parity).len() * size,
+        )?;
+        #[cfg(feature = "cuda")]
+        if let Some(d) = &device {
+            // SAFETY: the field's device copy, the site list and the staging buffers
+            // live until the caller has waited for the face stream (before sending).
+            return unsafe { d.queue::<T>(inner, boxes, parity, slots, false) };
+        }
+        let _ = &device;
+        for (b, slot) in boxes.into_iter().zip(slots) {
             field.with_host_values(|get| {
                 let mut out = slot.bytes_mut().chunks_exact_mut(size);
                 for run in inner.runs(b, parity) {
@@ -184,12 +187,10 @@ impl<T: Element, L: Layout> PartFacet for ShiftHooks<'_, T, L> {
         let mut unpacked = false;
         #[cfg(feature = "cuda")]
         if let Some(d) = FaceDevice::of(field, true)? {
-            for b in [r.recv_low, r.recv_high] {
-                let slot = halos.next().expect("one face per halo");
-                // SAFETY: as for the pack; the staging buffers are refilled only after the
-                // next pack has been waited for, which the stream orders after this.
-                unsafe { d.queue::<T>(inner, b, parity, slot, true)? };
-            }
+            let slots = [(); 2].map(|()| halos.next().expect("one face per halo"));
+            // SAFETY: as for the pack; the staging buffers are refilled only after the
+            // next pack has been waited for, which the stream orders after this.
+            unsafe { d.queue::<T>(inner, [r.recv_low, r.recv_high], parity, slots, true)? };
             unpacked = true;
         }
         if !unpacked {
@@ -252,36 +253,40 @@ impl FaceDevice {
         }))
     }
 
-    /// Queues on the face stream the pack of box `b`'s face into `slot` and its copy to
-    /// the slot's host memory, or (`unpack`) the copy of the slot's host memory to the
-    /// device and its unpack into the halo box `b`.
+    /// Queues on the face stream the pack of boxes `boxes`' faces into `slots` (one
+    /// launch) and their copies to the slots' host memory, or (`unpack`) the copies of the
+    /// slots' host memory to the device and the unpack into the halo boxes `boxes`.
     ///
     /// # Safety
-    /// The field, the site list and `slot`'s buffers live, and the slot's host memory is
+    /// The field, the site lists and the slots' buffers live, and the slots' host memory is
     /// neither read (pack) nor written (unpack), until the face stream has been waited
     /// for.
     unsafe fn queue<T: Element>(
         &self,
         inner: &Inner,
-        b: usize,
+        boxes: [usize; 2],
         parity: Option<usize>,
-        slot: &mut dyn FaceBuffer,
+        mut slots: [&mut dyn FaceBuffer; 2],
         unpack: bool,
     ) -> Result<()> {
-        let (sites, n) = inner.device_sites(self.dev, b, parity)?;
-        let mv = FaceMove {
-            field: self.field,
-            stride: self.stride,
-            face: slot.device_ptr().expect("staged faces on the GPU"),
-            sites,
-            n,
-        };
+        let mut moves = Vec::with_capacity(2);
+        for (&b, slot) in boxes.iter().zip(&slots) {
+            let (sites, n) = inner.device_sites(self.dev, b, parity)?;
+            moves.push(FaceMove {
+                face: slot.device_ptr().expect("staged faces on the GPU"),
+                sites,
+                n,
+            });
+        }
+        let field = (self.field, self.stride);
         if unpack {
-            slot.queue_to_device()?;
-            face_kernels::queue::<T>(self.dev, true, &mv, self.storage)
+            for slot in &mut slots {
+                slot.queue_to_device()?;
+            }
+            face_kernels::queue::<T>(self.dev, true, field, &moves, self.storage)
         } else {
-            face_kernels::queue::<T>(self.dev, false, &mv, self.storage)?;
-            slot.queue_to_host()
+            face_kernels::queue::<T>(self.dev, false, field, &moves, self.storage)?;
+            slots.iter_mut().try_for_each(|slot| slot.queue_to_host())
         }
     }
 }

@@ -19,9 +19,9 @@ pub const UNPACK: &str = "ongpu_face_unpack";
 
 /// The CUDA source for scalars of `bytes` bytes (1, 2, 4 or 8), moved as unsigned words.
 ///
-/// Parameters: the field's storage, the face, the part's site index of each face site, the
-/// face's sites, the element's components, the field's stride, the layout's block (`V` of
-/// `AoSoA<V>`, 1 for AoS) and whether the layout is SoA.
+/// Parameters: the field's storage; for each of two faces, the face, the part's site index
+/// of each of its sites and their number; the element's components, the field's stride,
+/// the layout's block (`V` of `AoSoA<V>`, 1 for AoS) and whether the layout is SoA.
 pub fn source(bytes: usize) -> String {
     let word = match bytes {
         1 => "unsigned char",
@@ -41,29 +41,39 @@ __device__ __forceinline__ u64 ongpu_storage_index(
     return (s / block) * comps * block + c * block + s % block;
 }}
 
+// Two faces in one launch: threads below n0 * comps move face 0, the rest face 1 (n1 may
+// be zero).
 extern "C" __global__ void {PACK}(
-    const word* __restrict__ field, word* __restrict__ face,
-    const unsigned int* __restrict__ sites, u64 n, u64 comps, u64 stride, u64 block,
+    const word* __restrict__ field, word* __restrict__ face0,
+    const unsigned int* __restrict__ sites0, u64 n0, word* __restrict__ face1,
+    const unsigned int* __restrict__ sites1, u64 n1, u64 comps, u64 stride, u64 block,
     unsigned int soa)
 {{
-    const u64 total = n * comps;
+    const u64 first = n0 * comps, total = first + n1 * comps;
     for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < total;
          t += (u64)gridDim.x * blockDim.x) {{
-        const u64 j = t / comps, c = t - j * comps;
-        face[t] = field[ongpu_storage_index(sites[j], c, comps, stride, block, soa)];
+        const bool second = t >= first;
+        const u64 u = second ? t - first : t;
+        const u64 j = u / comps, c = u - j * comps;
+        const unsigned int s = second ? sites1[j] : sites0[j];
+        (second ? face1 : face0)[u] = field[ongpu_storage_index(s, c, comps, stride, block, soa)];
     }}
 }}
 
 extern "C" __global__ void {UNPACK}(
-    word* __restrict__ field, const word* __restrict__ face,
-    const unsigned int* __restrict__ sites, u64 n, u64 comps, u64 stride, u64 block,
+    word* __restrict__ field, const word* __restrict__ face0,
+    const unsigned int* __restrict__ sites0, u64 n0, const word* __restrict__ face1,
+    const unsigned int* __restrict__ sites1, u64 n1, u64 comps, u64 stride, u64 block,
     unsigned int soa)
 {{
-    const u64 total = n * comps;
+    const u64 first = n0 * comps, total = first + n1 * comps;
     for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < total;
          t += (u64)gridDim.x * blockDim.x) {{
-        const u64 j = t / comps, c = t - j * comps;
-        field[ongpu_storage_index(sites[j], c, comps, stride, block, soa)] = face[t];
+        const bool second = t >= first;
+        const u64 u = second ? t - first : t;
+        const u64 j = u / comps, c = u - j * comps;
+        const unsigned int s = second ? sites1[j] : sites0[j];
+        field[ongpu_storage_index(s, c, comps, stride, block, soa)] = (second ? face1 : face0)[u];
     }}
 }}
 "#
@@ -117,10 +127,6 @@ fn functions(device: &'static Device, bytes: usize) -> Result<(Function, Functio
 
 /// One face's move between a field's device storage and its staging buffer on the device.
 pub(crate) struct FaceMove {
-    /// The field's device storage.
-    pub field: u64,
-    /// The field's stride (sites of storage).
-    pub stride: u64,
     /// The face buffer's device address.
     pub face: u64,
     /// The part's site index of each face site (device memory) and their number.
@@ -128,38 +134,55 @@ pub(crate) struct FaceMove {
     pub n: u64,
 }
 
-/// Queues the pack (`unpack` false) or unpack of `face` for elements `T` in layout
-/// `(block, soa)` on the thread's side stream (a rank lattice's face stream, during its
-/// exchange; else the default stream), after the kernels that wrote the field.
+/// Queues the pack (`unpack` false) or unpack of one field's faces (one or two: a round's
+/// face down and face up, in one launch) for elements `T` at device address `field` with
+/// `stride` sites of storage in layout `(block, soa)` on the thread's side stream (a rank
+/// lattice's face stream, during its exchange; else the default stream), after the kernels
+/// that wrote the field.
 ///
 /// # Safety
-/// Every address in `face` is live device memory of the sizes its counts say,
-/// until the kernel has run.
+/// `field` and every address in `faces` are live device memory of the sizes the counts
+/// say, until the kernel has run.
 pub(crate) unsafe fn queue<T: Element>(
     device: &'static Device,
     unpack: bool,
-    face: &FaceMove,
+    (field, stride): (u64, u64),
+    faces: &[FaceMove],
     (block, soa): (u64, bool),
 ) -> Result<()> {
-    if face.n == 0 {
+    let none = FaceMove {
+        face: 0,
+        sites: 0,
+        n: 0,
+    };
+    let (first, second) = match faces {
+        [a] => (a, &none),
+        [a, b] => (a, b),
+        _ => unreachable!("one or two faces a launch"),
+    };
+    let total = first.n + second.n;
+    if total == 0 {
         return Ok(());
     }
     let bytes = std::mem::size_of::<T::Scalar>();
     let (pack_fn, unpack_fn) = functions(device, bytes)?;
     let comps = T::COMPONENTS as u64;
     let soa = u32::from(soa);
-    // Both kernels take (field, face, ...); the pack writes the face, the unpack the field.
+    // Both kernels take (field, face0, sites0, n0, face1, sites1, n1, ...); the pack writes
+    // the faces, the unpack the field.
     let mut params = ParamList::new();
-    params.push(&face.field);
-    params.push(&face.face);
-    params.push(&face.sites);
-    params.push(&face.n);
+    params.push(&field);
+    for f in [first, second] {
+        params.push(&f.face);
+        params.push(&f.sites);
+        params.push(&f.n);
+    }
     params.push(&comps);
-    params.push(&face.stride);
+    params.push(&stride);
     params.push(&block);
     params.push(&soa);
     let tpb = 256u64;
-    let blocks = (face.n * comps).div_ceil(tpb).clamp(1, 4096) as u32;
+    let blocks = (total * comps).div_ceil(tpb).clamp(1, 4096) as u32;
     let shape = Shape {
         grid: (blocks, 1, 1),
         block: (tpb as u32, 1, 1),
@@ -170,7 +193,7 @@ pub(crate) unsafe fn queue<T: Element>(
     let stream = crate::launch::queue::side_stream();
     crate::cuda::launch_bound_on(stream, f, shape, &mut params, || {
         format!(
-            "the {} kernel of a rank field's face",
+            "the {} kernel of a rank field's faces",
             if unpack { "unpack" } else { "pack" }
         )
     })

@@ -80,6 +80,17 @@ impl FaceBuffers for Alternate<'_> {
         self.taken += 1;
         Ok(self.sides[side].take(len)?)
     }
+
+    fn take_two(&mut self, len0: usize, len1: usize) -> Result<[&mut dyn FaceBuffer; 2]> {
+        let [first, second] = &mut self.sides;
+        let (first, second) = if self.taken % 2 == 0 {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        self.taken += 2;
+        Ok([first.take(len0)?, second.take(len1)?])
+    }
 }
 
 /// Runs one round: sends the faces of the stale fields `caps` shifts, runs `interior` while

@@ -118,11 +118,12 @@ pub(crate) fn for_rank<C: CaptureArg>(
             }
         }
         interior(caps)?;
-        // The boundary on the face stream, after the unpacks.
+        // The boundary on the face stream, after the unpacks: the two boxes of each cut
+        // direction in one launch on the GPU.
         inner
             .boundary
-            .iter()
-            .try_for_each(|&b| run_box(inner, b, parity, caps, &mut run))
+            .chunks(2)
+            .try_for_each(|boxes| run_boxes(inner, boxes, parity, caps, &mut run))
     });
     // The face stream joins the default stream whatever happened.
     faces.join()?;
@@ -206,20 +207,63 @@ pub(super) fn run_box<C: CaptureArg>(
     caps: &mut C,
     run: &mut impl FnMut(&mut C, &Sites) -> Result<()>,
 ) -> Result<()> {
+    run_boxes(inner, &[b], parity, caps, run)
+}
+
+/// Runs the sites of `parity` of one box, or of two boxes of the same shape (a cut
+/// direction's two boundary boxes): on the GPU as one launch whose first half of indices
+/// counts the first box's sites and second half the second's; elsewhere box by box.
+fn run_boxes<C: CaptureArg>(
+    inner: &Inner,
+    boxes: &[usize],
+    parity: Option<usize>,
+    caps: &mut C,
+    run: &mut impl FnMut(&mut C, &Sites) -> Result<()>,
+) -> Result<()> {
     #[cfg(feature = "cuda")]
     if crate::backend::current()? == crate::backend::Backend::Cuda {
-        let sites = Sites {
-            range: inner.box_range(b, parity),
-            lattice: Some(inner.part),
-            within: Some(inner.boxes[b]),
+        let range = inner.box_range(boxes[0], parity);
+        let sites = match *boxes {
+            [b, pair] if inner.boxes[b].same_shape(&inner.boxes[pair]) => Sites {
+                range: range.start..range.end + range.len(),
+                lattice: Some(inner.part),
+                within: Some(inner.boxes[b]),
+                pair: Some(inner.boxes[pair]),
+            },
+            [b] => Sites {
+                range,
+                lattice: Some(inner.part),
+                within: Some(inner.boxes[b]),
+                pair: None,
+            },
+            _ => {
+                return boxes
+                    .iter()
+                    .try_for_each(|&b| run_boxes(inner, &[b], parity, caps, run))
+            }
         };
         return run(caps, &sites);
     }
+    for &b in boxes {
+        run_box_on_host(inner, b, parity, caps, run)?;
+    }
+    Ok(())
+}
+
+/// Runs box `b`'s sites of `parity` as runs of part indices (off the GPU).
+fn run_box_on_host<C: CaptureArg>(
+    inner: &Inner,
+    b: usize,
+    parity: Option<usize>,
+    caps: &mut C,
+    run: &mut impl FnMut(&mut C, &Sites) -> Result<()>,
+) -> Result<()> {
     for range in inner.runs(b, parity) {
         let sites = Sites {
             range,
             lattice: Some(inner.part),
             within: None,
+            pair: None,
         };
         run(caps, &sites)?;
     }

@@ -333,4 +333,13 @@ impl FaceBuffers for Faces {
     fn take(&mut self, len: usize) -> Result<&mut dyn FaceBuffer> {
         Ok(Faces::take(self, len)?)
     }
+
+    fn take_two(&mut self, len0: usize, len1: usize) -> Result<[&mut dyn FaceBuffer; 2]> {
+        Faces::take(self, len0)?;
+        Faces::take(self, len1)?;
+        let [a, b] = &mut self.slots[self.used - 2..self.used] else {
+            unreachable!("two slots taken")
+        };
+        Ok([a, b])
+    }
 }

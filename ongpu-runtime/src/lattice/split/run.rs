@@ -91,6 +91,7 @@ pub(crate) fn for_each_part<C: CaptureArg>(
                     range,
                     lattice: Some(part.lattice),
                     within: None,
+                    pair: None,
                 };
                 run(caps, &sites)
             };
@@ -156,6 +157,7 @@ fn run_host_part<C: CaptureArg>(
                     range,
                     lattice: Some(part.lattice),
                     within: None,
+                    pair: None,
                 };
                 run(caps, &sites)
             })
