@@ -98,7 +98,7 @@ pub(crate) fn run<C: CaptureArg>(
     // path when it is given no shared memory).
     let shared_bytes = kernel.stage_shared(tpb).unwrap_or(0);
     let mut blocks = sites.len().div_ceil(tpb as usize);
-    if choice.waves > 0 {
+    if choice.waves > 0 && !crate::launch::queue::wave_cap_lifted() {
         blocks = blocks.min(kernel.resident_blocks(dev, tpb)? * choice.waves as usize);
     }
     let blocks = blocks.min(dev.info().max_grid_x as usize) as u32;

@@ -21,6 +21,31 @@ thread_local! {
     /// Per device ordinal, the event that orders one stream after another's queued work.
     static JOIN: RefCell<Vec<(usize, crate::cuda::peer::DeviceEvent)>> =
         const { RefCell::new(Vec::new()) };
+    /// True while [`without_wave_cap`] runs.
+    static UNCAPPED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with this thread's element-wise launches given one thread per site instead of
+/// grids capped at whole waves of resident blocks (`LoadedKernel::default_waves`): a rank's
+/// interior, whose capped blocks would all stay resident until its end, so that the
+/// unpack and boundary kernels of the halo stream (of the highest priority) get
+/// multiprocessors as the interior's blocks retire instead of after its last one (four
+/// H200s, 32^4 per GPU: the exchange not hidden 13.6 -> 7.6 us a call; BENCHMARKS.md).
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn without_wave_cap<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            UNCAPPED.with(|u| u.set(self.0));
+        }
+    }
+    let _restore = Restore(UNCAPPED.with(|u| u.replace(true)));
+    f()
+}
+
+/// True while [`without_wave_cap`] runs on this thread.
+pub(crate) fn wave_cap_lifted() -> bool {
+    UNCAPPED.with(Cell::get)
 }
 
 /// Runs `f` with this thread's launches outside stream scopes going to `side`, a

@@ -179,11 +179,14 @@ impl FaceStream {
     }
 
     /// Runs `f` (inside [`run`](FaceStream::run)) with this thread's launches on the default
-    /// stream again.
+    /// stream again, and one thread per site (`launch::queue::without_wave_cap`: the
+    /// interior's blocks retire as it runs, so that the face stream's kernels start then).
     fn leave<R>(&self, f: impl FnOnce() -> R) -> R {
         #[cfg(feature = "cuda")]
         if self.on.is_some() {
-            return crate::launch::queue::on_side_stream(std::ptr::null_mut(), f);
+            return crate::launch::queue::on_side_stream(std::ptr::null_mut(), || {
+                crate::launch::queue::without_wave_cap(f)
+            });
         }
         f()
     }
