@@ -141,7 +141,7 @@ impl Lattice {
 
     /// True when `other` has the same extents and storage order (so the same even-odd
     /// order of its own sites, wherever it lies).
-    #[cfg(feature = "mpi")]
+    #[cfg(all(feature = "mpi", feature = "cuda"))]
     pub(crate) fn same_shape(&self, other: &Lattice) -> bool {
         self.dims == other.dims && self.slow == other.slow
     }

@@ -63,11 +63,15 @@ pub(crate) fn run<C: CaptureArg>(
     let checked = bounds_checks()?;
     // Compile before touching the fields, so that a compile error leaves them as they were.
     let kernel = kernel_for::<C>(&site.info, &site.kernels, dev, checked)?;
+    // A rank's interior beside its exchange runs untuned with one thread per site
+    // (`launch::queue::without_wave_cap`): trials there would time one grid under every
+    // candidate's name and file the noise as a decision for calls that do cap.
+    let uncapped = crate::launch::queue::wave_cap_lifted();
     let default = LaunchChoice {
         threads_per_block: tpb,
-        waves: kernel.default_waves(),
+        waves: if uncapped { 0 } else { kernel.default_waves() },
     };
-    let mode = if checked || LoadedKernel::waves_forced() {
+    let mode = if checked || LoadedKernel::waves_forced() || uncapped {
         TuneMode::Off
     } else {
         crate::tune::mode()?
@@ -98,7 +102,7 @@ pub(crate) fn run<C: CaptureArg>(
     // path when it is given no shared memory).
     let shared_bytes = kernel.stage_shared(tpb).unwrap_or(0);
     let mut blocks = sites.len().div_ceil(tpb as usize);
-    if choice.waves > 0 && !crate::launch::queue::wave_cap_lifted() {
+    if choice.waves > 0 && !uncapped {
         blocks = blocks.min(kernel.resident_blocks(dev, tpb)? * choice.waves as usize);
     }
     let blocks = blocks.min(dev.info().max_grid_x as usize) as u32;

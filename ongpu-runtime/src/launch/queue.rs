@@ -25,12 +25,15 @@ thread_local! {
     static UNCAPPED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Runs `f` with this thread's element-wise launches given one thread per site instead of
-/// grids capped at whole waves of resident blocks (`LoadedKernel::default_waves`): a rank's
-/// interior, whose capped blocks would all stay resident until its end, so that the
-/// unpack and boundary kernels of the halo stream (of the highest priority) get
-/// multiprocessors as the interior's blocks retire instead of after its last one (four
-/// H200s, 32^4 per GPU: the exchange not hidden 13.6 -> 7.6 us a call; BENCHMARKS.md).
+/// Runs `f` with this thread's element-wise launches untuned and given one thread per site:
+/// a rank's interior beside its exchange. A grid of whole waves of resident blocks (the
+/// default of light kernels, and a shape the tuner may choose for any kernel, timed alone)
+/// keeps every block resident until the interior's end, so the unpack and boundary kernels
+/// of the halo stream, however urgent, would run after it; with one thread per site the
+/// blocks retire as the interior runs and those kernels take their place (four H200s,
+/// 32^4 per GPU: the exchange not hidden 13.6 -> 7.6 us a call with `ONGPU_WAVES=0`,
+/// which runs every launch so; BENCHMARKS.md). Element-wise launches only: a reduction's
+/// grid is sized by its partials.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn without_wave_cap<R>(f: impl FnOnce() -> R) -> R {
     struct Restore(bool);
