@@ -206,6 +206,18 @@ mod tests {
                     wide,
                     "{dims:?} rank {r}: an interior"
                 );
+                // The boundary comes in pairs of one shape (a cut direction's low and high
+                // boxes, which the GPU runs as one launch), or is the whole block.
+                if wide {
+                    assert_eq!(l.boundary.len() % 2, 0, "{dims:?} rank {r}");
+                    for pair in l.boundary.chunks(2) {
+                        let (a, b) = (&l.boxes[pair[0]], &l.boxes[pair[1]]);
+                        assert_eq!(a.extents(), b.extents(), "{dims:?} rank {r}");
+                        assert_eq!(a.slowest(), b.slowest(), "{dims:?} rank {r}");
+                    }
+                } else {
+                    assert_eq!(l.boundary, [0], "{dims:?} rank {r}");
+                }
                 let mut owned = sites(&l.part, &l.boxes[0]);
                 owned.sort_unstable();
                 let mut split: Vec<usize> = l
