@@ -13,6 +13,7 @@ use crate::field::pending::Mark;
 use crate::graph_pass::{self, Mode};
 use std::cell::{Cell, RefCell};
 use std::ops::Range;
+use std::thread::LocalKey;
 
 thread_local! {
     /// The stream this thread's launches go to instead of the default stream while
@@ -36,13 +37,23 @@ thread_local! {
 /// grid is sized by its partials.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn without_wave_cap<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
+    with_set(&UNCAPPED, true, f)
+}
+
+/// Runs `f` with this thread's `key` set to `value`, and its previous value back after
+/// (also when `f` panics).
+fn with_set<T: Copy + 'static, R>(
+    key: &'static LocalKey<Cell<T>>,
+    value: T,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore<T: Copy + 'static>(&'static LocalKey<Cell<T>>, T);
+    impl<T: Copy + 'static> Drop for Restore<T> {
         fn drop(&mut self) {
-            UNCAPPED.with(|u| u.set(self.0));
+            self.0.with(|c| c.set(self.1));
         }
     }
-    let _restore = Restore(UNCAPPED.with(|u| u.replace(true)));
+    let _restore = Restore(key, key.with(|c| c.replace(value)));
     f()
 }
 
@@ -57,14 +68,7 @@ pub(crate) fn wave_cap_lifted() -> bool {
 /// with the fields already prepared ([`order_after`]), and joins it back ([`join_side`])
 /// before later default-stream work relies on what the kernels wrote.
 pub(crate) fn on_side_stream<R>(side: CUstream, f: impl FnOnce() -> R) -> R {
-    struct Restore(CUstream);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            SIDE.with(|s| s.set(self.0));
-        }
-    }
-    let _restore = Restore(SIDE.with(|s| s.replace(side)));
-    f()
+    with_set(&SIDE, side, f)
 }
 
 /// The stream this thread's launches outside stream scopes go to: the side stream while

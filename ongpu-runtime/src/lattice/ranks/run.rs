@@ -225,50 +225,36 @@ fn run_boxes<C: CaptureArg>(
 ) -> Result<()> {
     #[cfg(feature = "cuda")]
     if crate::backend::current()? == crate::backend::Backend::Cuda {
-        let range = inner.box_range(boxes[0], parity);
-        let sites = match *boxes {
-            [b, pair] if inner.boxes[b].same_shape(&inner.boxes[pair]) => Sites {
-                range: range.start..range.end + range.len(),
-                lattice: Some(inner.part),
-                within: Some(inner.boxes[b]),
-                pair: Some(inner.boxes[pair]),
-            },
-            [b] => Sites {
-                range,
-                lattice: Some(inner.part),
-                within: Some(inner.boxes[b]),
-                pair: None,
-            },
+        let (first, pair) = match *boxes {
+            [b] => (b, None),
+            [b, p] if inner.boxes[b].same_shape(&inner.boxes[p]) => (b, Some(inner.boxes[p])),
             _ => {
                 return boxes
                     .iter()
                     .try_for_each(|&b| run_boxes(inner, &[b], parity, caps, run))
             }
         };
+        let range = inner.box_range(first, parity);
+        // A pair's second box counts the second half of the indices.
+        let end = range.end + if pair.is_some() { range.len() } else { 0 };
+        let sites = Sites {
+            range: range.start..end,
+            lattice: Some(inner.part),
+            within: Some(inner.boxes[first]),
+            pair,
+        };
         return run(caps, &sites);
     }
     for &b in boxes {
-        run_box_on_host(inner, b, parity, caps, run)?;
-    }
-    Ok(())
-}
-
-/// Runs box `b`'s sites of `parity` as runs of part indices (off the GPU).
-fn run_box_on_host<C: CaptureArg>(
-    inner: &Inner,
-    b: usize,
-    parity: Option<usize>,
-    caps: &mut C,
-    run: &mut impl FnMut(&mut C, &Sites) -> Result<()>,
-) -> Result<()> {
-    for range in inner.runs(b, parity) {
-        let sites = Sites {
-            range,
-            lattice: Some(inner.part),
-            within: None,
-            pair: None,
-        };
-        run(caps, &sites)?;
+        for range in inner.runs(b, parity) {
+            let sites = Sites {
+                range,
+                lattice: Some(inner.part),
+                within: None,
+                pair: None,
+            };
+            run(caps, &sites)?;
+        }
     }
     Ok(())
 }
