@@ -11,7 +11,7 @@
 //! cargo run --release --example hmc -- [--size 8 | --dims X,Y,Z,T] [--beta 6.0]
 //!     [--traj 200] [--therm 100] [--length 1.0] [--steps 10] [--integrator omelyan|leapfrog]
 //!     [--start hot|cold] [--seed 1] [--csv FILE] [--svg FILE] [--save FILE]
-//!     [--mass M [--action-tol 1e-10] [--force-tol 1e-7] [--force-solver cg|mixed|loop]
+//!     [--mass M [--action-tol 1e-10] [--force-tol 1e-7] [--force-solver cg|mixed|loop|device]
 //!     [--gauge-substeps 1] [--boundary antiperiodic|periodic]] [--ranks X,Y,Z,T | --devices N]
 //! ```
 //!
@@ -29,7 +29,7 @@ use ongpu::qcd::boundary::TimeBoundary;
 use ongpu::qcd::gauge::force::{accumulate_force, exp_times};
 use ongpu::qcd::gauge::{GaugeField, LinksOf};
 use ongpu::qcd::hmc::{Action, Hmc, Integrator, MdParams, StaggeredQuarks, StaggeredSolver};
-use ongpu::qcd::staggered::{Cg, LoopCg, MixedCg};
+use ongpu::qcd::staggered::{Cg, DeviceCg, LoopCg, MixedCg};
 use ongpu::qcd::stats;
 use std::time::Instant;
 
@@ -77,6 +77,9 @@ enum ForceSolver {
     Mixed,
     /// `LoopCg`: the iterations in a device-side loop, no host wait per iteration.
     Loop,
+    /// `DeviceCg` (for the action's solves too): α and β on the devices, iterations queued
+    /// in blocks; over ranks the sums are added on the GPUs.
+    Device,
 }
 
 impl Options {
@@ -128,10 +131,12 @@ impl Options {
                         None | Some("cg") => ForceSolver::Cg,
                         Some("mixed") => ForceSolver::Mixed,
                         Some("loop") => ForceSolver::Loop,
+                        Some("device") => ForceSolver::Device,
                         Some(other) => {
-                            return Err(
-                                format!("--force-solver {other}: want cg, mixed or loop").into()
+                            return Err(format!(
+                                "--force-solver {other}: want cg, mixed, loop or device"
                             )
+                            .into())
                         }
                     },
                 }),
@@ -211,8 +216,12 @@ fn run<S: Space>(lat: S, o: &Options, agree: &dyn Fn(usize) -> usize, span: bool
             ForceSolver::Cg => Box::new(Cg::new(lat, q.force_tol, MAX_ITER)),
             ForceSolver::Mixed => Box::new(MixedCg::<S, f32>::new(lat, q.force_tol, MAX_ITER)),
             ForceSolver::Loop => loop_solver(lat, q.force_tol, MAX_ITER)?,
+            ForceSolver::Device => Box::new(DeviceCg::new(lat, q.force_tol, MAX_ITER)),
         };
-        let action_solver = Box::new(Cg::new(lat, q.action_tol, MAX_ITER));
+        let action_solver: StaggeredSolver<S> = match q.solver {
+            ForceSolver::Device => Box::new(DeviceCg::new(lat, q.action_tol, MAX_ITER)),
+            _ => Box::new(Cg::new(lat, q.action_tol, MAX_ITER)),
+        };
         action = action.with_gauge_substeps(q.gauge_substeps)?;
         action = action.with_quarks(
             StaggeredQuarks::with_solvers(lat, q.mass, action_solver, force)?
@@ -229,6 +238,7 @@ fn run<S: Space>(lat: S, o: &Options, agree: &dyn Fn(usize) -> usize, span: bool
                 ForceSolver::Cg => "f64 CG",
                 ForceSolver::Mixed => "mixed f32/f64 CG",
                 ForceSolver::Loop => "f64 CG in a device loop",
+                ForceSolver::Device => "f64 CG with device scalars (the action's too)",
             },
             q.gauge_substeps
         );

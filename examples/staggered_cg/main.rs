@@ -12,12 +12,17 @@
 //! ```text
 //! cargo run --release --example staggered_cg -- [--size L | --dims X,Y,Z,T] [--mass 0.1]
 //!     [--tol 1e-10] [--max-iter 10000] [--repeat 5] [--reps 10] [--smooth] [--seed 1]
-//!     [--ranks X,Y,Z,T | --devices N] [--mixed f32|f16|bf16] [--rhs N]
+//!     [--ranks X,Y,Z,T | --devices N] [--mixed f32|f16|bf16] [--rhs N] [--device-scalars]
 //! ```
 //!
 //! `--mixed P` solves again with mixed-precision CG (`staggered::MixedCg`: f64 solution and
 //! reliable updates, inner iterations with vectors and two-row links stored in P), checks
 //! it the same way and prints its time to solution next to the f64 CG's.
+//!
+//! `--device-scalars` solves again with the CG whose α and β stay on the devices
+//! (`staggered::DeviceCg`: iterations queued in blocks, the host looking at `|r|²` between
+//! them; over ranks the sums are added on the GPUs), checks it the same way and prints its
+//! time to solution next to the CG's.
 //!
 //! `--rhs N` solves N systems at once (`staggered::MultiCg`, every operator application
 //! shared) against N single solves one after another, and checks that both give the same
@@ -45,7 +50,7 @@ mod report;
 use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::solver::{LinearSolver, Solution};
-use ongpu::qcd::staggered::{self, Cg, FermionOf, HostVector, MixedCg, Staggered};
+use ongpu::qcd::staggered::{self, Cg, DeviceCg, FermionOf, HostVector, MixedCg, Staggered};
 use ongpu::Backend;
 use ongpu_reference::staggered::HostStaggered;
 use options::{GaugeKind, Options, Sloppy, SMOOTH_SPREAD};
@@ -149,6 +154,21 @@ fn solve_on<S: Space>(
             host_residual,
             passes,
         });
+    }
+    if opts.device_scalars {
+        let mut device = DeviceCg::new(lat, opts.tol, opts.max_iter);
+        let (d, seconds) = bench::time_solves(&mut device, &op, &b, &mut x, opts.repeat)?;
+        let host = check_on_host(&host_op, &b_host, &x, opts.tol, &d)?;
+        if lat.is_root() {
+            report::print_device_scalars(
+                &d,
+                device.looks(),
+                host,
+                &seconds,
+                &solution,
+                &solve_seconds,
+            );
+        }
     }
     if let Some(sloppy) = opts.mixed {
         let mut mixed: Box<dyn LinearSolver<Staggered<S>>> = match sloppy {

@@ -42,6 +42,9 @@ pub struct Options {
     pub mixed: Option<Sloppy>,
     /// Solve this many systems at once (`--rhs N`, `MultiCg`) against as many single solves.
     pub rhs: Option<usize>,
+    /// Also solve with the CG whose scalars stay on the devices (`--device-scalars`,
+    /// `DeviceCg`), and compare its time to solution with the CG's.
+    pub device_scalars: bool,
 }
 
 /// The storage of the inner iterations of `--mixed`.
@@ -59,7 +62,8 @@ pub enum Sloppy {
 pub const USAGE: &str =
     "cargo run --release --example staggered_cg -- [--size L | --dims X,Y,Z,T] \
      [--mass M] [--tol T] [--max-iter N] [--repeat N] [--reps N] [--smooth] [--seed S] \
-     [--ranks X,Y,Z,T | --devices N] [--mixed f32|f16|bf16] [--rhs N]";
+     [--ranks X,Y,Z,T | --devices N] [--mixed f32|f16|bf16] [--rhs N] \
+     [--device-scalars]";
 
 impl Options {
     /// Parses the process's arguments.
@@ -78,6 +82,7 @@ impl Options {
             devices: None,
             mixed: None,
             rhs: None,
+            device_scalars: false,
         };
         let mut p = lexopt::Parser::from_env();
         while let Some(arg) = p.next()? {
@@ -94,6 +99,7 @@ impl Options {
                 Long("ranks") => o.ranks = Some(crate::common::parse_dims(&p.value()?.string()?)?),
                 Long("devices") => o.devices = Some(p.value()?.parse::<usize>()?),
                 Long("rhs") => o.rhs = Some(p.value()?.parse::<usize>()?),
+                Long("device-scalars") => o.device_scalars = true,
                 Long("mixed") => {
                     o.mixed = Some(match p.value()?.string()?.as_str() {
                         "f32" => Sloppy::F32,

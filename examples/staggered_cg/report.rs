@@ -178,3 +178,32 @@ pub fn print_mixed(
         t64 / t
     );
 }
+
+/// The CG with device scalars beside the CG's (iterations, host looks, time to solution).
+pub fn print_device_scalars(
+    d: &Solution,
+    looks: usize,
+    host_residual: f64,
+    seconds: &[f64],
+    cg_solution: &Solution,
+    cg_seconds: &[f64],
+) {
+    let (t, t_cg) = (
+        common::median(seconds.to_vec()),
+        common::median(cg_seconds.to_vec()),
+    );
+    println!(
+        "CG with device scalars: {} iterations ({} by the CG), {} looks at |r|², {} restarts; \
+         |b − A x|/|b| = {:.2e} (solver), {:.2e} (host check)",
+        d.iterations, cg_solution.iterations, looks, d.restarts, d.relative_residual, host_residual
+    );
+    println!(
+        "time to solution: device scalars {:.3} ms, CG {:.3} ms (medians of {}): {:.2}x \
+         faster ({:.1} us per iteration)",
+        t * 1e3,
+        t_cg * 1e3,
+        seconds.len(),
+        t_cg / t,
+        t * 1e6 / d.iterations.max(1) as f64
+    );
+}

@@ -2,7 +2,9 @@
 //! runs it with 1, 2 and 4 ranks): the hot start and heatbath and overrelaxation sweeps
 //! (random numbers keyed by whole-lattice sites) give every link bit for bit what the same
 //! chain gives on the whole lattice in one process; the plaquette agrees to rounding; and 20
-//! iterations of the staggered CG give the same solution on every process grid of the run.
+//! iterations of the staggered CG give the same solution on every process grid of the run,
+//! and so does a whole solve by the CG whose scalars stay on the devices (its sums over the
+//! ranks added on the GPUs where NCCL serves).
 //! Sums over ranks are exact on both backends, so that solution is the same bits for every
 //! grid and every rank count: rank 0 prints its digest, which the script compares between
 //! the runs with 1, 2 and 4 ranks. NERSC files written from a lattice cut over ranks
@@ -30,7 +32,7 @@ use ongpu::qcd::nersc;
 use ongpu::qcd::quenched::QuenchedUpdate;
 use ongpu::qcd::solver::Cgnr;
 use ongpu::qcd::solver::{LinearSolver, SolverError};
-use ongpu::qcd::staggered::{self, Cg, FermionOf, Staggered};
+use ongpu::qcd::staggered::{self, Cg, DeviceCg, FermionOf, Staggered};
 use ongpu::qcd::wilson::{random_spinors, HostSpinor, SpinorFieldOf};
 use ongpu::{ProcessGrid, RankLattice};
 
@@ -92,6 +94,26 @@ fn cg_iterate<S: Space>(u: &GaugeField<S>) -> (Vec<ColorVector<f64>>, f64) {
         other => panic!("20 iterations cannot reach 1e-30: {other:?}"),
     };
     (x.values().unwrap(), residual)
+}
+
+/// A whole solve by the CG with device scalars: its solution (even sites), iterations and
+/// relative residual, which meets the tolerance.
+fn device_cg_solution<S: Space>(u: &GaugeField<S>) -> (Vec<ColorVector<f64>>, usize, f64) {
+    let lat = u.lattice();
+    let whole = lat.whole();
+    let b_host = staggered::even_part(&whole, &staggered::random_vector(&whole, SEED + 3));
+    let b: FermionOf<S> = lat.field_from_fn(|i| b_host[i]).unwrap();
+    let mut x: FermionOf<S> = lat.zeros().unwrap();
+    let op = Staggered::new(u, MASS).unwrap();
+    let mut cg = DeviceCg::new(lat, 1e-10, 1000);
+    let sol = cg.solve(&op, &b, &mut x).unwrap();
+    assert!(sol.relative_residual <= 1e-10, "{sol:?}");
+    assert!(
+        cg.looks() < sol.iterations,
+        "{} looks for {sol:?}",
+        cg.looks()
+    );
+    (x.values().unwrap(), sol.iterations, sol.relative_residual)
 }
 
 /// The halo refreshes of a second CG solve (the first has refreshed the links) and its
@@ -489,6 +511,10 @@ fn main() {
         let mut words = bits(&x);
         words.push(residual.to_bits());
         words.push(p.to_bits());
+        let (xd, iterations, relative) = device_cg_solution(&ur);
+        words.extend(bits(&xd));
+        words.push(iterations as u64);
+        words.push(relative.to_bits());
         match &first {
             None => first = Some(words),
             Some(w) => assert!(*w == words, "{ranks}: CG bits differ between grids"),

@@ -1,4 +1,4 @@
-//! The graph CG and the device-loop CG of `ongpu::qcd::staggered` (what
+//! The graph CG, the device-loop CG and the device-scalar CG of `ongpu::qcd::staggered` (what
 //! `examples/small_lattice` measures): they meet the tolerance on the true residual and
 //! agree with the eager solver, on the CPU backend and, with `cargo test --test quarks small_lattice:: --
 //! --include-ignored`, on the GPU, where the graph holds four kernels per iteration; on
@@ -11,8 +11,8 @@ use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::solver::{LinearSolver, Solution};
 use ongpu::qcd::staggered::{
-    cg_solver, even_part, random_vector, Cg, CgVariant, Fermion, GraphCg, HostVector, LoopCg,
-    Staggered, KERNELS_PER_ITERATION,
+    cg_solver, even_part, random_vector, Cg, CgVariant, DeviceCg, Fermion, GraphCg, HostVector,
+    LoopCg, Staggered, KERNELS_PER_ITERATION,
 };
 use ongpu_reference::staggered::HostStaggered;
 
@@ -134,7 +134,75 @@ fn loop_cg_meets_the_tolerance_and_agrees_with_the_eager_solver() {
     }
 }
 
-/// The three variants behind one interface, chosen at run time: each meets the tolerance
+/// Solves on 4^4 with the device-loop CG and with device scalars queued in blocks, twice
+/// (the second solve reuses the solver's fields): the same recursion on the device, so the
+/// same iterations and the same bits; the block solver stops exactly where the loop does
+/// (iterations queued past the target change nothing) and waits for the host far fewer
+/// times than it iterates.
+fn device_cg_stops_where_the_device_loop_does() {
+    let Problem {
+        lat,
+        op,
+        host,
+        b_host,
+        b,
+        ..
+    } = problem();
+    let mut looped = LoopCg::new(lat, TOL, 2000).unwrap();
+    let mut x_loop = Fermion::zeros(lat.volume());
+    let by_loop = looped.solve(&op, &b, &mut x_loop).unwrap();
+    let x_loop = x_loop.to_vec().unwrap();
+    let mut cg = DeviceCg::new(lat, TOL, 2000);
+    for solve in 0..2 {
+        let poison = ColorVector::new([Complex::new(f64::NAN, 0.0); 3]);
+        let mut x = Fermion::from_vec(vec![poison; lat.volume()]);
+        let sol = cg.solve(&op, &b, &mut x).unwrap();
+        // The solver writes the even sites: the poison stays on the odd ones.
+        let x = x.to_vec().unwrap();
+        assert!(x.iter().any(|v| v[0].re.is_nan()));
+        let x = even_part(&lat, &x);
+        assert_eq!(sol.iterations, by_loop.iterations, "solve {solve}");
+        assert_eq!(sol.restarts, by_loop.restarts, "solve {solve}");
+        let same = x.iter().zip(&x_loop).all(|(a, b)| {
+            (0..3).all(|k| {
+                a[k].re.to_bits() == b[k].re.to_bits() && a[k].im.to_bits() == b[k].im.to_bits()
+            })
+        });
+        assert!(same, "solve {solve}: the solutions differ in their bits");
+        let residual = host.relative_residual(&b_host, &x);
+        assert!(
+            residual <= TOL,
+            "solve {solve}: |b − A x|/|b| = {residual:e}"
+        );
+        assert!(
+            cg.looks() * 4 <= sol.iterations,
+            "solve {solve}: {} looks at |r|² for {} iterations",
+            cg.looks(),
+            sol.iterations
+        );
+        assert!(cg.passes().updates >= sol.iterations);
+    }
+}
+
+#[test]
+fn cpu_device_cg() {
+    ongpu::with_backend(
+        ongpu::Backend::Cpu,
+        device_cg_stops_where_the_device_loop_does,
+    )
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_device_cg() {
+    ongpu::with_backend(
+        ongpu::Backend::Cuda,
+        device_cg_stops_where_the_device_loop_does,
+    )
+}
+
+/// The four variants behind one interface, chosen at run time: each meets the tolerance
 /// on the host operator's residual, reports its own true residual and a time, and a solver
 /// made for too few iterations says so instead of answering.
 fn every_variant_behind_one_interface() {
@@ -143,6 +211,7 @@ fn every_variant_behind_one_interface() {
         CgVariant::Eager,
         CgVariant::Graph { block: 5 },
         CgVariant::DeviceLoop,
+        CgVariant::DeviceScalars,
     ] {
         let mut solver = cg_solver(variant, p.lat, TOL, 2000).unwrap();
         let mut x = Fermion::zeros(p.lat.volume());

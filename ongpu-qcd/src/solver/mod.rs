@@ -11,11 +11,13 @@
 pub(crate) mod bicgstab;
 pub(crate) mod cg;
 mod cgnr;
+pub(crate) mod device_cg;
 pub(crate) mod refinement;
 
 pub use bicgstab::{BiCgStab, BiCgStabOperator};
 pub use cg::{Cg, CgOperator, CgPasses, MAX_RESTARTS};
 pub use cgnr::{Cgnr, CgnrOperator};
+pub use device_cg::{DeviceCg, DeviceCgOperator};
 
 use ongpu::prelude::*;
 

@@ -24,6 +24,11 @@ use ongpu::prelude::*;
 /// generic [`solver::Cg`](crate::solver::Cg) over staggered fermions.
 pub type Cg<S = Lattice> = crate::solver::Cg<S, FermionOf<S>>;
 
+/// CG with α and β on the device ([`solver::DeviceCg`](crate::solver::DeviceCg)) for the
+/// normal operator of [`Staggered`](super::Staggered) on any [`Space`]: the passes of
+/// [`Cg`], queued a block of iterations at a time without host waits.
+pub type DeviceCg<S = Lattice> = crate::solver::DeviceCg<S, FermionOf<S>>;
+
 /// How many times a staggered solve ran each pass (for its flop count and the time shares):
 /// [`CgPasses`] in the staggered operator's passes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

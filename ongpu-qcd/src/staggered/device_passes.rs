@@ -1,57 +1,26 @@
-//! The passes of a CG iteration whose scalars never leave the device, so that a block of
-//! iterations can be recorded as one graph: the sums go into a [`DeviceScalar`], a
-//! one-site kernel turns them into α and β, and the vector updates read those.
+//! The passes of a CG iteration whose scalars never leave the device, so that iterations
+//! are queued without host waits or recorded as one graph: the sums go into a
+//! [`DeviceScalar`], a one-site kernel ([`coefficients`]) turns them into α and β, and the
+//! vector updates read those. On any [`Space`]: over MPI ranks the sums are added on the
+//! GPUs.
 
-use super::Fermion;
-use crate::gauge::Links;
+use super::{FermionOf, Staggered};
+use crate::gauge::LinksOf;
+use crate::solver::DeviceCgOperator;
 use ongpu::prelude::*;
 
-/// The device scalars of CG in the Chronopoulos–Gear arrangement of [`Cg`](super::Cg).
-pub struct Scalars {
-    /// `(|r|², Re⟨r, A r⟩)` as one complex sum, from [`apply_and_reduce_into`].
-    pub sums: DeviceScalar<Complex<f64>>,
-    /// γ of the previous iteration (`+∞` before the first: then β = 0).
-    pub gamma_old: DeviceScalar,
-    /// α of the previous iteration (1 before the first; it is multiplied by β = 0 there).
-    pub alpha_old: DeviceScalar,
-    /// This iteration's α.
-    pub alpha: DeviceScalar,
-    /// This iteration's β.
-    pub beta: DeviceScalar,
-}
-
-impl Scalars {
-    /// Scalars for a fresh start.
-    pub fn new() -> ongpu::Result<Scalars> {
-        let mut s = Scalars {
-            sums: DeviceScalar::zero(),
-            gamma_old: DeviceScalar::zero(),
-            alpha_old: DeviceScalar::zero(),
-            alpha: DeviceScalar::zero(),
-            beta: DeviceScalar::zero(),
-        };
-        s.restart()?;
-        Ok(s)
-    }
-
-    /// Forgets the previous iteration, so that the next has β = 0 (CG from the current
-    /// residual).
-    pub fn restart(&mut self) -> ongpu::Result<()> {
-        self.gamma_old.set(f64::INFINITY)?;
-        self.alpha_old.set(1.0)
-    }
-}
+pub use crate::solver::device_cg::{coefficients, Scalars};
 
 /// [`apply_and_reduce`](super::passes::apply_and_reduce) with its sums left in `sums` on
 /// the device: `w = m² r − D_eo t` at the even sites, `sums = (|r|², Re⟨r, w⟩)`. The
 /// stencil is [`hop`](super::passes::hop)'s body (a device function cannot shift).
-pub fn apply_and_reduce_into(
-    lat: Lattice,
-    u: &Links,
-    t: &Fermion,
-    r: &Fermion,
+pub fn apply_and_reduce_into<S: Space>(
+    lat: S,
+    u: &LinksOf<S>,
+    t: &FermionOf<S>,
+    r: &FermionOf<S>,
     mass2: f64,
-    w: &mut Fermion,
+    w: &mut FermionOf<S>,
     sums: &mut DeviceScalar<Complex<f64>>,
 ) -> ongpu::Result<()> {
     on_gpu!(sum -> sums: lat.even(), {
@@ -65,38 +34,17 @@ pub fn apply_and_reduce_into(
     })
 }
 
-/// One site: `β = γ / γ_old`, `α = γ / (δ − β γ / α_old)` from the sums, as the host
-/// computes them in [`Cg`](super::Cg), then `γ_old = γ`, `α_old = α`.
-pub fn coefficients(s: &mut Scalars) -> ongpu::Result<()> {
-    let Scalars {
-        sums,
-        gamma_old,
-        alpha_old,
-        alpha,
-        beta,
-    } = s;
-    on_gpu!({
-        let gamma = sums.re;
-        let b = gamma / gamma_old;
-        let a = gamma / (sums.im - b * gamma / alpha_old);
-        beta = b;
-        alpha = a;
-        gamma_old = gamma;
-        alpha_old = a;
-    })
-}
-
 /// [`update`](super::passes::update) with α and β read from the device.
 #[allow(clippy::too_many_arguments)]
-pub fn update_from(
-    lat: Lattice,
+pub fn update_from<S: Space>(
+    lat: S,
     alpha: &DeviceScalar,
     beta: &DeviceScalar,
-    w: &Fermion,
-    p: &mut Fermion,
-    s: &mut Fermion,
-    x: &mut Fermion,
-    r: &mut Fermion,
+    w: &FermionOf<S>,
+    p: &mut FermionOf<S>,
+    s: &mut FermionOf<S>,
+    x: &mut FermionOf<S>,
+    r: &mut FermionOf<S>,
 ) -> ongpu::Result<()> {
     on_gpu!(lat.even(), {
         p = r + beta * p;
@@ -104,4 +52,33 @@ pub fn update_from(
         x += alpha * p;
         r -= alpha * s;
     })
+}
+
+/// CG with device scalars ([`DeviceCg`](super::DeviceCg)) on the staggered normal operator:
+/// `t = D_oe x` then the fused pass, and the updates, as [`Cg`](super::Cg) runs them.
+impl<S: Space> DeviceCgOperator for Staggered<S> {
+    fn apply_and_norm_into(
+        &self,
+        x: &FermionOf<S>,
+        scratch: &mut FermionOf<S>,
+        out: &mut FermionOf<S>,
+        sums: &mut DeviceScalar<Complex<f64>>,
+    ) -> ongpu::Result<()> {
+        self.d_oe(x, scratch)?;
+        let m2 = self.mass() * self.mass();
+        apply_and_reduce_into(self.lattice(), self.links(), scratch, x, m2, out, sums)
+    }
+
+    fn cg_update_from(
+        &self,
+        alpha: &DeviceScalar,
+        beta: &DeviceScalar,
+        w: &FermionOf<S>,
+        p: &mut FermionOf<S>,
+        s: &mut FermionOf<S>,
+        x: &mut FermionOf<S>,
+        r: &mut FermionOf<S>,
+    ) -> ongpu::Result<()> {
+        update_from(self.lattice(), alpha, beta, w, p, s, x, r)
+    }
 }

@@ -57,7 +57,7 @@ mod sources;
 mod spectrum;
 
 pub use crate::solver::MAX_RESTARTS;
-pub use cg::{Cg, PassCounts};
+pub use cg::{Cg, DeviceCg, PassCounts};
 pub use device_passes::{apply_and_reduce_into, coefficients, update_from, Scalars};
 pub use graph_cg::{GraphCg, KERNELS_PER_ITERATION};
 pub use loop_cg::LoopCg;
@@ -96,6 +96,9 @@ pub enum CgVariant {
     },
     /// [`LoopCg`]: the iterations in a device-side loop, one launch and one wait per solve.
     DeviceLoop,
+    /// [`DeviceCg`]: α and β on the device, iterations queued in blocks, one wait per
+    /// block (on any space; over MPI ranks the sums stay on the GPUs too).
+    DeviceScalars,
 }
 
 /// A CG solver of `variant` for the normal system of [`Staggered`] on `lat`, to
@@ -110,5 +113,6 @@ pub fn cg_solver(
         CgVariant::Eager => Box::new(Cg::new(lat, tol, max_iter)),
         CgVariant::Graph { block } => Box::new(GraphCg::new(lat, tol, max_iter, block)?),
         CgVariant::DeviceLoop => Box::new(LoopCg::new(lat, tol, max_iter)?),
+        CgVariant::DeviceScalars => Box::new(DeviceCg::new(lat, tol, max_iter)),
     })
 }

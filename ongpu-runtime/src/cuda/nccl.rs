@@ -1,11 +1,12 @@
 //! NCCL's point-to-point calls, for halos sent GPU to GPU between ranks (the `nccl`
 //! transport of `mpi::exchange::HaloTransport`): a communicator over the ranks of the run,
-//! and grouped `ncclSend`/`ncclRecv` of device buffers queued on a stream.
+//! and grouped `ncclSend`/`ncclRecv` of device buffers queued on a stream; and its integer
+//! all-reduce, which adds the ranks' exact sums on the GPUs (`reduce::exact_device`).
 //!
 //! The library is loaded at run time like the driver, as `libnccl.so.2` (the name the NCCL
 //! packages and PyTorch's wheels install) or `libnccl.so`. cudarc's NCCL layer looks only
 //! for `libnccl.so` and versioned names of the CUDA release, not the `.so.2` that a plain
-//! runtime install has, so the seven entry points used here are loaded directly.
+//! runtime install has, so the eight entry points used here are loaded directly.
 
 use crate::error::{Error, Result};
 use cudarc::driver::sys::CUstream;
@@ -25,6 +26,10 @@ type RawComm = *mut c_void;
 type Status = c_int;
 /// `ncclInt8`: faces are sent as bytes.
 const BYTES: c_int = 0;
+/// `ncclInt64`: the digits of exact sums.
+const INT64: c_int = 4;
+/// `ncclSum`.
+const SUM: c_int = 0;
 
 /// The entry points, resolved once.
 struct Api {
@@ -35,6 +40,16 @@ struct Api {
     recv: unsafe extern "C" fn(*mut c_void, usize, c_int, c_int, RawComm, CUstream) -> Status,
     group_start: unsafe extern "C" fn() -> Status,
     group_end: unsafe extern "C" fn() -> Status,
+    #[allow(clippy::type_complexity)]
+    all_reduce: unsafe extern "C" fn(
+        *const c_void,
+        *mut c_void,
+        usize,
+        c_int,
+        c_int,
+        RawComm,
+        CUstream,
+    ) -> Status,
     error_string: unsafe extern "C" fn(Status) -> *const c_char,
 }
 
@@ -74,6 +89,7 @@ fn load() -> std::result::Result<Api, String> {
             recv: symbol(&lib, "ncclRecv")?,
             group_start: symbol(&lib, "ncclGroupStart")?,
             group_end: symbol(&lib, "ncclGroupEnd")?,
+            all_reduce: symbol(&lib, "ncclAllReduce")?,
             error_string: symbol(&lib, "ncclGetErrorString")?,
             _lib: lib,
         })
@@ -131,6 +147,31 @@ impl Comm {
         let status = unsafe { (api.comm_init_rank)(&mut raw, ranks as c_int, id, rank as c_int) };
         check(api, status, "creating the communicator of the run's ranks")?;
         Ok(Comm { raw })
+    }
+
+    /// Queues, on `stream`, the sum over the ranks of `count` 64-bit integers at device
+    /// address `ptr`, in place (every rank calls it at the same point of its stream's work).
+    ///
+    /// # Safety
+    /// `ptr` is device memory of the current device holding `count` integers, which nothing
+    /// else touches until `stream` has passed the reduction.
+    pub(crate) unsafe fn all_reduce_sum_i64(
+        &self,
+        stream: CUstream,
+        ptr: u64,
+        count: usize,
+    ) -> Result<()> {
+        let api = api()?;
+        let status = (api.all_reduce)(
+            ptr as *const c_void,
+            ptr as *mut c_void,
+            count,
+            INT64,
+            SUM,
+            self.raw,
+            stream,
+        );
+        check(api, status, "adding the ranks' exact sums")
     }
 
     /// Queues, on `stream`, the sends and receives of `ops` as one group: the pairs between

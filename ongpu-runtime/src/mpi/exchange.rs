@@ -335,7 +335,7 @@ fn node_of_each_rank(comm: &SimpleCommunicator, per: u64) -> Result<Vec<usize>> 
 /// Whether every rank loads NCCL and has a GPU of its own (a communicator refuses two
 /// ranks on one device).
 #[cfg(feature = "cuda")]
-fn nccl_everywhere(comm: &SimpleCommunicator) -> Result<bool> {
+pub(crate) fn nccl_everywhere(comm: &SimpleCommunicator) -> Result<bool> {
     use super::gather::gather_on;
     let all = gather_on(comm, &[u8::from(crate::cuda::nccl::available())]);
     let uuid = crate::cuda::ipc::uuid(crate::cuda::device()?).unwrap_or([0; 16]);

@@ -203,6 +203,22 @@ impl Queued {
         Ok(())
     }
 
+    /// Lets go of the queued boxes without waiting: the stream each went to and the device
+    /// address of its sums (`parts` sums in the host's layout), in the order they were
+    /// queued. Work queued on the default stream after the boxes (ordered after those
+    /// streams) may read the sums; a later call's boxes reuse the slots only after it, as
+    /// they are ordered after the default stream's earlier work.
+    pub(super) fn release(mut self) -> (Vec<StreamHandle>, Vec<u64>) {
+        let launched = std::mem::take(&mut self.launched);
+        let results = match &self.scratch {
+            Some(s) => (0..launched.len())
+                .map(|k| s.slots[k].result.device)
+                .collect(),
+            None => Vec::new(),
+        };
+        (launched, results)
+    }
+
     /// Waits for every queued box and returns each one's sums (`parts` of them), in the
     /// order they were queued; boxes without sites are left out (their sums are zero).
     pub(super) fn finish(mut self) -> Result<Vec<Vec<ExactSum>>> {

@@ -13,6 +13,8 @@ mod cuda;
 mod exact;
 #[cfg(all(feature = "cuda", feature = "mpi"))]
 mod exact_cuda;
+#[cfg(all(feature = "cuda", feature = "mpi"))]
+mod exact_device;
 mod field;
 mod ops;
 #[cfg(feature = "mpi")]
@@ -362,9 +364,9 @@ where
         }
         #[cfg(feature = "mpi")]
         Route::Ranks(subset) => {
-            return dest.set(ranks::rank_reduce::<Op, C, V, F>(
-                site, &subset, tpb, &mut caps, &body,
-            )?)
+            return ranks::rank_reduce_into::<Op, C, V, F>(
+                site, &subset, tpb, &mut caps, &body, dest,
+            )
         }
     };
     // On the GPU the result is reduced into `dest` on the device; elsewhere it is the

@@ -9,10 +9,12 @@
 
 use super::{cpu, run_sites, ReduceSite, Reduction};
 use crate::backend::Backend;
-use crate::capture::CaptureArg;
+use crate::capture::{CaptureArg, Uniform};
+use crate::element::Element;
 use crate::error::Result;
 use crate::lattice::ranks::RankSubset;
 use crate::launch::limits::backend_for;
+use crate::scalar::DeviceScalar;
 use std::marker::PhantomData;
 
 /// `Op` accumulating in its rank accumulator (what the CPU backend runs per box).
@@ -100,6 +102,42 @@ where
         Ok(())
     })?;
     all_ranks::<Op, V>(acc)
+}
+
+/// [`rank_reduce`] into `dest`. On the GPU, a floating-point sum stays on the devices
+/// where it can (`exact_device`): the boxes' exact sums, the ranks' digits added by NCCL
+/// and the rounding are queued without a host wait. Elsewhere the sum meets on the host.
+pub(super) fn rank_reduce_into<Op, C, V, F>(
+    site: &'static ReduceSite,
+    subset: &RankSubset,
+    tpb: Option<u32>,
+    caps: &mut C,
+    body: &F,
+    dest: &mut DeviceScalar<Op::Acc>,
+) -> Result<()>
+where
+    Op: Reduction<V>,
+    Op::Acc: Element + Uniform,
+    C: CaptureArg,
+    V: 'static,
+    F: super::ReduceBody<C, V>,
+{
+    #[cfg(feature = "cuda")]
+    if Op::EXACT_PARTS > 0
+        && std::mem::size_of::<Op::Acc>() == 8 * Op::EXACT_PARTS
+        && backend_for(site.site.location(), tpb)? == Backend::Cuda
+    {
+        let comm = crate::mpi::world::world_comm()?;
+        if super::exact_device::enabled(&comm)? {
+            let mut queued = super::exact_cuda::Queued::new(Op::EXACT_PARTS);
+            crate::lattice::ranks::run::for_rank(&site.site, subset, caps, |caps, sites| {
+                queued.queue::<Op, C, V>(site, sites, tpb, caps)
+            })?;
+            let at = dest.device_for_write(crate::cuda::device()?)?;
+            return super::exact_device::finish(&comm, queued, Op::EXACT_PARTS, at);
+        }
+    }
+    dest.set(rank_reduce::<Op, C, V, F>(site, subset, tpb, caps, body)?)
 }
 
 /// Combines this rank's accumulator with every other rank's (the same bits on every rank).
