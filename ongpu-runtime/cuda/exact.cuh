@@ -12,7 +12,7 @@ namespace exact {
 // Words of one sum as the host's ExactSum lays it out: the digits, the special flags (bit 0
 // NaN, bit 1 +inf, bit 2 -inf) and the additions since the digits were normalised.
 #define ONGPU_EXACT_WORDS 69
-// Words of one block's partial sum: the normalised digits and the special flags.
+// Words of one sum in a launch's accumulator: the digits and the special flags.
 #define ONGPU_EXACT_PARTIAL 68
 
 // The block's sums (at most two: the real and imaginary parts of a complex sum).
@@ -108,12 +108,15 @@ template <class T> ONGPU_FN void add(block_sums& s, complex<T> z) {
   add_part(s, 1, (double)z.im);
 }
 
-// The end of an exact reduction: each block normalises its P sums (carries propagated, so
-// that the digits of many blocks can be added without overflow) and stores them; the last
-// block to finish adds the blocks' digits and writes P sums in the host's layout to
-// `result` (their digits not normalised: `pending` counts the blocks added).
+// The end of an exact reduction: each block propagates the carries of its P sums (so that
+// the digits of many blocks can be added without overflow: each is below 2^32, and a grid
+// has far fewer than 2^31 blocks) and adds them to the launch's accumulator in global
+// memory with 64-bit integer atomics (order-free, like every addition here); the last block
+// to finish writes the P sums in the host's layout to `result` (their digits not normalised:
+// `pending` counts the blocks added) and zeroes the accumulator for the next launch. One
+// block per resident slot of the device, and none reads the others' partials one by one.
 template <int P>
-ONGPU_FN void finish(block_sums& s, long long* partials, unsigned int* ticket, long long* result) {
+ONGPU_FN void finish(block_sums& s, long long* acc, unsigned int* ticket, long long* result) {
   __shared__ bool last;
   __syncthreads();
   if (threadIdx.x < P) {
@@ -127,10 +130,15 @@ ONGPU_FN void finish(block_sums& s, long long* partials, unsigned int* ticket, l
     d[ONGPU_EXACT_DIGITS - 1] += carry;
   }
   __syncthreads();
-  long long* mine = partials + (unsigned long long)blockIdx.x * (P * ONGPU_EXACT_PARTIAL);
   for (unsigned t = threadIdx.x; t < P * ONGPU_EXACT_PARTIAL; t += blockDim.x) {
     const unsigned part = t / ONGPU_EXACT_PARTIAL, k = t % ONGPU_EXACT_PARTIAL;
-    mine[t] = k < ONGPU_EXACT_DIGITS ? s.digits[part * ONGPU_EXACT_DIGITS + k] : (long long)s.special[part];
+    unsigned long long* a = reinterpret_cast<unsigned long long*>(acc + t);
+    if (k < ONGPU_EXACT_DIGITS) {
+      const long long v = s.digits[part * ONGPU_EXACT_DIGITS + k];
+      if (v != 0) atomicAdd(a, (unsigned long long)v);
+    } else if (s.special[part] != 0) {
+      atomicOr(a, s.special[part]);
+    }
   }
   __threadfence();
   __syncthreads();
@@ -139,12 +147,8 @@ ONGPU_FN void finish(block_sums& s, long long* partials, unsigned int* ticket, l
   if (!last) return;
   for (unsigned t = threadIdx.x; t < P * ONGPU_EXACT_PARTIAL; t += blockDim.x) {
     const unsigned part = t / ONGPU_EXACT_PARTIAL, k = t % ONGPU_EXACT_PARTIAL;
-    long long acc = 0;
-    for (unsigned b = 0; b < gridDim.x; b++) {
-      const long long w = __ldcg(partials + (unsigned long long)b * (P * ONGPU_EXACT_PARTIAL) + t);
-      acc = k < ONGPU_EXACT_DIGITS ? acc + w : (acc | w);
-    }
-    result[part * ONGPU_EXACT_WORDS + k] = acc;
+    result[part * ONGPU_EXACT_WORDS + k] = __ldcg(acc + t);
+    acc[t] = 0;
     if (k == ONGPU_EXACT_DIGITS) result[part * ONGPU_EXACT_WORDS + k + 1] = (long long)gridDim.x;
   }
 }

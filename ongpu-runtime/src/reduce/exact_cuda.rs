@@ -24,12 +24,9 @@ use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 /// Marks the key of an exact-sum kernel in a call site's kernel list.
 struct Exact;
 
-/// Blocks per multiprocessor of an exact sum: its blocks add into shared memory, so a few
-/// resident blocks keep the loads in flight, and fewer blocks leave fewer partials to add.
-const BLOCKS_PER_SM: usize = 4;
-
-/// Words of one block's partial sums (two sums of 68 words: digits and special flags).
-const PARTIAL_WORDS: usize = 2 * 68;
+/// Words of a launch's accumulator (two sums of 68 words: digits and special flags), which
+/// every block adds its sums to.
+const ACCUMULATOR_WORDS: usize = 2 * 68;
 
 /// Words of the result: two sums in the host's layout.
 const RESULT_WORDS: usize = 2 * std::mem::size_of::<ExactSum>() / 8;
@@ -38,7 +35,11 @@ const RESULT_WORDS: usize = 2 * std::mem::size_of::<ExactSum>() / 8;
 /// 2^31 sites per block keep a block's slots below 2^63 (2^26 additions per warp and digit).
 const MAX_SITES_PER_BLOCK: usize = 1 << 31;
 
-/// One launch's partials, block counter and result slot.
+/// The most blocks of one launch: each adds digits below 2^32 to the accumulator, whose
+/// 64-bit slots then stay below 2^63.
+const MAX_BLOCKS: usize = 1 << 31;
+
+/// One launch's accumulator, block counter and result slot.
 struct Slot {
     buffer: DeviceBuffer,
     result: MappedResult,
@@ -49,7 +50,6 @@ struct Slot {
 /// reads them after one wait.
 struct Scratch {
     slots: Vec<Slot>,
-    max_blocks: usize,
 }
 
 // SAFETY: the raw host pointers are only used under the mutex that owns the scratch.
@@ -61,10 +61,12 @@ impl Scratch {
         while self.slots.len() <= k {
             let mut buffer = DeviceBuffer::alloc(
                 dev,
-                PARTIALS_OFFSET as usize + self.max_blocks * PARTIAL_WORDS * 8,
-                "the partial sums of exact reductions",
+                PARTIALS_OFFSET as usize + ACCUMULATOR_WORDS * 8,
+                "the accumulator of exact reductions",
             )?;
-            buffer.zero()?; // the block counter starts at 0 and each launch leaves it at 0
+            // The block counter and the accumulator start at 0, and each launch leaves
+            // them at 0.
+            buffer.zero()?;
             let result = MappedResult::alloc(RESULT_WORDS * 8)?;
             self.slots.push(Slot { buffer, result });
         }
@@ -75,12 +77,7 @@ impl Scratch {
 fn scratch(dev: &'static Device) -> &'static Mutex<Scratch> {
     static SCRATCH: [OnceLock<Mutex<Scratch>>; crate::cuda::MAX_DEVICES] =
         [const { OnceLock::new() }; crate::cuda::MAX_DEVICES];
-    SCRATCH[dev.info().ordinal].get_or_init(|| {
-        Mutex::new(Scratch {
-            slots: Vec::new(),
-            max_blocks: dev.info().sm_count.max(1) as usize * BLOCKS_PER_SM,
-        })
-    })
+    SCRATCH[dev.info().ordinal].get_or_init(|| Mutex::new(Scratch { slots: Vec::new() }))
 }
 
 /// The exact-sum kernel of `Op` over values `V` for the capture tuple `C`.
@@ -175,17 +172,20 @@ impl Queued {
                 .insert(scratch(dev).lock().unwrap_or_else(PoisonError::into_inner)),
         };
         let n = sites.len();
-        let blocks = super::cuda::grid_blocks(n, tpb, 1, wave, scratch.max_blocks)
-            .max(n.div_ceil(MAX_SITES_PER_BLOCK) as u32);
-        if blocks as usize > scratch.max_blocks {
+        // One wave of resident blocks (the ordinary reduction's grid), more only where a
+        // block would add too many sites.
+        let blocks = (super::cuda::grid_blocks(n, tpb, 1, wave, MAX_BLOCKS) as usize)
+            .max(n.div_ceil(MAX_SITES_PER_BLOCK));
+        if blocks > MAX_BLOCKS {
             return Err(Error::InvalidArgument(format!(
                 "{}: on_gpu!({}: ...) over {n} sites of one rank: an exact sum on the GPU adds \
                  at most {} sites per rank",
                 site.site.location(),
                 Op::KEYWORD,
-                scratch.max_blocks * MAX_SITES_PER_BLOCK
+                MAX_BLOCKS * MAX_SITES_PER_BLOCK
             )));
         }
+        let blocks = blocks as u32;
         let slot = scratch.slot(dev, self.launched.len())?;
         let ticket = slot.buffer.ptr();
         let result = slot.result.device;
