@@ -173,9 +173,16 @@ impl Queued {
         };
         let n = sites.len();
         // One wave of resident blocks (the ordinary reduction's grid), more only where a
-        // block would add too many sites.
-        let blocks = (super::cuda::grid_blocks(n, tpb, 1, wave, MAX_BLOCKS) as usize)
-            .max(n.div_ceil(MAX_SITES_PER_BLOCK));
+        // block would add too many sites. Beside a halo exchange (the interior of a call,
+        // `launch::queue::without_wave_cap`), one thread per site instead: a wave's blocks
+        // would hold every slot of the device to the kernel's end, and the boundary's
+        // kernels on the face stream would start only then; these retire as they finish.
+        let grid = if crate::launch::queue::wave_cap_lifted() {
+            n.div_ceil(tpb as usize)
+        } else {
+            super::cuda::grid_blocks(n, tpb, 1, wave, MAX_BLOCKS) as usize
+        };
+        let blocks = grid.max(n.div_ceil(MAX_SITES_PER_BLOCK));
         if blocks > MAX_BLOCKS {
             return Err(Error::InvalidArgument(format!(
                 "{}: on_gpu!({}: ...) over {n} sites of one rank: an exact sum on the GPU adds \
