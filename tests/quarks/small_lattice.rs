@@ -11,9 +11,10 @@ use ongpu::prelude::*;
 use ongpu::qcd::gauge::GaugeField;
 use ongpu::qcd::solver::{LinearSolver, Solution};
 use ongpu::qcd::staggered::{
-    cg_solver, even_part, random_vector, Cg, CgVariant, DeviceCg, Fermion, GraphCg, HostVector,
-    LoopCg, Staggered, KERNELS_PER_ITERATION,
+    cg_solver, even_part, random_vector, Cg, CgVariant, DeviceCg, Fermion, FermionOf, GraphCg,
+    HostVector, LoopCg, Staggered, KERNELS_PER_ITERATION,
 };
+use ongpu::SplitLattice;
 use ongpu_reference::staggered::HostStaggered;
 
 const MASS: f64 = 0.1;
@@ -200,6 +201,35 @@ fn gpu_device_cg() {
         ongpu::Backend::Cuda,
         device_cg_stops_where_the_device_loop_does,
     )
+}
+
+/// `DeviceCg` over a lattice split into parts (emulated on the CPU backend, where every
+/// part reads the host's scalars): the tolerance met on the host operator's residual, and
+/// the iterations and bits of `Cg` over the same split (on the CPU the one-site kernel
+/// computes α and β as the host does).
+#[test]
+fn cpu_device_cg_over_split_parts() {
+    ongpu::with_backend(ongpu::Backend::Cpu, || {
+        let p = problem();
+        let split = p
+            .lat
+            .split_along(&ongpu::Devices::emulated(2).unwrap(), 3)
+            .unwrap();
+        let gauge = GaugeField::random(split, 21).unwrap();
+        let op = Staggered::new(&gauge, MASS).unwrap();
+        let b: FermionOf<SplitLattice> = split.field_from_vec(p.b_host.clone()).unwrap();
+        let mut x: FermionOf<SplitLattice> = split.zeros().unwrap();
+        let sol = DeviceCg::new(split, TOL, 2000)
+            .solve(&op, &b, &mut x)
+            .unwrap();
+        let x = x.values().unwrap();
+        let residual = p.host.relative_residual(&p.b_host, &x);
+        assert!(residual <= TOL, "{split}: |b − A x|/|b| = {residual:e}");
+        let mut x_cg: FermionOf<SplitLattice> = split.zeros().unwrap();
+        let by_cg = Cg::new(split, TOL, 2000).solve(&op, &b, &mut x_cg).unwrap();
+        assert_eq!(sol.iterations, by_cg.iterations);
+        assert!(x == x_cg.values().unwrap(), "{split}: the solutions differ");
+    })
 }
 
 /// The four variants behind one interface, chosen at run time: each meets the tolerance

@@ -121,7 +121,9 @@ pub fn coefficients(s: &mut Scalars) -> ongpu::Result<()> {
 }
 
 /// CG for any [`DeviceCgOperator`] on any [`Space`] with α and β on the device: the host
-/// looks at `|r|²` once per block of iterations. Its work vectors and scalars are made at
+/// looks at `|r|²` once per block of iterations. Over a lattice split over several GPUs of
+/// one process a solve is an error (the scalars live on one device): use [`Cg`](super::Cg)
+/// there. Its work vectors and scalars are made at
 /// the first solve, so later solves allocate nothing.
 pub struct DeviceCg<S: Space, V> {
     limits: Limits<S>,
@@ -231,8 +233,38 @@ fn iterate<O: DeviceCgOperator>(
     }
 }
 
-impl<O: DeviceCgOperator> LinearSolver<O> for DeviceCg<O::Space, O::Vector> {
+/// An error for a lattice split over several GPUs of one process on the GPU backend: a
+/// [`DeviceScalar`] lives on one device, and the parts on the others cannot read it.
+fn check_one_device<S: Space + 'static>(lat: &S) -> ongpu::Result<()> {
+    let Some(split) = (lat as &dyn std::any::Any).downcast_ref::<ongpu_runtime::SplitLattice>()
+    else {
+        return Ok(());
+    };
+    if ongpu::backend()? != ongpu::Backend::Cuda {
+        return Ok(());
+    }
+    let devices = split.devices();
+    let mut ordinals: Vec<usize> = (0..split.parts())
+        .filter_map(|p| devices.ordinal(p))
+        .collect();
+    ordinals.sort_unstable();
+    ordinals.dedup();
+    if ordinals.len() > 1 || devices.has_host() {
+        return Err(ongpu::Error::InvalidArgument(format!(
+            "DeviceCg over {lat}: its scalars live on one GPU, which the parts on the other \
+             devices cannot read; use Cg (α and β on the host) over a lattice split over \
+             several devices"
+        )));
+    }
+    Ok(())
+}
+
+impl<O: DeviceCgOperator> LinearSolver<O> for DeviceCg<O::Space, O::Vector>
+where
+    O::Space: 'static,
+{
     fn solve(&mut self, op: &O, b: &O::Vector, x: &mut O::Vector) -> Result<Solution, SolverError> {
+        check_one_device(&self.limits.lat)?;
         let mut passes = CgPasses::default();
         let (work, scalars) = match &mut self.work {
             Some(w) => w,
