@@ -145,6 +145,7 @@ ONGPU_FN void finish(block_sums& s, long long* acc, unsigned int* ticket, long l
   if (threadIdx.x == 0) last = atomicInc(ticket, gridDim.x - 1u) == gridDim.x - 1u;
   __syncthreads();
   if (!last) return;
+  __threadfence();  // acquire: the other blocks' additions before the reads below
   for (unsigned t = threadIdx.x; t < P * ONGPU_EXACT_PARTIAL; t += blockDim.x) {
     const unsigned part = t / ONGPU_EXACT_PARTIAL, k = t % ONGPU_EXACT_PARTIAL;
     result[part * ONGPU_EXACT_WORDS + k] = __ldcg(acc + t);

@@ -35,9 +35,9 @@ const RESULT_WORDS: usize = 2 * std::mem::size_of::<ExactSum>() / 8;
 /// 2^31 sites per block keep a block's slots below 2^63 (2^26 additions per warp and digit).
 const MAX_SITES_PER_BLOCK: usize = 1 << 31;
 
-/// The most blocks of one launch: each adds digits below 2^32 to the accumulator, whose
-/// 64-bit slots then stay below 2^63.
-const MAX_BLOCKS: usize = 1 << 31;
+/// The most blocks of one launch (CUDA's limit along x): each adds digits below 2^32 to
+/// the accumulator, whose 64-bit slots then stay below 2^63.
+const MAX_BLOCKS: usize = (1 << 31) - 1;
 
 /// One launch's accumulator, block counter and result slot.
 struct Slot {

@@ -202,65 +202,96 @@ pub(super) fn enabled(comm: &SimpleCommunicator) -> Result<bool> {
     Ok(*DECIDED.get_or_init(|| decided))
 }
 
-/// Finishes the sums of `queued` (`parts` per box) into the device scalar at `dest` (`parts`
-/// doubles), on the default stream after the boxes' kernels, without waiting.
-pub(super) fn finish(
-    comm: &SimpleCommunicator,
-    queued: Queued,
-    parts: usize,
-    dest: u64,
-) -> Result<()> {
-    let dev = crate::cuda::device()?;
-    let (streams, results) = queued.release();
-    if results.len() > MAX_SLOTS {
-        return Err(Error::InvalidArgument(format!(
-            "a reduction over a rank lattice ran {} boxes; device sums take at most {MAX_SLOTS}",
-            results.len()
-        )));
-    }
-    let (collect, round) = functions(dev)?;
-    let wire = wire(dev)?;
-    dev.bind()?;
-    let default = std::ptr::null_mut();
-    for s in streams.into_iter().filter(|s| !s.is_null()) {
-        crate::launch::queue::order_after(dev, s, default)?;
-    }
-    let mut table = SlotTable { at: [0; MAX_SLOTS] };
-    table.at[..results.len()].copy_from_slice(&results);
-    let (n, parts_c) = (results.len() as i32, parts as i32);
-    let one_block = |threads: u32| Shape {
-        grid: (1, 1, 1),
-        block: (threads, 1, 1),
-        shared_bytes: 0,
-    };
-    let mut params = ParamList::new();
-    params.push(&table);
-    params.push(&n);
-    params.push(&parts_c);
-    params.push(&wire);
-    // SAFETY: the parameters match `ongpu_exact_collect`; the slots' results are mapped
-    // memory that lives for the run, written by the kernels ordered before this one, and
-    // the wire buffer lives for the run.
-    unsafe {
-        crate::cuda::launch_bound_on(default, collect, one_block(128), &mut params, || {
-            "the kernel that collects a rank's exact sums".to_string()
-        })?;
-    }
-    if comm.size() > 1 {
-        let nccl = crate::mpi::nccl_world::world_nccl(comm)?;
-        // SAFETY: the wire buffer holds `parts` sums and is used only on the default stream.
-        unsafe { nccl.all_reduce_sum_i64(default, wire, parts * WIRE_WORDS)? };
-    }
-    let mut params = ParamList::new();
-    params.push(&wire);
-    params.push(&parts_c);
-    params.push(&dest);
-    // SAFETY: the parameters match `ongpu_exact_round`; `dest` holds `parts` doubles (the
-    // caller's scalar, marked written on the default stream).
-    unsafe {
-        crate::cuda::launch_bound_on(default, round, one_block(32), &mut params, || {
-            "the kernel that rounds an exact sum over ranks".to_string()
+/// The sums of one call's boxes, ready to be finished on the device: what can fail before
+/// the destination is touched (the kernels compiled, the wire buffer, the box count) done.
+pub(super) struct Ready {
+    dev: &'static Device,
+    streams: Vec<crate::cuda::stream::StreamHandle>,
+    table: SlotTable,
+    slots: i32,
+    parts: i32,
+    kernels: (Function, Function),
+    wire: u64,
+}
+
+impl Ready {
+    /// Lets go of `queued` (`parts` sums per box) without waiting.
+    pub(super) fn new(queued: Queued, parts: usize) -> Result<Ready> {
+        let dev = crate::cuda::device()?;
+        let (streams, results) = queued.release();
+        if results.len() > MAX_SLOTS {
+            return Err(Error::InvalidArgument(format!(
+                "a reduction over a rank lattice ran {} boxes; device sums take at most \
+                 {MAX_SLOTS}",
+                results.len()
+            )));
+        }
+        let mut table = SlotTable { at: [0; MAX_SLOTS] };
+        table.at[..results.len()].copy_from_slice(&results);
+        Ok(Ready {
+            dev,
+            streams,
+            table,
+            slots: results.len() as i32,
+            parts: parts as i32,
+            kernels: functions(dev)?,
+            wire: wire(dev)?,
         })
+    }
+
+    /// Queues the rest on the default stream after the boxes' kernels, without waiting:
+    /// the boxes' sums collected, every rank's added (NCCL), the sum rounded into the
+    /// device scalar at `dest` (`parts` doubles).
+    pub(super) fn finish(self, comm: &SimpleCommunicator, dest: u64) -> Result<()> {
+        let Ready {
+            dev,
+            streams,
+            table,
+            slots,
+            parts,
+            kernels: (collect, round),
+            wire,
+        } = self;
+        dev.bind()?;
+        let default = std::ptr::null_mut();
+        for s in streams.into_iter().filter(|s| !s.is_null()) {
+            crate::launch::queue::order_after(dev, s, default)?;
+        }
+        let one_block = |threads: u32| Shape {
+            grid: (1, 1, 1),
+            block: (threads, 1, 1),
+            shared_bytes: 0,
+        };
+        let mut params = ParamList::new();
+        params.push(&table);
+        params.push(&slots);
+        params.push(&parts);
+        params.push(&wire);
+        // SAFETY: the parameters match `ongpu_exact_collect`; the slots' results are mapped
+        // memory that lives for the run, written by the kernels ordered before this one, and
+        // the wire buffer lives for the run.
+        unsafe {
+            crate::cuda::launch_bound_on(default, collect, one_block(128), &mut params, || {
+                "the kernel that collects a rank's exact sums".to_string()
+            })?;
+        }
+        if comm.size() > 1 {
+            let nccl = crate::mpi::nccl_world::world_nccl(comm)?;
+            // SAFETY: the wire buffer holds `parts` sums and is used only on the default
+            // stream.
+            unsafe { nccl.all_reduce_sum_i64(default, wire, parts as usize * WIRE_WORDS)? };
+        }
+        let mut params = ParamList::new();
+        params.push(&wire);
+        params.push(&parts);
+        params.push(&dest);
+        // SAFETY: the parameters match `ongpu_exact_round`; `dest` holds `parts` doubles
+        // (the caller's scalar, marked written on the default stream).
+        unsafe {
+            crate::cuda::launch_bound_on(default, round, one_block(32), &mut params, || {
+                "the kernel that rounds an exact sum over ranks".to_string()
+            })
+        }
     }
 }
 

@@ -133,8 +133,10 @@ where
             crate::lattice::ranks::run::for_rank(&site.site, subset, caps, |caps, sites| {
                 queued.queue::<Op, C, V>(site, sites, tpb, caps)
             })?;
+            // What can fail before the scalar is touched, first.
+            let ready = super::exact_device::Ready::new(queued, Op::EXACT_PARTS)?;
             let at = dest.device_for_write(crate::cuda::device()?)?;
-            return super::exact_device::finish(&comm, queued, Op::EXACT_PARTS, at);
+            return ready.finish(&comm, at);
         }
     }
     dest.set(rank_reduce::<Op, C, V, F>(site, subset, tpb, caps, body)?)
