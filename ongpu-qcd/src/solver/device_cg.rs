@@ -175,6 +175,40 @@ fn next_block(last: Option<(f64, usize)>, gamma: f64, steps: usize, target: f64)
     }
 }
 
+/// The start of the device-side recursion from the residual in `work.r`: β = 0 next, and
+/// `w = A r` with its sums. Shared by [`DeviceCg`] and the staggered graph and device-loop
+/// solvers.
+pub(crate) fn start<O: DeviceCgOperator>(
+    op: &O,
+    work: &mut Work<O::Vector>,
+    scalars: &mut Scalars,
+) -> ongpu::Result<()> {
+    scalars.restart()?;
+    op.apply_and_norm_into(&work.r, &mut work.t, &mut work.w, &mut scalars.sums)
+}
+
+/// One iteration with its scalars on the device: α and β from the sums, the updates, and
+/// `w = A r` with the next sums. Shared by [`DeviceCg`] and the staggered graph and
+/// device-loop solvers.
+pub(crate) fn iteration<O: DeviceCgOperator>(
+    op: &O,
+    w: &mut Work<O::Vector>,
+    scalars: &mut Scalars,
+    x: &mut O::Vector,
+) -> ongpu::Result<()> {
+    coefficients(scalars)?;
+    op.cg_update_from(
+        &scalars.alpha,
+        &scalars.beta,
+        &w.w,
+        &mut w.p,
+        &mut w.s,
+        x,
+        &mut w.r,
+    )?;
+    op.apply_and_norm_into(&w.r, &mut w.t, &mut w.w, &mut scalars.sums)
+}
+
 /// CG from the residual in `work.r` until `|r|² ≤ target` by the recursion.
 fn iterate<O: DeviceCgOperator>(
     p: &Problem<O>,
@@ -186,10 +220,9 @@ fn iterate<O: DeviceCgOperator>(
     looks: &mut usize,
 ) -> Result<(), SolverError> {
     let op = p.op;
-    scalars.restart()?;
     scalars.stop_at.set(p.target)?;
     scalars.steps.set(0.0)?;
-    op.apply_and_norm_into(&work.r, &mut work.t, &mut work.w, &mut scalars.sums)?;
+    start(op, work, scalars)?;
     passes.applications += 1;
     let first = *iterations;
     let mut last = None;
@@ -215,18 +248,7 @@ fn iterate<O: DeviceCgOperator>(
         }
         let block = next_block(last, gamma, steps, p.target).min(p.max_iter - *iterations);
         for _ in 0..block {
-            coefficients(scalars)?;
-            let w = &mut *work;
-            op.cg_update_from(
-                &scalars.alpha,
-                &scalars.beta,
-                &w.w,
-                &mut w.p,
-                &mut w.s,
-                x,
-                &mut w.r,
-            )?;
-            op.apply_and_norm_into(&w.r, &mut w.t, &mut w.w, &mut scalars.sums)?;
+            iteration(op, work, scalars, x)?;
         }
         passes.updates += block;
         passes.applications += block;

@@ -3,11 +3,10 @@
 //! decide whether to go on. A block may run past convergence by up to `block − 1`
 //! iterations, which only lowers the residual further.
 
-use super::device_passes::{apply_and_reduce_into, coefficients, update_from, Scalars};
-use super::passes::hop;
+use super::device_passes::Scalars;
 use super::{Fermion, Staggered};
-use crate::gauge::Links;
 use crate::solver::cg::{solve_with_restarts, CgPasses, Limits, Work};
+use crate::solver::device_cg::{iteration, start};
 use crate::solver::{LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
 
@@ -49,13 +48,10 @@ impl GraphCg {
     /// Runs `block` iterations of `op` from the current state as one graph launch (recorded
     /// on the first call): what a solve replays, exposed to time a replay alone.
     pub fn replay(&mut self, op: &Staggered, x: &mut Fermion) -> ongpu::Result<()> {
-        let mass2 = op.mass() * op.mass();
         replay(
             &mut self.graph,
             self.block,
-            self.limits.lat,
-            mass2,
-            op.links(),
+            op,
             x,
             &mut self.work,
             &mut self.scalars,
@@ -63,63 +59,22 @@ impl GraphCg {
     }
 }
 
-/// `block` iterations as one graph launch.
-#[allow(clippy::too_many_arguments)]
+/// `block` iterations ([`iteration`], [`KERNELS_PER_ITERATION`] kernels each) as one graph
+/// launch.
 fn replay(
     graph: &mut Graph,
     block: usize,
-    lat: Lattice,
-    mass2: f64,
-    u: &Links,
+    op: &Staggered,
     x: &mut Fermion,
     work: &mut Work<Fermion>,
     scalars: &mut Scalars,
 ) -> ongpu::Result<()> {
     graph.run(|| {
         for _ in 0..block {
-            iteration(lat, mass2, u, x, work, scalars)?;
+            iteration(op, work, scalars, x)?;
         }
         Ok(())
     })
-}
-
-/// One iteration, [`KERNELS_PER_ITERATION`] kernels: α and β from the sums, the updates,
-/// `t = D_oe r`, and `w = A r` with the next sums.
-pub(crate) fn iteration(
-    lat: Lattice,
-    mass2: f64,
-    u: &Links,
-    x: &mut Fermion,
-    w: &mut Work<Fermion>,
-    scalars: &mut Scalars,
-) -> ongpu::Result<()> {
-    coefficients(scalars)?;
-    update_from(
-        lat,
-        &scalars.alpha,
-        &scalars.beta,
-        &w.w,
-        &mut w.p,
-        &mut w.s,
-        x,
-        &mut w.r,
-    )?;
-    hop(lat.odd(), u, &w.r, &mut w.t)?;
-    apply_and_reduce_into(lat, u, &w.t, &w.r, mass2, &mut w.w, &mut scalars.sums)
-}
-
-/// The start of the device-side recursion from the residual in `w.r`: β = 0, `t = D_oe r`,
-/// `w = A r` and the sums.
-pub(crate) fn start(
-    lat: Lattice,
-    mass2: f64,
-    u: &Links,
-    w: &mut Work<Fermion>,
-    scalars: &mut Scalars,
-) -> ongpu::Result<()> {
-    scalars.restart()?;
-    hop(lat.odd(), u, &w.r, &mut w.t)?;
-    apply_and_reduce_into(lat, u, &w.t, &w.r, mass2, &mut w.w, &mut scalars.sums)
 }
 
 impl LinearSolver<Staggered> for GraphCg {
@@ -146,13 +101,7 @@ impl LinearSolver<Staggered> for GraphCg {
             work,
             &mut counts,
             |p, work, x, iterations| {
-                start(
-                    p.op.lattice(),
-                    p.op.mass() * p.op.mass(),
-                    p.op.links(),
-                    work,
-                    scalars,
-                )?;
+                start(p.op, work, scalars)?;
                 while scalars.sums.get()?.re > p.target {
                     if *iterations >= p.max_iter {
                         return Err(SolverError::NotConverged {
@@ -160,16 +109,7 @@ impl LinearSolver<Staggered> for GraphCg {
                             relative_residual: (scalars.sums.get()?.re / p.b_norm2).sqrt(),
                         });
                     }
-                    replay(
-                        graph,
-                        block,
-                        p.op.lattice(),
-                        p.op.mass() * p.op.mass(),
-                        p.op.links(),
-                        x,
-                        work,
-                        scalars,
-                    )?;
+                    replay(graph, block, p.op, x, work, scalars)?;
                     *iterations += block;
                 }
                 Ok(())

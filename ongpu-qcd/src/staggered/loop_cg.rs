@@ -5,19 +5,16 @@
 //! are those of the graph solver, so none is run past convergence.
 
 use super::device_passes::Scalars;
-use super::graph_cg::{iteration, start};
 use super::{Fermion, Staggered};
-use crate::gauge::Links;
 use crate::solver::cg::{solve_with_restarts, CgPasses, Limits, Work};
+use crate::solver::device_cg::{iteration, start};
 use crate::solver::{LinearSolver, Solution, SolverError};
 use ongpu::prelude::*;
 
 /// The loop's state, which both its test (on `|r|²` in `scalars.sums`) and its body (an
 /// iteration) take.
 struct LoopState<'a> {
-    lat: Lattice,
-    mass2: f64,
-    u: &'a Links,
+    op: &'a Staggered,
     x: &'a mut Fermion,
     work: &'a mut Work<Fermion>,
     scalars: &'a mut Scalars,
@@ -25,14 +22,7 @@ struct LoopState<'a> {
 
 impl LoopState<'_> {
     fn iterate(&mut self) -> ongpu::Result<()> {
-        iteration(
-            self.lat,
-            self.mass2,
-            self.u,
-            self.x,
-            self.work,
-            self.scalars,
-        )
+        iteration(self.op, self.work, self.scalars, self.x)
     }
 }
 
@@ -103,17 +93,9 @@ impl LinearSolver<Staggered> for LoopCg {
             work,
             &mut counts,
             |p, work, x, iterations| {
-                start(
-                    p.op.lattice(),
-                    p.op.mass() * p.op.mass(),
-                    p.op.links(),
-                    work,
-                    scalars,
-                )?;
+                start(p.op, work, scalars)?;
                 let state = LoopState {
-                    lat: p.op.lattice(),
-                    mass2: p.op.mass() * p.op.mass(),
-                    u: p.op.links(),
+                    op: p.op,
                     x,
                     work,
                     scalars,
