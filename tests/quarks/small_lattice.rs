@@ -21,6 +21,21 @@ const MASS: f64 = 0.1;
 const TOL: f64 = 1e-10;
 const BLOCK: usize = 7;
 
+/// The GPU tests here take turns: they share call sites (`update_from`, `coefficients`),
+/// whose tuned launch shapes one test's trials may change while another's graph is
+/// recorded, and a replay then differs from its recording.
+#[cfg(feature = "cuda")]
+static GPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs `f` on the GPU backend while no other GPU test of this file runs.
+#[cfg(feature = "cuda")]
+fn alone_on_the_gpu(f: fn()) {
+    let _turn = GPU
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    ongpu::with_backend(ongpu::Backend::Cuda, f)
+}
+
 /// The test problem on 4^4: the operator, its host twin, the source, and the eager
 /// solution.
 struct Problem {
@@ -197,10 +212,7 @@ fn cpu_device_cg() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_device_cg() {
-    ongpu::with_backend(
-        ongpu::Backend::Cuda,
-        device_cg_stops_where_the_device_loop_does,
-    )
+    alone_on_the_gpu(device_cg_stops_where_the_device_loop_does)
 }
 
 /// `DeviceCg` over a lattice split into parts (emulated on the CPU backend, where every
@@ -274,7 +286,7 @@ fn cpu_every_variant() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_every_variant() {
-    ongpu::with_backend(ongpu::Backend::Cuda, every_variant_behind_one_interface)
+    alone_on_the_gpu(every_variant_behind_one_interface)
 }
 
 #[test]
@@ -289,10 +301,7 @@ fn cpu_loop_cg() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_loop_cg() {
-    ongpu::with_backend(
-        ongpu::Backend::Cuda,
-        loop_cg_meets_the_tolerance_and_agrees_with_the_eager_solver,
-    )
+    alone_on_the_gpu(loop_cg_meets_the_tolerance_and_agrees_with_the_eager_solver)
 }
 
 #[test]
@@ -307,10 +316,7 @@ fn cpu_graph_cg() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_graph_cg() {
-    ongpu::with_backend(
-        ongpu::Backend::Cuda,
-        graph_cg_meets_the_tolerance_and_agrees_with_the_eager_solver,
-    )
+    alone_on_the_gpu(graph_cg_meets_the_tolerance_and_agrees_with_the_eager_solver)
 }
 
 /// Every kernel of the graph solver compiles with NVRTC for Hopper and Ampere, with no
