@@ -45,6 +45,8 @@ struct Recorded {
     launches: Vec<(u64, Location)>,
     /// The reductions' partials and counters, which the graph's kernels use.
     _scratch: Vec<crate::cuda::DeviceBuffer>,
+    /// The tuned calls' shapes in order: a replay launches these, whatever was tuned since.
+    shapes: Vec<crate::tune::LaunchChoice>,
     /// Where `run` was called from: the closure replayed must be the one recorded.
     at: &'static std::panic::Location<'static>,
 }
@@ -126,6 +128,7 @@ impl Graph {
                 exec,
                 launches: pass.launches,
                 _scratch: pass.scratch,
+                shapes: pass.shapes,
                 at,
             };
             dev.bind()?;
@@ -143,9 +146,14 @@ impl Graph {
                 rec.at.line()
             )));
         }
-        let pass = Pass::replaying(std::mem::take(&mut rec.launches), &rec._scratch);
+        let pass = Pass::replaying(
+            std::mem::take(&mut rec.launches),
+            &rec._scratch,
+            std::mem::take(&mut rec.shapes),
+        );
         let (r, pass) = graph_pass::run(pass, f);
         rec.launches = pass.launches;
+        rec.shapes = pass.shapes;
         r?;
         if pass.checked != rec.launches.len() {
             return Err(Error::Graph(format!(

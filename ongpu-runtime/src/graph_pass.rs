@@ -41,6 +41,10 @@ pub(crate) struct Pass {
     pub(crate) recorded_scratch: Vec<u64>,
     /// Scratch addresses handed out so far in a replay.
     pub(crate) scratch_used: usize,
+    /// The tuned calls' shapes, in order: noted by the recording, handed out by a replay.
+    pub(crate) shapes: Vec<crate::tune::LaunchChoice>,
+    /// Shapes handed out so far in a replay.
+    shapes_used: usize,
 }
 
 #[cfg(feature = "cuda")]
@@ -56,14 +60,18 @@ impl Pass {
             scratch: Vec::new(),
             recorded_scratch: Vec::new(),
             scratch_used: 0,
+            shapes: Vec::new(),
+            shapes_used: 0,
         }
     }
 
     /// The pass that replays: the closure's calls are checked against the recorded
-    /// `launches`, its reductions handed the recorded `scratch` addresses.
+    /// `launches`, its reductions handed the recorded `scratch` addresses and its tuned
+    /// calls the recorded `shapes`.
     pub(crate) fn replaying(
         launches: Vec<(u64, crate::error::Location)>,
         scratch: &[crate::cuda::DeviceBuffer],
+        shapes: Vec<crate::tune::LaunchChoice>,
     ) -> Pass {
         Pass {
             mode: Mode::Replaying,
@@ -73,6 +81,8 @@ impl Pass {
             scratch: Vec::new(),
             recorded_scratch: scratch.iter().map(|b| b.ptr()).collect(),
             scratch_used: 0,
+            shapes,
+            shapes_used: 0,
         }
     }
 }
@@ -104,6 +114,28 @@ pub(crate) fn run<R>(pass: Pass, f: impl FnOnce() -> R) -> (R, Pass) {
         .expect("the pass set above");
     drop(clear);
     (r, pass)
+}
+
+/// In a replay, the next shape its recording chose (`None` elsewhere, or past the
+/// recorded ones: then the launch check reports the extra launch).
+#[cfg(feature = "cuda")]
+pub(crate) fn replayed_shape() -> Option<crate::tune::LaunchChoice> {
+    with(|p| {
+        let p = p.filter(|p| p.mode == Mode::Replaying)?;
+        let shape = p.shapes.get(p.shapes_used).copied();
+        p.shapes_used += 1;
+        shape
+    })
+}
+
+/// In a recording, notes the shape a tuned call chose, for the replays.
+#[cfg(feature = "cuda")]
+pub(crate) fn note_shape(shape: crate::tune::LaunchChoice) {
+    with(|p| {
+        if let Some(p) = p.filter(|p| p.mode == Mode::Recording) {
+            p.shapes.push(shape);
+        }
+    });
 }
 
 /// Calls `f` with this thread's pass (`None` outside a graph's closure).

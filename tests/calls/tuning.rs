@@ -146,3 +146,117 @@ fn tuning_decides_remembers_and_changes_no_bit() {
     assert!(read.iter().all(|r| r.3 == 0.0), "not timed again: {second}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The call a graph records in `graph_replay_child`: `x = 1.5 x + a` over 2^16 sites.
+fn scale_and_add(x: &mut Field<f32>, a: &Field<f32>) -> ongpu::Result<()> {
+    on_gpu!(x.len(), {
+        x = x * 1.5 + a;
+    })
+}
+
+/// In a child process with its own cache folder: `ONGPU_GRAPH_STEP=decide` tunes
+/// `scale_and_add` until it decides (written to the tuning file); `replay` records a graph of
+/// it untuned, then lets the call read its decision from the file outside the graph, then
+/// replays the graph twice and prints `replayed` with the largest error against the host.
+#[test]
+fn graph_replay_child() {
+    if !support::is_child() {
+        return;
+    }
+    let n = 1 << 16;
+    let a: Field<f32> = Field::from_fn(n, |i| (i % 13) as f32);
+    let mut x: Field<f32> = Field::from_fn(n, |i| (i % 7) as f32);
+    let mut expect: Vec<f32> = x.to_vec().unwrap();
+    let host = a.to_vec().unwrap();
+    let step = |expect: &mut Vec<f32>| {
+        for (e, a) in expect.iter_mut().zip(&host) {
+            *e = *e * 1.5 + a;
+        }
+    };
+    with_backend(Backend::Cuda, || {
+        match std::env::var("ONGPU_GRAPH_STEP").unwrap().as_str() {
+            "decide" => with_tuning(TuneMode::Force, || {
+                for call in 0..41 {
+                    if call == 40 {
+                        ongpu::synchronize().unwrap();
+                    }
+                    scale_and_add(&mut x, &a).unwrap();
+                }
+                println!("decided {}", choices().len());
+            }),
+            "replay" => {
+                let mut graph = Graph::new();
+                let run =
+                    |x: &mut Field<f32>, graph: &mut Graph| graph.run(|| scale_and_add(x, &a));
+                // Forced tuning skips the file, and a graph takes no trials: the default
+                // shape is recorded.
+                with_tuning(TuneMode::Force, || run(&mut x, &mut graph)).unwrap();
+                step(&mut expect);
+                // Outside the graph the call reads its decision from the file.
+                with_tuning(TuneMode::On, || scale_and_add(&mut x, &a)).unwrap();
+                step(&mut expect);
+                for _ in 0..2 {
+                    with_tuning(TuneMode::Force, || run(&mut x, &mut graph)).unwrap();
+                    step(&mut expect);
+                }
+                let got = x.to_vec().unwrap();
+                let err = got
+                    .iter()
+                    .zip(&expect)
+                    .map(|(g, e)| (g - e).abs() / e.abs().max(1.0))
+                    .fold(0.0f32, f32::max);
+                for ch in choices() {
+                    println!("choice {} {}", ch.shape.threads_per_block, ch.shape.waves);
+                }
+                println!("replayed {err:e}");
+            }
+            other => panic!("ONGPU_GRAPH_STEP={other}"),
+        }
+    });
+}
+
+/// A graph replays the shapes it was recorded with: a decision made after the recording
+/// (here read from the tuning file, rewritten to a shape the default is not) changes
+/// neither the replay's check nor its launches. Before, the replay failed with "differs from
+/// its recording" whenever a call of the graph was tuned meanwhile, by this thread or another.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_graph_replays_the_shapes_it_recorded_after_its_call_is_tuned() {
+    let dir = std::env::temp_dir().join(format!("ongpu-graph-tuning-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cache = dir.to_str().unwrap();
+    let run = |step: &str| {
+        support::run_child(
+            module_path!(),
+            "graph_replay_child",
+            &[("ONGPU_CACHE_DIR", cache), ("ONGPU_GRAPH_STEP", step)],
+        )
+    };
+    let decided = run("decide");
+    assert!(decided.contains("decided 1"), "{decided}");
+    // The decision becomes 128 threads per block over 2 waves: not the default's 256.
+    let file = dir.join("tuning.txt");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let rewritten: String = text
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(f.len(), 6, "{text}");
+            format!("{} 128 2\n", f[..4].join(" "))
+        })
+        .collect();
+    std::fs::write(&file, rewritten).unwrap();
+    let out = run("replay");
+    assert!(
+        out.lines().any(|l| l == "choice 128 2"),
+        "the call outside the graph read the rewritten decision: {out}"
+    );
+    let err: f32 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("replayed "))
+        .unwrap_or_else(|| panic!("the replays failed: {out}"))
+        .parse()
+        .unwrap();
+    assert_eq!(err, 0.0, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -27,6 +27,8 @@ pub(super) struct Recorded {
     launches: Vec<(u64, Location)>,
     /// The body's reductions' partials and counters.
     _scratch: Vec<DeviceBuffer>,
+    /// The tuned calls' shapes in order: a replay launches these, whatever was tuned since.
+    shapes: Vec<crate::tune::LaunchChoice>,
     /// The bound, the largest iteration count and the comparison, read by the test kernel.
     limits: DeviceBuffer,
     /// What `limits` holds.
@@ -189,6 +191,7 @@ fn record<S: ?Sized, T: LoopValue>(
         exec: graph.instantiate()?,
         launches: pass.launches,
         _scratch: pass.scratch,
+        shapes: pass.shapes,
         limits,
         uploaded: tested.limits,
         value: tested.value,
@@ -229,9 +232,14 @@ fn replay<S: ?Sized, T: LoopValue>(
         rec.limits.upload(&tested.limits)?;
         rec.uploaded = tested.limits;
     }
-    let pass = Pass::replaying(std::mem::take(&mut rec.launches), &rec._scratch);
+    let pass = Pass::replaying(
+        std::mem::take(&mut rec.launches),
+        &rec._scratch,
+        std::mem::take(&mut rec.shapes),
+    );
     let (r, pass) = graph_pass::run(pass, || body(state));
     rec.launches = pass.launches;
+    rec.shapes = pass.shapes;
     r?;
     if pass.checked != rec.launches.len() {
         return Err(Error::Graph(format!(

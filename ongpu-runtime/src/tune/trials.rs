@@ -143,7 +143,27 @@ pub(crate) struct Request<'a> {
 
 /// The shape of a call of a kernel (`kernel`: its source's hash; `decided`: its
 /// decisions), and the trial to end after its launch if it is timed.
+///
+/// Inside a graph's closure the recording notes each shape, and a replay is handed the
+/// recorded ones in order: a decision made since (by this thread's calls outside the graph,
+/// or another thread's trials of the same call) must not make the replay's launches differ
+/// from the graph's, which keeps the shapes it was recorded with.
 pub(crate) fn shape(
+    kernel: u64,
+    decided: &Decided,
+    dev: &Device,
+    call: Request<'_>,
+) -> Result<(LaunchChoice, Option<Trial>)> {
+    if let Some(recorded) = crate::graph_pass::replayed_shape() {
+        return Ok((recorded, None));
+    }
+    let chosen = shape_now(kernel, decided, dev, call)?;
+    crate::graph_pass::note_shape(chosen.0);
+    Ok(chosen)
+}
+
+/// [`shape`] from the decisions and trials as they stand.
+fn shape_now(
     kernel: u64,
     decided: &Decided,
     dev: &Device,
