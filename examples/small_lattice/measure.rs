@@ -76,15 +76,15 @@ pub fn time_kernels(
 }
 
 /// Seconds per kernel node of a replay of `cg`'s graph (its replay pass and launch,
-/// back to back), after a solve has recorded it. Continues the solve's iterations in `x`.
+/// back to back), after a solve has recorded it. Continues the solve's iterations in the
+/// solver's own solution.
 pub fn time_replay_per_kernel(
     backend: Backend,
     cg: &mut GraphCg,
     op: &Staggered,
-    x: &mut Fermion,
     reps: usize,
 ) -> ongpu::Result<f64> {
-    let per_replay = common::time(backend, reps, || cg.replay(op, x))?;
+    let per_replay = common::time(backend, reps, || cg.replay(op))?;
     Ok(per_replay / (cg.block() * KERNELS_PER_ITERATION) as f64)
 }
 

@@ -21,21 +21,6 @@ const MASS: f64 = 0.1;
 const TOL: f64 = 1e-10;
 const BLOCK: usize = 7;
 
-/// The GPU tests here take turns: they share call sites (`update_from`, `coefficients`),
-/// whose tuned launch shapes one test's trials may change while another's graph is
-/// recorded, and a replay then differs from its recording.
-#[cfg(feature = "cuda")]
-static GPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Runs `f` on the GPU backend while no other GPU test of this file runs.
-#[cfg(feature = "cuda")]
-fn alone_on_the_gpu(f: fn()) {
-    let _turn = GPU
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    ongpu::with_backend(ongpu::Backend::Cuda, f)
-}
-
 /// The test problem on 4^4: the operator, its host twin, the source, and the eager
 /// solution.
 struct Problem {
@@ -79,9 +64,13 @@ fn graph_cg_meets_the_tolerance_and_agrees_with_the_eager_solver() {
         x_eager,
     } = problem();
     let mut cg = GraphCg::new(lat, TOL, 2000, BLOCK).unwrap();
+    // Each solve into a field of its own, all kept alive: the replay's solution is at
+    // another address than the recording's.
+    let mut solutions = Vec::new();
     for solve in 0..2 {
-        let mut x = Fermion::zeros(lat.volume());
-        let sol = cg.solve(&op, &b, &mut x).unwrap();
+        solutions.push(Fermion::zeros(lat.volume()));
+        let x = solutions.last_mut().unwrap();
+        let sol = cg.solve(&op, &b, x).unwrap();
         let x = x.to_vec().unwrap();
         let residual = host.relative_residual(&b_host, &x);
         assert!(
@@ -128,9 +117,13 @@ fn loop_cg_meets_the_tolerance_and_agrees_with_the_eager_solver() {
     } = problem();
     let mut cg = LoopCg::new(lat, TOL, 2000).unwrap();
     let mut iterations = Vec::new();
+    // Each solve into a field of its own, all kept alive: the replay's solution is at
+    // another address than the recording's.
+    let mut solutions = Vec::new();
     for solve in 0..2 {
-        let mut x = Fermion::zeros(lat.volume());
-        let sol = cg.solve(&op, &b, &mut x).unwrap();
+        solutions.push(Fermion::zeros(lat.volume()));
+        let x = solutions.last_mut().unwrap();
+        let sol = cg.solve(&op, &b, x).unwrap();
         let residual = host.relative_residual(&b_host, &x.to_vec().unwrap());
         assert!(
             residual <= TOL,
@@ -212,7 +205,10 @@ fn cpu_device_cg() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_device_cg() {
-    alone_on_the_gpu(device_cg_stops_where_the_device_loop_does)
+    ongpu::with_backend(
+        ongpu::Backend::Cuda,
+        device_cg_stops_where_the_device_loop_does,
+    )
 }
 
 /// `DeviceCg` over a lattice split into parts (emulated on the CPU backend, where every
@@ -286,7 +282,7 @@ fn cpu_every_variant() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_every_variant() {
-    alone_on_the_gpu(every_variant_behind_one_interface)
+    ongpu::with_backend(ongpu::Backend::Cuda, every_variant_behind_one_interface)
 }
 
 #[test]
@@ -301,7 +297,10 @@ fn cpu_loop_cg() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_loop_cg() {
-    alone_on_the_gpu(loop_cg_meets_the_tolerance_and_agrees_with_the_eager_solver)
+    ongpu::with_backend(
+        ongpu::Backend::Cuda,
+        loop_cg_meets_the_tolerance_and_agrees_with_the_eager_solver,
+    )
 }
 
 #[test]
@@ -316,7 +315,10 @@ fn cpu_graph_cg() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_graph_cg() {
-    alone_on_the_gpu(graph_cg_meets_the_tolerance_and_agrees_with_the_eager_solver)
+    ongpu::with_backend(
+        ongpu::Backend::Cuda,
+        graph_cg_meets_the_tolerance_and_agrees_with_the_eager_solver,
+    )
 }
 
 /// Every kernel of the graph solver compiles with NVRTC for Hopper and Ampere, with no

@@ -63,6 +63,11 @@ pub struct Scalars {
     pub stop_at: DeviceScalar,
     /// Iterations made, not counting those after the stop.
     pub steps: DeviceScalar,
+    /// 1 once `⟨p, A p⟩` came out non-positive or not finite (CG broke down: the operator is
+    /// not positive definite, or rounding lost it), which also stops the iterations.
+    pub broke: DeviceScalar,
+    /// The `⟨p, A p⟩` of the breakdown.
+    pub broke_at: DeviceScalar,
 }
 
 impl Scalars {
@@ -76,6 +81,8 @@ impl Scalars {
             beta: DeviceScalar::zero(),
             stop_at: DeviceScalar::new(f64::NEG_INFINITY),
             steps: DeviceScalar::zero(),
+            broke: DeviceScalar::zero(),
+            broke_at: DeviceScalar::zero(),
         };
         s.restart()?;
         Ok(s)
@@ -85,14 +92,29 @@ impl Scalars {
     /// residual).
     pub fn restart(&mut self) -> ongpu::Result<()> {
         self.gamma_old.set(f64::INFINITY)?;
+        self.broke.set(0.0)?;
         self.alpha_old.set(1.0)
+    }
+
+    /// The breakdown the one-site kernel kept, as [`Cg`](super::Cg) reports one (a read of
+    /// the device: call it where the host looks anyway).
+    pub fn breakdown(&self, iterations: usize) -> Result<(), SolverError> {
+        if self.broke.get()? != 0.0 {
+            return Err(SolverError::Breakdown {
+                iterations,
+                p_dot_ap: self.broke_at.get()?,
+            });
+        }
+        Ok(())
     }
 }
 
 /// One site: while `|r|² > stop_at`, `β = γ / γ_old`, `α = γ / (δ − β γ / α_old)` from the
 /// sums, as the host computes them in [`Cg`](super::Cg), then `γ_old = γ`, `α_old = α`
 /// and one more step; at or below it (or NaN), α = β = 0 and the rest unchanged, so that
-/// the updates leave `x` and `r` as they are.
+/// the updates leave `x` and `r` as they are. A `⟨p, A p⟩ = δ − β γ / α_old` that is not
+/// positive and finite stops the iterations the same way and sets `broke` (the host's
+/// [`Cg`](super::Cg) reports it as a breakdown).
 pub fn coefficients(s: &mut Scalars) -> ongpu::Result<()> {
     let Scalars {
         sums,
@@ -102,21 +124,25 @@ pub fn coefficients(s: &mut Scalars) -> ongpu::Result<()> {
         beta,
         stop_at,
         steps,
+        broke,
+        broke_at,
     } = s;
     on_gpu!({
         let gamma = sums.re;
-        let go = gamma > stop_at;
-        let b = if go { gamma / gamma_old } else { 0.0 };
-        let a = if go {
-            gamma / (sums.im - b * gamma / alpha_old)
-        } else {
-            0.0
-        };
+        let live = gamma > stop_at && broke == 0.0;
+        let b0 = gamma / gamma_old;
+        let pap = sums.im - b0 * gamma / alpha_old;
+        let fine = pap > 0.0 && pap * 0.0 == 0.0;
+        let go = live && fine;
+        let b = if go { b0 } else { 0.0 };
+        let a = if go { gamma / pap } else { 0.0 };
         beta = b;
         alpha = a;
         gamma_old = if go { gamma } else { gamma_old };
         alpha_old = if go { a } else { alpha_old };
         steps = if go { steps + 1.0 } else { steps };
+        broke = if live && !fine { 1.0 } else { broke };
+        broke_at = if live && !fine { pap } else { broke_at };
     })
 }
 
@@ -231,6 +257,7 @@ fn iterate<O: DeviceCgOperator>(
         let steps = scalars.steps.get()? as usize;
         *looks += 1;
         *iterations = first + steps;
+        scalars.breakdown(*iterations)?;
         if !gamma.is_finite() {
             return Err(SolverError::Breakdown {
                 iterations: *iterations,
@@ -315,31 +342,30 @@ where
 mod tests {
     use super::*;
 
-    /// The one-site kernel on the CPU backend: a step, then the stop at the target, where
-    /// nothing moves any more.
+    /// The one-site kernel on the CPU backend: a step, then a breakdown (`⟨p, A p⟩ < 0`)
+    /// that stops the iterations and is kept for the host, then the stop at the target.
     #[test]
-    fn coefficients_step_then_stop() {
+    fn coefficients_step_break_down_and_stop() {
         ongpu_runtime::with_backend(ongpu_runtime::Backend::Cpu, || {
             let mut s = Scalars::new().unwrap();
             s.sums.set(Complex::new(4.0, 2.0)).unwrap();
             coefficients(&mut s).unwrap();
             // β = 4/∞ = 0, α = 4 / 2.
             assert_eq!((s.alpha.get().unwrap(), s.beta.get().unwrap()), (2.0, 0.0));
-            assert_eq!(s.steps.get().unwrap(), 1.0);
-            // β = 1/4, α = 1 / (3 − (1/4)(1/2)).
-            s.sums.set(Complex::new(1.0, 3.0)).unwrap();
+            assert_eq!((s.steps.get().unwrap(), s.broke.get().unwrap()), (1.0, 0.0));
+            // β = 1/4, ⟨p, A p⟩ = −1 − (1/4)(1/2) < 0: a breakdown, nothing moves.
+            s.sums.set(Complex::new(1.0, -1.0)).unwrap();
             coefficients(&mut s).unwrap();
-            assert_eq!(s.beta.get().unwrap(), 0.25);
-            assert_eq!(s.alpha.get().unwrap(), 1.0 / (3.0 - 0.25 * 1.0 / 2.0));
-            assert_eq!(s.steps.get().unwrap(), 2.0);
-            // At the target the iterations stop: α = β = 0, γ_old and the count kept.
+            assert_eq!((s.alpha.get().unwrap(), s.beta.get().unwrap()), (0.0, 0.0));
+            assert_eq!((s.steps.get().unwrap(), s.broke.get().unwrap()), (1.0, 1.0));
+            assert_eq!(s.broke_at.get().unwrap(), -1.125);
+            assert_eq!(s.gamma_old.get().unwrap(), 4.0);
+            // A restart forgets the breakdown; at the target the iterations stop.
+            s.restart().unwrap();
             s.stop_at.set(1.0).unwrap();
             coefficients(&mut s).unwrap();
             assert_eq!((s.alpha.get().unwrap(), s.beta.get().unwrap()), (0.0, 0.0));
-            assert_eq!(
-                (s.steps.get().unwrap(), s.gamma_old.get().unwrap()),
-                (2.0, 1.0)
-            );
+            assert_eq!((s.steps.get().unwrap(), s.broke.get().unwrap()), (1.0, 0.0));
         })
     }
 

@@ -7,7 +7,8 @@ use super::device_passes::Scalars;
 use super::{Fermion, Staggered};
 use crate::solver::cg::{solve_with_restarts, CgPasses, Limits, Work};
 use crate::solver::device_cg::{iteration, start};
-use crate::solver::{LinearSolver, Solution, SolverError};
+use crate::solver::{check_vectors, LinearSolver, Solution, SolverError, VectorAlgebra};
+
 use ongpu::prelude::*;
 
 /// Kernels of one iteration of [`GraphCg`] and [`LoopCg`](super::LoopCg).
@@ -19,6 +20,9 @@ pub struct GraphCg {
     limits: Limits,
     block: usize,
     work: Work<Fermion>,
+    /// The solution the graph updates: the solver's own, copied to the caller's after each
+    /// solve, so that a replay finds the address it recorded whichever field is passed.
+    x: Fermion,
     scalars: Scalars,
     graph: Graph,
 }
@@ -30,6 +34,7 @@ impl GraphCg {
             limits: Limits { lat, tol, max_iter },
             block: block.max(1),
             work: Work::new(|| lat.zeros())?,
+            x: lat.zeros()?,
             scalars: Scalars::new()?,
             graph: Graph::new(),
         })
@@ -45,14 +50,15 @@ impl GraphCg {
         self.graph.kernels()
     }
 
-    /// Runs `block` iterations of `op` from the current state as one graph launch (recorded
-    /// on the first call): what a solve replays, exposed to time a replay alone.
-    pub fn replay(&mut self, op: &Staggered, x: &mut Fermion) -> ongpu::Result<()> {
+    /// Runs `block` iterations of `op` from the current state (the last solve's, in the
+    /// solver's own solution) as one graph launch (recorded on the first call): what a solve
+    /// replays, exposed to time a replay alone.
+    pub fn replay(&mut self, op: &Staggered) -> ongpu::Result<()> {
         replay(
             &mut self.graph,
             self.block,
             op,
-            x,
+            &mut self.x,
             &mut self.work,
             &mut self.scalars,
         )
@@ -88,16 +94,18 @@ impl LinearSolver<Staggered> for GraphCg {
             limits,
             block,
             work,
+            x: own,
             scalars,
             graph,
         } = self;
         let block = *block;
         let mut counts = CgPasses::default();
-        solve_with_restarts(
+        check_vectors(Some(limits.lat), op, b, x)?;
+        let solved = solve_with_restarts(
             limits,
             op,
             b,
-            x,
+            own,
             work,
             &mut counts,
             |p, work, x, iterations| {
@@ -111,10 +119,14 @@ impl LinearSolver<Staggered> for GraphCg {
                     }
                     replay(graph, block, p.op, x, work, scalars)?;
                     *iterations += block;
+                    scalars.breakdown(*iterations)?;
                 }
                 Ok(())
             },
-        )
+        );
+        // The last iterate is the caller's, converged or not.
+        op.copy(own, x)?;
+        solved
     }
 
     fn name(&self) -> &'static str {

@@ -8,7 +8,8 @@ use super::device_passes::Scalars;
 use super::{Fermion, Staggered};
 use crate::solver::cg::{solve_with_restarts, CgPasses, Limits, Work};
 use crate::solver::device_cg::{iteration, start};
-use crate::solver::{LinearSolver, Solution, SolverError};
+use crate::solver::{check_vectors, LinearSolver, Solution, SolverError, VectorAlgebra};
+
 use ongpu::prelude::*;
 
 /// The loop's state, which both its test (on `|r|²` in `scalars.sums`) and its body (an
@@ -31,6 +32,9 @@ impl LoopState<'_> {
 pub struct LoopCg {
     limits: Limits,
     work: Work<Fermion>,
+    /// The solution the loop updates: the solver's own, copied to the caller's after each
+    /// solve, so that a replay finds the address it recorded whichever field is passed.
+    x: Fermion,
     scalars: Scalars,
     solve: GraphLoop,
 }
@@ -41,6 +45,7 @@ impl LoopCg {
         Ok(LoopCg {
             limits: Limits { lat, tol, max_iter },
             work: Work::new(|| lat.zeros())?,
+            x: lat.zeros()?,
             scalars: Scalars::new()?,
             solve: GraphLoop::new(),
         })
@@ -81,15 +86,17 @@ impl LinearSolver<Staggered> for LoopCg {
         let LoopCg {
             limits,
             work,
+            x: own,
             scalars,
             solve,
         } = self;
         let mut counts = CgPasses::default();
-        solve_with_restarts(
+        check_vectors(Some(limits.lat), op, b, x)?;
+        let solved = solve_with_restarts(
             limits,
             op,
             b,
-            x,
+            own,
             work,
             &mut counts,
             |p, work, x, iterations| {
@@ -102,9 +109,15 @@ impl LinearSolver<Staggered> for LoopCg {
                 };
                 let left = p.max_iter.saturating_sub(*iterations);
                 *iterations += run_loop(solve, state, p.target, left)?;
+                // (A breakdown stops the updates but not the loop, whose test reads only
+                // `|r|²`: it runs out its iterations, then is reported as a breakdown.)
+                scalars.breakdown(*iterations)?;
                 Ok(())
             },
-        )
+        );
+        // The last iterate is the caller's, converged or not.
+        op.copy(own, x)?;
+        solved
     }
 
     fn name(&self) -> &'static str {
