@@ -20,18 +20,25 @@ const CHUNK_SITES: usize = 4096;
 /// it a task costs more to hand out than its sites take.
 const MIN_CHUNK_SITES: usize = 1024;
 
-/// Sites per task for a call of `n` sites: `CHUNK_SITES`, or fewer where that would leave
-/// threads idle (a 16^4 lattice's 32 768 even sites are 8 tasks of 4096 but 16 of 2048 on
-/// 16 threads), never below `MIN_CHUNK_SITES`; a multiple of `align`. Element-wise results
-/// do not depend on it.
+/// Sites per task for a call of `n` sites on the pool's threads ([`chunk_sites_for`]).
 fn chunk_sites(n: usize, align: usize) -> usize {
     #[cfg(feature = "rayon")]
     let threads = rayon::current_num_threads();
     #[cfg(not(feature = "rayon"))]
     let threads = 1;
-    let sites = n
-        .div_ceil(threads.max(1))
-        .clamp(MIN_CHUNK_SITES, CHUNK_SITES);
+    chunk_sites_for(n, align, threads)
+}
+
+/// Sites per task for a call of `n` sites on `threads` threads: the sites shared evenly
+/// among as many rounds of one task per thread as tasks of at most `CHUNK_SITES` need, never
+/// below `MIN_CHUNK_SITES`; a multiple of `align`. Even rounds matter: a 24^4 lattice's
+/// 165 888 even sites in tasks of 4096 are 41 tasks, which 16 threads run in three rounds,
+/// the last with 7 threads idle; in tasks of 3456 they are 48, three to a thread.
+/// Element-wise results do not depend on it.
+fn chunk_sites_for(n: usize, align: usize, threads: usize) -> usize {
+    let threads = threads.max(1);
+    let rounds = n.div_ceil(threads * CHUNK_SITES).max(1);
+    let sites = n.div_ceil(threads * rounds).max(MIN_CHUNK_SITES);
     sites.div_ceil(align) * align
 }
 
@@ -314,7 +321,22 @@ mod tests {
             }
         }
         // A call with many sites a thread keeps the largest tasks.
-        assert_eq!(chunk_sites(1 << 30, 32), CHUNK_SITES);
+        assert_eq!(chunk_sites_for(1 << 30, 32, 2), CHUNK_SITES);
+    }
+
+    #[test]
+    fn tasks_fill_whole_rounds_of_the_threads() {
+        // (even sites of L^4, threads, tasks): one task per thread per round.
+        for (l, threads, tasks) in [(16, 16, 16), (24, 16, 48), (32, 16, 128), (24, 2, 42)] {
+            let n = l * l * l * l / 2;
+            let c = chunk_sites_for(n, 32, threads);
+            assert!(c <= CHUNK_SITES, "{l}^4: {c}");
+            assert_eq!(
+                n.div_ceil(c),
+                tasks,
+                "{l}^4 on {threads} threads: tasks of {c}"
+            );
+        }
     }
 
     #[test]
