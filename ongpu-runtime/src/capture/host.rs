@@ -37,6 +37,10 @@ pub trait HostFacet {
     /// [`Layout::SITES_CONTIGUOUS`]: crate::Layout::SITES_CONTIGUOUS
     const GROUPS_PAY: bool;
 
+    /// True for a shifted field, whose sites read their neighbours: a call with one is a
+    /// stencil, whose sites cost enough that the CPU backend hands out smaller tasks.
+    const STENCIL: bool = false;
+
     /// Loads sites `s0 .. s0 + LANES` into a buffer.
     ///
     /// # Safety

@@ -236,6 +236,7 @@ impl<A: HostFacet, H> HostFacet for Parted<A, H> {
 
     type Lanes = A::Lanes;
     const GROUPS_PAY: bool = A::GROUPS_PAY;
+    const STENCIL: bool = A::STENCIL;
 
     #[inline(always)]
     unsafe fn load_lanes(view: &Self::HostView, s0: usize) -> Self::Lanes {

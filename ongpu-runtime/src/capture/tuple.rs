@@ -66,6 +66,7 @@ macro_rules! facets_tuple {
 
             type Lanes = ($($a::Lanes,)*);
             const GROUPS_PAY: bool = false $(|| $a::GROUPS_PAY)*;
+            const STENCIL: bool = false $(|| $a::STENCIL)*;
 
             #[inline(always)]
             #[allow(unused_variables, clippy::unused_unit)]

@@ -292,6 +292,7 @@ impl<T: Element, L: Layout> HostFacet for FieldShifted<'_, T, L> {
     // A shifted field alone does not make groups pay: its gathers do where some other
     // field's layout does (a call's fields are in one layout as a rule).
     const GROUPS_PAY: bool = false;
+    const STENCIL: bool = true;
 
     #[inline(always)]
     unsafe fn load_lanes(view: &ShiftedHost<T, L>, s0: usize) -> GatheredLanes<T, L> {
