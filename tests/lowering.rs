@@ -17,20 +17,14 @@ use std::collections::BTreeSet;
 /// The reason a body with a longer shift falls back.
 const FAR: &str =
     "a shift of other than one or three steps, of a distance set at run time or of several hops";
-/// The reason a body that calls a device function falls back.
-const DEVICE_FN: &str = "a call of a device function (reached through a function pointer, which the lowering does not follow)";
 
 /// The library's bodies that fall back, by file and reason.
 const FALLBACKS: &[(&str, &str)] = &[
     ("gauge/field_strength.rs", FAR),
-    ("gauge/force.rs", DEVICE_FN),
     ("gauge/force.rs", FAR),
     ("gauge/lines.rs", FAR),
-    ("hisq/links.rs", DEVICE_FN),
     ("hisq/links.rs", FAR),
     ("hisq/paths.rs", FAR),
-    ("wilson/clover.rs", DEVICE_FN),
-    ("wilson/operator.rs", DEVICE_FN),
 ];
 
 /// Runs a sample of the library on `lat`: the staggered, HISQ and Wilson-clover operators,

@@ -279,3 +279,72 @@ fn a_direction_out_of_range_in_a_lane_names_its_site() {
         }
     });
 }
+
+/// `a · b + c`, as a device function with a constant loop of its own.
+#[ongpu::device]
+fn fused(a: ColorMatrix<f64>, b: ColorVector<f64>, c: ColorVector<f64>) -> ColorVector<f64> {
+    let mut out = c;
+    for i in 0..3 {
+        let mut s = out.v[i];
+        for k in 0..3 {
+            s += a.m[i][k] * b.v[k];
+        }
+        out.v[i] = s;
+    }
+    out
+}
+
+/// `|v|²` of a colour vector, as a device function called from another.
+#[ongpu::device]
+fn weight(v: ColorVector<f64>) -> f64 {
+    v.norm2()
+}
+
+/// A hop whose products are device functions, one calling another through the body's
+/// value, in layout `L`; with the line of its call.
+fn device_hop<L: Layout>(
+    lat: Lattice,
+    links: &[[ColorMatrix<f64>; 4]],
+    psi: &[ColorVector<f64>],
+) -> (Vec<ColorVector<f64>>, u32) {
+    let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
+    let psi: Field<ColorVector<f64>, L> = Field::from_vec(psi.to_vec());
+    let mut chi: Field<ColorVector<f64>, L> = Field::filled(
+        lat.volume(),
+        ColorVector::new([Complex::new(f64::NAN, 0.0); 3]),
+    );
+    let line = line!() + 1;
+    on_gpu!(lat.even(), {
+        let mut r = ColorVector::zero();
+        for mu in 0..4 {
+            r = fused(u[mu], psi.shift(mu, 1), r);
+            r = fused(u.shift(mu, -1)[mu].adj(), psi.shift(mu, -1), r);
+        }
+        chi = r * weight(r);
+    })
+    .unwrap();
+    (chi.to_vec().unwrap()[..lat.volume() / 2].to_vec(), line)
+}
+
+#[test]
+fn a_body_that_calls_device_functions_is_lowered_and_gives_the_bits_of_single_sites() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (links, psi) = links_and_vectors(lat, 9);
+        let (sites, _) = device_hop::<AoS>(lat, &links, &psi);
+        let (lanes, line) = device_hop::<AoSoA<32>>(lat, &links, &psi);
+        let (soa, _) = device_hop::<SoA>(lat, &links, &psi);
+        assert!(
+            matches!(lowering_at(line), Lowering::LaneMajor | Lowering::Runs(_)),
+            "{:?}",
+            lowering_at(line)
+        );
+        assert!(sites.iter().all(|c| c.v.iter().all(|z| z.re.is_finite())));
+        assert_eq!(
+            bits(&lanes),
+            bits(&sites),
+            "AoSoA<32> lanes against AoS sites"
+        );
+        assert_eq!(bits(&soa), bits(&sites), "SoA lanes against AoS sites");
+    });
+}

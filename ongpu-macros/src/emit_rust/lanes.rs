@@ -15,7 +15,7 @@
 //! falling back, with the reason ([`Lowering`]): those lanes run one after another.
 
 use super::body::{self, shift_view, EmitRust};
-use crate::ir::{Block, Callee, Expr, For, Let, Shift, Stmt};
+use crate::ir::{Block, Expr, For, Let, Shift, Stmt};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use std::collections::{BTreeMap, HashMap};
@@ -292,10 +292,6 @@ impl EmitRust for Lanes {
             }
             Expr::Print(_) => {
                 self.fall_back("a print");
-                body::expr(self, e)
-            }
-            Expr::Call(c) if matches!(c.callee, Callee::Device(_)) => {
-                self.fall_back("a call of a device function (reached through a function pointer, which the lowering does not follow)");
                 body::expr(self, e)
             }
             _ => body::expr(self, e),
