@@ -46,7 +46,7 @@ struct Recorded {
     /// The reductions' partials and counters, which the graph's kernels use.
     _scratch: Vec<crate::cuda::DeviceBuffer>,
     /// The tuned calls' shapes in order: a replay launches these, whatever was tuned since.
-    shapes: Vec<crate::tune::LaunchChoice>,
+    shapes: Vec<crate::graph_pass::TunedShape>,
     /// Where `run` was called from: the closure replayed must be the one recorded.
     at: &'static std::panic::Location<'static>,
 }

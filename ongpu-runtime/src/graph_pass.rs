@@ -11,6 +11,11 @@
 use crate::error::{Error, Result};
 use std::cell::RefCell;
 
+/// A tuned call's launch shape as a recording keeps it for its replays: threads per block
+/// and waves (the tuner's `LaunchChoice`, which this module does not name, so that the tuner
+/// can ask it without an import circle).
+pub(crate) type TunedShape = [u32; 2];
+
 /// What a graph's closure is doing on this thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -42,7 +47,7 @@ pub(crate) struct Pass {
     /// Scratch addresses handed out so far in a replay.
     pub(crate) scratch_used: usize,
     /// The tuned calls' shapes, in order: noted by the recording, handed out by a replay.
-    pub(crate) shapes: Vec<crate::tune::LaunchChoice>,
+    pub(crate) shapes: Vec<TunedShape>,
     /// Shapes handed out so far in a replay.
     shapes_used: usize,
 }
@@ -71,7 +76,7 @@ impl Pass {
     pub(crate) fn replaying(
         launches: Vec<(u64, crate::error::Location)>,
         scratch: &[crate::cuda::DeviceBuffer],
-        shapes: Vec<crate::tune::LaunchChoice>,
+        shapes: Vec<TunedShape>,
     ) -> Pass {
         Pass {
             mode: Mode::Replaying,
@@ -119,7 +124,7 @@ pub(crate) fn run<R>(pass: Pass, f: impl FnOnce() -> R) -> (R, Pass) {
 /// In a replay, the next shape its recording chose (`None` elsewhere, or past the
 /// recorded ones: then the launch check reports the extra launch).
 #[cfg(feature = "cuda")]
-pub(crate) fn replayed_shape() -> Option<crate::tune::LaunchChoice> {
+pub(crate) fn replayed_shape() -> Option<TunedShape> {
     with(|p| {
         let p = p.filter(|p| p.mode == Mode::Replaying)?;
         let shape = p.shapes.get(p.shapes_used).copied();
@@ -130,7 +135,7 @@ pub(crate) fn replayed_shape() -> Option<crate::tune::LaunchChoice> {
 
 /// In a recording, notes the shape a tuned call chose, for the replays.
 #[cfg(feature = "cuda")]
-pub(crate) fn note_shape(shape: crate::tune::LaunchChoice) {
+pub(crate) fn note_shape(shape: TunedShape) {
     with(|p| {
         if let Some(p) = p.filter(|p| p.mode == Mode::Recording) {
             p.shapes.push(shape);

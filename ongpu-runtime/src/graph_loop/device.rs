@@ -28,7 +28,7 @@ pub(super) struct Recorded {
     /// The body's reductions' partials and counters.
     _scratch: Vec<DeviceBuffer>,
     /// The tuned calls' shapes in order: a replay launches these, whatever was tuned since.
-    shapes: Vec<crate::tune::LaunchChoice>,
+    shapes: Vec<crate::graph_pass::TunedShape>,
     /// The bound, the largest iteration count and the comparison, read by the test kernel.
     limits: DeviceBuffer,
     /// What `limits` holds.

@@ -154,11 +154,15 @@ pub(crate) fn shape(
     dev: &Device,
     call: Request<'_>,
 ) -> Result<(LaunchChoice, Option<Trial>)> {
-    if let Some(recorded) = crate::graph_pass::replayed_shape() {
+    if let Some([threads_per_block, waves]) = crate::graph_pass::replayed_shape() {
+        let recorded = LaunchChoice {
+            threads_per_block,
+            waves,
+        };
         return Ok((recorded, None));
     }
     let chosen = shape_now(kernel, decided, dev, call)?;
-    crate::graph_pass::note_shape(chosen.0);
+    crate::graph_pass::note_shape([chosen.0.threads_per_block, chosen.0.waves]);
     Ok(chosen)
 }
 
