@@ -348,3 +348,50 @@ fn graph_cg_kernels_compile_for_sm90_and_sm80_without_spills() {
     }
     support::check_kernels_stay_in_registers(&kernels);
 }
+
+/// An exact solution after one iteration: unit links and a constant source, which the hops
+/// cancel (`D ψ = 0`), so `A b = m² b` with m² = 1/4 exact; α = 4 and the residual is zero.
+/// The graph solver's block then runs on at r = 0, where `⟨p, A p⟩ = 0`: that stops the
+/// updates, and the solve has converged, not broken down. Returns the solution's largest
+/// distance from `b / m²`.
+fn graph_cg_stops_cleanly_at_an_exact_solution() {
+    let lat = Lattice::new([4; 4]).unwrap();
+    let op = Staggered::new(&GaugeField::unit(lat).unwrap(), 0.5).unwrap();
+    let one = ColorVector::new([Complex::new(1.0, 0.0); 3]);
+    let b = Fermion::from_vec(
+        (0..lat.volume())
+            .map(|s| {
+                if s < lat.volume() / 2 {
+                    one
+                } else {
+                    ColorVector::zero()
+                }
+            })
+            .collect(),
+    );
+    let mut cg = GraphCg::new(lat, 1e-12, 100, 4).unwrap();
+    let mut x = Fermion::zeros(lat.volume());
+    let sol = cg.solve(&op, &b, &mut x).unwrap();
+    assert_eq!(sol.relative_residual, 0.0, "{sol:?}");
+    let x = x.to_vec().unwrap();
+    for v in &x[..lat.volume() / 2] {
+        assert_eq!(*v, ColorVector::new([Complex::new(4.0, 0.0); 3]));
+    }
+}
+
+#[test]
+fn cpu_graph_cg_exact_solution() {
+    ongpu::with_backend(
+        ongpu::Backend::Cpu,
+        graph_cg_stops_cleanly_at_an_exact_solution,
+    )
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_graph_cg_exact_solution() {
+    ongpu::with_backend(
+        ongpu::Backend::Cuda,
+        graph_cg_stops_cleanly_at_an_exact_solution,
+    )
+}

@@ -110,18 +110,24 @@ impl LinearSolver<Staggered> for GraphCg {
             &mut counts,
             |p, work, x, iterations| {
                 start(p.op, work, scalars)?;
-                while scalars.sums.get()?.re > p.target {
+                loop {
+                    let gamma = scalars.sums.get()?.re;
+                    if gamma <= p.target {
+                        return Ok(());
+                    }
+                    // A breakdown on the way to the target. (A block runs on past the
+                    // target, where `⟨p, A p⟩` may come out zero, at r = 0: that stops
+                    // the updates, and the solve has converged.)
+                    scalars.breakdown(*iterations)?;
                     if *iterations >= p.max_iter {
                         return Err(SolverError::NotConverged {
                             iterations: *iterations,
-                            relative_residual: (scalars.sums.get()?.re / p.b_norm2).sqrt(),
+                            relative_residual: (gamma / p.b_norm2).sqrt(),
                         });
                     }
                     replay(graph, block, p.op, x, work, scalars)?;
                     *iterations += block;
-                    scalars.breakdown(*iterations)?;
                 }
-                Ok(())
             },
         );
         // The last iterate is the caller's, converged or not.

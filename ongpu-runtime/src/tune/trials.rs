@@ -155,11 +155,15 @@ pub(crate) fn shape(
     call: Request<'_>,
 ) -> Result<(LaunchChoice, Option<Trial>)> {
     if let Some([threads_per_block, waves]) = crate::graph_pass::replayed_shape() {
-        let recorded = LaunchChoice {
-            threads_per_block,
-            waves,
-        };
-        return Ok((recorded, None));
+        // A call that names its threads per block keeps them: another number than the
+        // recording's is another launch, which the replay's check then reports.
+        if !call.fixed || threads_per_block == call.default.threads_per_block {
+            let recorded = LaunchChoice {
+                threads_per_block,
+                waves,
+            };
+            return Ok((recorded, None));
+        }
     }
     let chosen = shape_now(kernel, decided, dev, call)?;
     crate::graph_pass::note_shape([chosen.0.threads_per_block, chosen.0.waves]);
