@@ -51,18 +51,36 @@ fn lowering_at(line: u32) -> Lowering {
         .unwrap_or_else(|| panic!("no call at line {line} ran on the CPU"))
 }
 
+/// The fields of a hop in layout `L`: the links, the source, and the output poisoned with
+/// NaN.
+#[allow(clippy::type_complexity)]
+fn hop_fields<L: Layout>(
+    lat: Lattice,
+    links: &[[ColorMatrix<f64>; 4]],
+    psi: &[ColorVector<f64>],
+) -> (
+    Field<[ColorMatrix<f64>; 4], L>,
+    Field<ColorVector<f64>, L>,
+    Field<ColorVector<f64>, L>,
+) {
+    let out = Field::filled(
+        lat.volume(),
+        ColorVector::new([Complex::new(f64::NAN, 0.0); 3]),
+    );
+    (
+        Field::from_vec(links.to_vec()),
+        Field::from_vec(psi.to_vec()),
+        out,
+    )
+}
+
 /// The staggered hop on the even sites, in layout `L`, and the line of its call.
 fn dslash<L: Layout>(
     lat: Lattice,
     links: &[[ColorMatrix<f64>; 4]],
     psi: &[ColorVector<f64>],
 ) -> (Vec<ColorVector<f64>>, u32) {
-    let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
-    let psi: Field<ColorVector<f64>, L> = Field::from_vec(psi.to_vec());
-    let mut chi: Field<ColorVector<f64>, L> = Field::filled(
-        lat.volume(),
-        ColorVector::new([Complex::new(f64::NAN, 0.0); 3]),
-    );
+    let (u, psi, mut chi) = hop_fields::<L>(lat, links, psi);
     let line = line!() + 1;
     on_gpu!(lat.even(), |i| {
         let mut r = ColorVector::zero();
@@ -113,12 +131,7 @@ fn long_body<L: Layout>(
     links: &[[ColorMatrix<f64>; 4]],
     psi: &[ColorVector<f64>],
 ) -> (Vec<ColorVector<f64>>, u32) {
-    let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
-    let psi: Field<ColorVector<f64>, L> = Field::from_vec(psi.to_vec());
-    let mut out: Field<ColorVector<f64>, L> = Field::filled(
-        lat.volume(),
-        ColorVector::new([Complex::new(f64::NAN, 0.0); 3]),
-    );
+    let (u, psi, mut out) = hop_fields::<L>(lat, links, psi);
     let half = 0.5;
     let line = line!() + 1;
     on_gpu!(lat.even(), |i| {
@@ -307,12 +320,7 @@ fn device_hop<L: Layout>(
     links: &[[ColorMatrix<f64>; 4]],
     psi: &[ColorVector<f64>],
 ) -> (Vec<ColorVector<f64>>, u32) {
-    let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
-    let psi: Field<ColorVector<f64>, L> = Field::from_vec(psi.to_vec());
-    let mut chi: Field<ColorVector<f64>, L> = Field::filled(
-        lat.volume(),
-        ColorVector::new([Complex::new(f64::NAN, 0.0); 3]),
-    );
+    let (u, psi, mut chi) = hop_fields::<L>(lat, links, psi);
     let line = line!() + 1;
     on_gpu!(lat.even(), {
         let mut r = ColorVector::zero();
