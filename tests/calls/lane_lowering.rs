@@ -188,6 +188,79 @@ fn a_long_body_runs_in_runs_and_gives_the_bits_of_single_sites() {
     });
 }
 
+/// Three fields written in different runs of a long body, in layouts `L` (the read field)
+/// and `M` (two of the written ones; the third is `AoS`); with the line of the call.
+#[allow(clippy::type_complexity)]
+fn outputs_in_runs<L: Layout, M: Layout>(
+    lat: Lattice,
+    a: &[f64],
+    links: &[[ColorMatrix<f64>; 4]],
+) -> (Vec<f64>, Vec<f64>, Vec<ColorMatrix<f64>>, u32) {
+    let a: Field<f64, L> = Field::from_vec(a.to_vec());
+    let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
+    let mut s: Field<f64, M> = Field::filled(lat.volume(), f64::NAN);
+    let mut d: Field<f64, M> = Field::filled(lat.volume(), 1.5);
+    let mut w: Field<ColorMatrix<f64>, AoS> = Field::filled(lat.volume(), ColorMatrix::zero());
+    let line = line!() + 1;
+    on_gpu!(lat, {
+        s = a.shift(2, -1) + a.shift(3, 1);
+        d += a.shift(0, 1) * 10.0 + a;
+        w = u.shift(3, -1)[3] * u[1].adj() + u.shift(1, 1)[0].adj() * u.shift(0, 1)[0];
+    })
+    .unwrap();
+    (
+        s.to_vec().unwrap(),
+        d.to_vec().unwrap(),
+        w.to_vec().unwrap(),
+        line,
+    )
+}
+
+#[test]
+fn fields_written_in_different_runs_keep_what_each_run_wrote() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let mut r = rng(12);
+        let a: Vec<f64> = (0..lat.volume())
+            .map(|_| r.random_range(-1.0..1.0))
+            .collect();
+        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
+            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+            .collect();
+        let (s0, d0, w0, _) = outputs_in_runs::<AoS, AoS>(lat, &a, &links);
+        // Against the lattice's own shifts, term by term as the body adds.
+        for i in 0..lat.volume() {
+            let sh = |mu: usize, k: i64| lat.shift(i, mu, k);
+            assert_eq!(
+                s0[i].to_bits(),
+                (a[sh(2, -1)] + a[sh(3, 1)]).to_bits(),
+                "s at {i}"
+            );
+            assert_eq!(
+                d0[i].to_bits(),
+                (1.5 + (a[sh(0, 1)] * 10.0 + a[i])).to_bits(),
+                "d at {i}"
+            );
+            let w = links[sh(3, -1)][3] * links[i][1].adj()
+                + links[sh(1, 1)][0].adj() * links[sh(0, 1)][0];
+            assert_eq!(w0[i], w, "w at {i}");
+        }
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let (s1, d1, w1, line) = outputs_in_runs::<AoSoA<32>, AoSoA<32>>(lat, &a, &links);
+        let (s2, d2, w2, _) = outputs_in_runs::<SoA, AoSoA<32>>(lat, &a, &links);
+        let (s3, d3, w3, _) = outputs_in_runs::<AoSoA<32>, SoA>(lat, &a, &links);
+        match lowering_at(line) {
+            Lowering::Runs(n) => assert!(n >= 2, "{n} runs"),
+            l => panic!("a body of four shifts lowered as {l:?}"),
+        }
+        for (s, d, w) in [(s1, d1, w1), (s2, d2, w2), (s3, d3, w3)] {
+            assert_eq!(bits(&s), bits(&s0));
+            assert_eq!(bits(&d), bits(&d0));
+            assert_eq!(w, w0);
+        }
+    });
+}
+
 /// Every kind of shift in one body: along constant and loop directions, one and three steps,
 /// entries of the neighbour (its own direction's and another's), a direction captured as a
 /// value, and shifts the lanes cannot gather (two steps, two hops), which make the body fall

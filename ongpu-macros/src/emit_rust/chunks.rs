@@ -170,14 +170,17 @@ pub fn group_closure(
         }
         false
     };
-    // Written captures that one run alone names are read from the group and set back in
-    // that run (their old values, where the run overwrites them, are then never loaded);
-    // others are handed on in lane variables, from their values before the call in a first
-    // loop to the group in a last.
-    let direct = written.iter().all(|w| {
-        let w = w.to_string();
-        names.iter().filter(|n| n.used.contains(&w)).count() <= 1
-    });
+    // Where one run alone names the written captures, they are read from the group and set
+    // back in that run (their old values, where the run overwrites them, are then never
+    // loaded). Otherwise they are handed on in lane variables, from their values before the
+    // call in a first loop to the group in a last: a run sets every written capture of the
+    // group, and one that did not name a capture would set its value from before the call
+    // over what an earlier run wrote.
+    let direct = names
+        .iter()
+        .filter(|n| written.iter().any(|w| n.used.contains(&w.to_string())))
+        .count()
+        <= 1;
     let mut scope: HashMap<String, Handed> = HashMap::new();
     let mut vars: Vec<syn::Ident> = Vec::new();
     let fresh = |vars: &mut Vec<syn::Ident>| {
