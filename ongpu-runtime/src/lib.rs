@@ -114,7 +114,10 @@ pub mod __private {
     pub use crate::lattice::shift::{
         index, read_shifted, FieldShifted, ShiftArg, ShiftCapture, ShiftView, ShiftedHost,
     };
-    pub use crate::lattice::shift_lanes::{GatheredLanes, Gathers, LaneShiftView, LaneSlots};
+    pub use crate::lattice::shift_lanes::{
+        CapturedValue, FarShift, GatheredLanes, Gathers, HopArg, LaneShiftView, LaneSlots,
+        NotANumber, NumberValue,
+    };
     pub use crate::lattice::space::{shift_lattice, IndexSpace, LatticeSpace};
     pub use crate::lattice::split::{SplitRead, SplitShifted, SplitWrite};
     pub use crate::launch::call_site::Lowering;

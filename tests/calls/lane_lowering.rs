@@ -263,8 +263,8 @@ fn fields_written_in_different_runs_keep_what_each_run_wrote() {
 
 /// Every kind of shift in one body: along constant and loop directions, one and three steps,
 /// entries of the neighbour (its own direction's and another's), a direction captured as a
-/// value, and shifts the lanes cannot gather (two steps, two hops), which make the body fall
-/// back.
+/// value, and longer shifts of constant hops (two steps, two hops, a staple's chain read at
+/// an entry, a shift that wraps around), each gathered into a slot of its own.
 fn shifts<L: Layout>(lat: Lattice, a: &[f64], links: &[[ColorMatrix<f64>; 4]]) -> (Vec<f64>, u32) {
     let a: Field<f64, L> = Field::from_vec(a.to_vec());
     let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
@@ -276,11 +276,17 @@ fn shifts<L: Layout>(lat: Lattice, a: &[f64], links: &[[ColorMatrix<f64>; 4]]) -
         for mu in 0..4 {
             for nu in mu + 1..4 {
                 let p = u[mu] * u.shift(mu, 1)[nu] * u.shift(nu, 1)[mu].adj() * u[nu].adj();
-                t += p.trace().re * a.shift(nu, -1);
+                let q = u.shift(mu, 1).shift(nu, -1)[nu].adj()
+                    * u.shift(nu, -1)[mu].adj()
+                    * u.shift(nu, -1)[nu];
+                t += p.trace().re * a.shift(nu, -1) + q.trace().im;
             }
             t += u.shift(mu, -1)[mu].trace().im + 0.5 * a.shift(mu, -3) - a.shift(mu, 3);
+            t += 0.125 * a.shift(mu, -2);
         }
-        out = t + 0.25 * a.shift(1, 2) + a.shift(0, 1).shift(3, -1);
+        let w = u.shift(2, 2);
+        out = t + 0.25 * a.shift(1, 2) + a.shift(0, 1).shift(3, -1) + w[1].trace().re
+            - a.shift(3, 5).shift(3, -4);
     })
     .unwrap();
     (out.to_vec().unwrap(), line)
@@ -302,13 +308,118 @@ fn shifts_of_every_kind_give_the_bits_of_single_sites() {
         let (soa, _) = shifts::<SoA>(lat, &a, &links);
         assert!(sites.iter().all(|x| x.is_finite()));
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&lanes),
+            bits(&sites),
+            "AoSoA<32> lanes against AoS sites"
+        );
+        assert_eq!(bits(&soa), bits(&sites), "SoA lanes against AoS sites");
+        assert!(
+            matches!(lowering_at(line), Lowering::LaneMajor | Lowering::Runs(_)),
+            "{:?}",
+            lowering_at(line)
+        );
+    });
+}
+
+/// Shifts directed by captured values, in layout `L`: HISQ's staple with `mu` and `nu`
+/// captured (a chain of two hops read at the entry `nu`, a single step along a captured
+/// direction, two steps), a captured distance, and a distance read from a field at each
+/// site (its groups run site by site); with the line of the call.
+fn captured_shifts<L: Layout>(
+    lat: Lattice,
+    a: &[f64],
+    links: &[[ColorMatrix<f64>; 4]],
+    mu: usize,
+    nu: usize,
+) -> (Vec<f64>, u32) {
+    let a: Field<f64, L> = Field::from_vec(a.to_vec());
+    let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
+    let steps: Field<i32, L> = Field::from_fn(lat.volume(), |i| (i % 5) as i32 - 2);
+    let mut out: Field<f64, L> = Field::filled(lat.volume(), f64::NAN);
+    let far = -5i64;
+    let line = line!() + 1;
+    on_gpu!(lat, {
+        let up = u[nu] * u.shift(mu, 1)[nu].adj();
+        let down = u.shift(nu, -1)[nu].adj() * u.shift(nu, -1).shift(mu, 1)[nu];
+        out = (up + down).trace().re + a.shift(nu, 2) * a.shift(mu, far)
+            - a.shift(nu, steps).shift(mu, -1);
+    })
+    .unwrap();
+    (out.to_vec().unwrap(), line)
+}
+
+#[test]
+fn shifts_directed_by_captured_values_are_gathered_and_give_the_bits_of_single_sites() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let mut r = rng(11);
+        let a: Vec<f64> = (0..lat.volume())
+            .map(|_| r.random_range(-1.0..1.0))
+            .collect();
+        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
+            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+            .collect();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for (mu, nu) in [(0, 1), (3, 2), (1, 3)] {
+            let (sites, _) = captured_shifts::<AoS>(lat, &a, &links, mu, nu);
+            let (lanes, line) = captured_shifts::<AoSoA<32>>(lat, &a, &links, mu, nu);
+            let (soa, _) = captured_shifts::<SoA>(lat, &a, &links, mu, nu);
+            assert!(sites.iter().all(|x| x.is_finite()));
+            assert_eq!(bits(&lanes), bits(&sites), "AoSoA<32>, mu {mu} nu {nu}");
+            assert_eq!(bits(&soa), bits(&sites), "SoA, mu {mu} nu {nu}");
+            assert!(
+                matches!(lowering_at(line), Lowering::LaneMajor | Lowering::Runs(_)),
+                "{:?}",
+                lowering_at(line)
+            );
+        }
+    });
+}
+
+/// The shifts the lanes do not gather, in layout `L`: a distance set per site, and more
+/// longer shifts of one field than a group gathers; with the lines of the two calls.
+fn ungathered_shifts<L: Layout>(lat: Lattice, a: &[f64]) -> (Vec<f64>, [u32; 2]) {
+    let a: Field<f64, L> = Field::from_vec(a.to_vec());
+    let mut out: Field<f64, L> = Field::filled(lat.volume(), f64::NAN);
+    let per_site = line!() + 1;
+    on_gpu!(lat, |i| {
+        let far = (i % 4) as i64 + 1;
+        out = a.shift(1, far) + a.shift(0, 1);
+    })
+    .unwrap();
+    let too_many = line!() + 1;
+    on_gpu!(lat, {
+        let mut t = out;
+        for k in 4..14 {
+            t += a.shift(0, k) * (k as f64) - a.shift(1, -k);
+        }
+        out = t;
+    })
+    .unwrap();
+    (out.to_vec().unwrap(), [per_site, too_many])
+}
+
+#[test]
+fn shifts_the_lanes_do_not_gather_fall_back_and_give_the_bits_of_single_sites() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let mut r = rng(10);
+        let a: Vec<f64> = (0..lat.volume())
+            .map(|_| r.random_range(-1.0..1.0))
+            .collect();
+        let (sites, _) = ungathered_shifts::<AoS>(lat, &a);
+        let (lanes, [per_site, too_many]) = ungathered_shifts::<AoSoA<32>>(lat, &a);
+        assert!(sites.iter().all(|x| x.is_finite()));
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&lanes), bits(&sites));
-        assert_eq!(bits(&soa), bits(&sites));
-        match lowering_at(line) {
-            Lowering::Fallback(why) => {
-                assert!(why.contains("other than one or three steps"), "{why}")
-            }
-            l => panic!("a body with a two-step shift lowered as {l:?}"),
+        match lowering_at(per_site) {
+            Lowering::Fallback(why) => assert!(why.contains("set per site"), "{why}"),
+            l => panic!("a shift of a distance set per site lowered as {l:?}"),
+        }
+        match lowering_at(too_many) {
+            Lowering::Fallback(why) => assert!(why.contains("more than 16"), "{why}"),
+            l => panic!("20 longer shifts of one field lowered as {l:?}"),
         }
     });
 }

@@ -7,6 +7,11 @@
 //!   component of consecutive lanes adjacent, no table lookup or check per lane. The
 //!   neighbours each shifted field needs are collected as [`Gathers`] masks for the runtime,
 //!   which gathers them once a group.
+//! - A longer shift whose hops are constants or captured values (`f.shift(1, 2)`, a staple's
+//!   `u.shift(mu, 1).shift(nu, -1)[nu]` in an unrolled loop or with `mu`, `nu` captured)
+//!   reads a slot of its own (`far`, `far_entry`), gathered once a group too, only the
+//!   entries the body reads; the call site reads the captured values (`with_values`), the
+//!   same for every site. So does a single step along a captured direction.
 //! - A `for` loop over constant bounds is unrolled (a loop variable of an unrolled loop is a
 //!   constant in the loops inside it), so that the lane loop holds straight-line code: LLVM
 //!   vectorises only innermost loops, and does not unroll a loop as long as a Dslash's.
@@ -31,18 +36,76 @@ struct Near {
 
 /// Why a body with a shift the lanes do not gather falls back.
 const FAR_SHIFT: &str =
-    "a shift of other than one or three steps, of a distance set at run time or of several hops";
+    "a shift of other than one or three steps, or of several hops, whose distance or direction is set per site";
+
+/// Why a body with more longer shifts of one field than a group gathers falls back.
+const TOO_MANY_FAR: &str =
+    "more than 16 longer shifts of one field, or more than 8 captured values directing them";
+
+/// The most longer shifts of one field that a group gathers (the runtime's `MAX_FAR`).
+const MAX_FAR: usize = 16;
+
+/// The most hops of a gathered shift (the runtime's `MAX_HOPS`).
+const MAX_HOPS: usize = 8;
+
+/// The most captured values the shifts of one field name (the runtime's `MAX_VALUES`).
+const MAX_VALUES: usize = 8;
 
 /// Loops of at most this many iterations are unrolled.
 const MAX_UNROLL: i128 = 16;
 
-/// The neighbours a body reads of one shifted field: bit `2 * mu + back + 8 * (steps == 3)`.
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+/// The neighbours a body reads of one shifted field: bit `2 * mu + back + 8 * (steps == 3)`,
+/// and the longer shifts.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
 pub struct Gathers {
     /// Read whole.
     pub whole: u16,
     /// Only their entry `mu` read (`f.shift(mu, ±1)[mu]`).
     pub diagonal: u16,
+    /// The longer shifts, in the order of their slots.
+    pub far: Vec<FarRead>,
+    /// The captures the longer shifts name, in the order of their values.
+    values: Vec<syn::Ident>,
+}
+
+/// A hop's direction or distance: a constant, or a capture's value (its index in
+/// [`Gathers::values`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum HopArg {
+    Const(i64),
+    Value(u8),
+}
+
+/// A hop's direction or distance as the body names it, before its value has an index.
+enum HopSource {
+    Const(i64),
+    Capture(syn::Ident),
+}
+
+/// A longer shift, and what the body reads there.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
+pub struct FarRead {
+    /// `(direction, steps)`, in the order the shift takes them.
+    hops: Vec<(HopArg, HopArg)>,
+    /// Bit `e`: entry `e` read.
+    entries: u32,
+    /// The entry read that a captured value names.
+    entry_value: Option<u8>,
+    /// Read whole (or at an entry neither a constant nor one captured value).
+    whole: bool,
+}
+
+impl Gathers {
+    /// The index of capture `id`'s value; `None` once there are `MAX_VALUES` others.
+    fn value(&mut self, id: &syn::Ident) -> Option<u8> {
+        if let Some(i) = self.values.iter().position(|v| v == id) {
+            return Some(i as u8);
+        }
+        (self.values.len() < MAX_VALUES).then(|| {
+            self.values.push(id.clone());
+            (self.values.len() - 1) as u8
+        })
+    }
 }
 
 /// How the CPU backend runs the body's lanes.
@@ -66,6 +129,10 @@ pub struct Lanes {
     shifted: std::collections::HashSet<String>,
     /// Values of the variables of the unrolled loops around the statement being emitted.
     constants: HashMap<String, i128>,
+    /// The captures read as values (neither written nor shifted) that no binding of the
+    /// body shadows anywhere: the same at every site, so the call site reads them for the
+    /// shifts they direct.
+    uniform: std::collections::HashSet<String>,
     /// Per shifted field, the neighbours to gather.
     pub gathers: BTreeMap<String, Gathers>,
     /// The first construct that falls back.
@@ -75,11 +142,24 @@ pub struct Lanes {
 }
 
 impl Lanes {
-    /// The emitter for a body whose shifted captures are `shifted`.
-    pub fn new<'a>(shifted: impl IntoIterator<Item = &'a syn::Ident>) -> Self {
+    /// The emitter for a body whose shifted captures are `shifted`, and whose captures read
+    /// as values, not bound again in the body, are `uniform`.
+    pub fn new<'a>(
+        shifted: impl IntoIterator<Item = &'a syn::Ident>,
+        uniform: impl IntoIterator<Item = &'a syn::Ident>,
+    ) -> Self {
         Lanes {
             shifted: shifted.into_iter().map(|i| i.to_string()).collect(),
+            uniform: uniform.into_iter().map(|i| i.to_string()).collect(),
             ..Lanes::default()
+        }
+    }
+
+    /// A captured value, the same at every site, that `e` names.
+    fn uniform_var<'e>(&self, e: &'e Expr) -> Option<&'e syn::Ident> {
+        match strip(e) {
+            Expr::Var(id) if self.uniform.contains(&id.to_string()) => Some(id),
+            _ => None,
         }
     }
 
@@ -131,7 +211,99 @@ impl Lanes {
         match self.constant(&hop.mu) {
             // A direction out of range goes through the lone site's path, which reports it.
             Some(mu) if !(0..4).contains(&mu) => None,
+            // A captured direction: one slot, of the direction the call site reads (not
+            // the four directions gathered).
+            None if self.uniform_var(&hop.mu).is_some() => None,
             mu => Some(Near { mu, back, steps }),
+        }
+    }
+
+    /// The hops of a shift whose every direction and distance is a constant (a direction
+    /// in range) or a captured value.
+    fn far(&self, s: &Shift) -> Option<Vec<(HopSource, HopSource)>> {
+        if s.hops.len() > MAX_HOPS {
+            return None;
+        }
+        let source = |e: &Expr, direction: bool| match self.constant(e) {
+            Some(v) if direction && !(0..4).contains(&v) => None,
+            Some(v) => i64::try_from(v).ok().map(HopSource::Const),
+            None => self.uniform_var(e).cloned().map(HopSource::Capture),
+        };
+        s.hops
+            .iter()
+            .map(|h| Some((source(&h.mu, true)?, source(&h.k, false)?)))
+            .collect()
+    }
+
+    /// A gathered longer shift: the neighbour, whole or one entry of it; `None` where the
+    /// field has more longer shifts, or they name more captured values, than a group
+    /// gathers.
+    fn far_read(
+        &mut self,
+        s: &Shift,
+        hops: Vec<(HopSource, HopSource)>,
+        index: Option<&Expr>,
+    ) -> Option<TokenStream> {
+        let entry = index.map(|i| (self.constant(i), self.uniform_var(i).cloned()));
+        let gathers = self.gathers.entry(s.field.to_string()).or_default();
+        let mut arg = |h: HopSource| match h {
+            HopSource::Const(v) => Some(HopArg::Const(v)),
+            HopSource::Capture(id) => gathers.value(&id).map(HopArg::Value),
+        };
+        let hops: Vec<_> = hops
+            .into_iter()
+            .map(|(mu, k)| Some((arg(mu)?, arg(k)?)))
+            .collect::<Option<_>>()?;
+        let entry = match entry {
+            Some((None, Some(id))) => Some((None, gathers.value(&id))),
+            Some((c, _)) => Some((c, None)),
+            None => None,
+        };
+        let reads = &mut gathers.far;
+        let k = match reads.iter().position(|f| f.hops == hops) {
+            Some(k) => k,
+            None if reads.len() < MAX_FAR => {
+                reads.push(FarRead {
+                    hops,
+                    ..FarRead::default()
+                });
+                reads.len() - 1
+            }
+            None => return None,
+        };
+        let read = &mut reads[k];
+        match entry {
+            None => read.whole = true,
+            Some((Some(e), _)) if (0..32).contains(&e) => read.entries |= 1 << e,
+            Some((None, Some(v))) if read.entry_value.is_none() || read.entry_value == Some(v) => {
+                read.entry_value = Some(v)
+            }
+            Some(_) => read.whole = true,
+        }
+        let (view, site) = (shift_view(&s.field), site_var());
+        let span = s.field.span();
+        Some(match index {
+            None => quote_spanned!(span=> #view.far(#site, #k)),
+            Some(i) => {
+                let i = self.expr(i);
+                quote_spanned!(span=> #view.far_entry(#site, #k, ::ongpu::__private::index(#i)))
+            }
+        })
+    }
+
+    /// A shift that is neither near nor of constant or captured hops reads through the
+    /// table, and the body falls back.
+    fn far_or_fall_back(&mut self, s: &Shift, index: Option<&Expr>, e: &Expr) -> TokenStream {
+        let Some(hops) = self.far(s) else {
+            self.fall_back(FAR_SHIFT);
+            return body::expr(self, e);
+        };
+        match self.far_read(s, hops, index) {
+            Some(t) => t,
+            None => {
+                self.fall_back(TOO_MANY_FAR);
+                body::expr(self, e)
+            }
         }
     }
 
@@ -265,18 +437,12 @@ impl EmitRust for Lanes {
                 };
                 match self.near(s) {
                     Some(near) => self.near_read(s, near, Some(i)),
-                    None => {
-                        self.fall_back(FAR_SHIFT);
-                        body::expr(self, e)
-                    }
+                    None => self.far_or_fall_back(s, Some(i), e),
                 }
             }
             Expr::Shift(s) => match self.near(s) {
                 Some(near) => self.near_read(s, near, None),
-                None => {
-                    self.fall_back(FAR_SHIFT);
-                    body::expr(self, e)
-                }
+                None => self.far_or_fall_back(s, None, e),
             },
             Expr::For(f) => match self.unroll(f) {
                 Some(t) => t,
@@ -309,10 +475,48 @@ impl EmitRust for Lanes {
 }
 
 impl Gathers {
-    /// `::ongpu::__private::Gathers::new(whole, diagonal)`.
+    /// `::ongpu::__private::Gathers::new(whole, diagonal)`, with its longer shifts and the
+    /// values of the captures they name, read at the call site.
     pub fn tokens(&self) -> TokenStream {
         let (w, d) = (self.whole, self.diagonal);
-        quote!(::ongpu::__private::Gathers::new(#w, #d))
+        let near = quote!(::ongpu::__private::Gathers::new(#w, #d));
+        if self.far.is_empty() {
+            return near;
+        }
+        let arg = |a: &HopArg| match a {
+            HopArg::Const(v) => quote!(::ongpu::__private::HopArg::Const(#v)),
+            HopArg::Value(i) => quote!(::ongpu::__private::HopArg::Value(#i)),
+        };
+        let far = self.far.iter().map(|f| {
+            let hops = f.hops.iter().map(|(m, k)| {
+                let (m, k) = (arg(m), arg(k));
+                quote!((#m, #k))
+            });
+            if f.whole {
+                return quote!(::ongpu::__private::FarShift::whole(&[#(#hops),*]));
+            }
+            let entries = f.entries;
+            let value = match f.entry_value {
+                Some(v) => quote!(::core::option::Option::Some(#v)),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(::ongpu::__private::FarShift::entries(&[#(#hops),*], #entries, #value))
+        });
+        let with_far = quote!(#near.with_far(const { &[#(#far),*] }));
+        if self.values.is_empty() {
+            return with_far;
+        }
+        // Autoref picks `NumberValue` (`Some`) for a number, `NotANumber` (`None`) otherwise.
+        let values = self.values.iter().map(|id| {
+            quote_spanned!(id.span()=> {
+                #[allow(unused_imports)]
+                use ::ongpu::__private::{NotANumber as _, NumberValue as _};
+                #[allow(clippy::needless_borrow)]
+                let value = (&&::ongpu::__private::CapturedValue(&#id)).captured_value();
+                value
+            })
+        });
+        quote!(#with_far.with_values([#(#values),*]))
     }
 }
 

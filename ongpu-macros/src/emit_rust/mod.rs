@@ -98,7 +98,7 @@ fn capture_args(captures: &[Capture], gathers: &BTreeMap<String, Gathers>) -> To
             }
             None if c.shifted_at.is_some() => {
                 let lat = syn::Ident::new("__ongpu_lat", Span::mixed_site());
-                let g = gathers.get(&id.to_string()).copied().unwrap_or_default();
+                let g = gathers.get(&id.to_string()).cloned().unwrap_or_default();
                 let g = g.tokens();
                 quote_spanned!(id.span()=> ::ongpu::__private::read_shifted(#id.__ongpu_ref(), &#lat, #g))
             }
@@ -148,12 +148,40 @@ fn bind_shifted(captures: &[Capture], site_var: &syn::Ident, read: &str) -> Toke
 
 /// The lane emitter of `call`'s body.
 pub fn lanes_of(call: &ElementwiseCall<'_>) -> Lanes {
+    let bound = bound_names(&call.body.block);
     Lanes::new(
         call.captures
             .iter()
             .filter(|c| c.shifted_at.is_some())
             .map(|c| &c.ident),
+        call.captures
+            .iter()
+            .filter(|c| {
+                !c.is_written() && c.shifted_at.is_none() && !bound.contains(&c.ident.to_string())
+            })
+            .map(|c| &c.ident),
     )
+}
+
+/// Every name a `let` or `for` of `block` binds, anywhere in it.
+fn bound_names(block: &crate::ir::Block) -> std::collections::HashSet<String> {
+    use crate::ir::visit::{walk_expr, walk_let, Visit};
+    struct Bound(std::collections::HashSet<String>);
+    impl Visit for Bound {
+        fn visit_let(&mut self, l: &crate::ir::Let) {
+            self.0.insert(l.binding.ident.to_string());
+            walk_let(self, l);
+        }
+        fn visit_expr(&mut self, e: &crate::ir::Expr) {
+            if let crate::ir::Expr::For(f) = e {
+                self.0.insert(f.binding.ident.to_string());
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut b = Bound(Default::default());
+    b.visit_block(block);
+    b.0
 }
 
 /// The pieces every call form expands to: the call site's facts, the capture arguments, the

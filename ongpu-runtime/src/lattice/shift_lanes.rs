@@ -5,8 +5,11 @@
 //!
 //! The macro says which neighbours a body reads ([`Gathers`]: per direction and sign, the
 //! whole element or only the entry of the same direction, as `u.shift(mu, -1)[mu]` reads),
-//! and reads them through [`LaneShiftView`]'s `near*` methods; other shifts (longer hops,
-//! chains of hops) read the field through the table as at a lone site.
+//! and reads them through [`LaneShiftView`]'s `near*` methods. Longer shifts whose hops are
+//! all constants (two steps, chains of hops: a staple's `u.shift(mu, 1).shift(nu, -1)[nu]`)
+//! are gathered into slots of their own ([`FarShift`], read through `far*`), only the entries
+//! the body reads; shifts of a distance or direction set at run time beyond those read the
+//! field through the table as at a lone site.
 
 use crate::element::{Element, ElementArray};
 use crate::field::site_io::{self, LANES};
@@ -17,27 +20,202 @@ use std::cell::RefCell;
 /// Which neighbours of a group a body reads: bit `2 * mu + back + 8 * (steps == 3)` of
 /// `whole` for the whole element one or three steps along `mu` (backward if `back`; three
 /// steps are the Naik term's), of `diagonal` for only its entry `mu` (an element array
-/// read as `f.shift(mu, ±1)[mu]`).
+/// read as `f.shift(mu, ±1)[mu]`), and the longer shifts in `far`, whose directions and
+/// distances are constants or `values` the call site read from its captures.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Gathers {
     /// Neighbours read whole.
     pub whole: u16,
     /// Neighbours of which only the entry of the shift's direction is read.
     pub diagonal: u16,
+    /// Longer shifts, each gathered into a slot of its own (at most [`MAX_FAR`]).
+    pub far: &'static [FarShift],
+    /// The values of the call's captures that `far` names ([`HopArg::Value`]).
+    pub values: [i64; MAX_VALUES],
+    /// Bit `i`: value `i` is not a number the call could read (a field's, say): the shifts
+    /// that name it are not gathered, and the groups run site by site.
+    pub unknown: u8,
+}
+
+/// The most longer shifts of one field that a body's lanes gather (the macro lets a body
+/// with more fall back).
+pub const MAX_FAR: usize = 16;
+
+/// The most hops of a longer shift that a group gathers.
+pub const MAX_HOPS: usize = 8;
+
+/// The most captured values the longer shifts of one field name.
+pub const MAX_VALUES: usize = 8;
+
+/// A hop's direction or distance in a [`FarShift`]: a constant, or value `i` of the call's
+/// [`Gathers::values`] (a captured `mu` or `k`, the same at every site of the call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HopArg {
+    /// A constant.
+    Const(i64),
+    /// The call's value `i`.
+    Value(u8),
+}
+
+/// A longer shift the lanes read gathered: its hops, `(direction, steps)` taken in order as
+/// `f.shift(mu, k).shift(nu, l)` takes them, and what is read there: the whole element, or
+/// entries of an element array (bit `e` of `entries` for entry `e`, and the entry the
+/// call's value `entry_value` names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FarShift {
+    /// The hops, in order (at most [`MAX_HOPS`]).
+    pub hops: &'static [(HopArg, HopArg)],
+    /// Read whole.
+    pub whole: bool,
+    /// The constant entries read.
+    pub entries: u32,
+    /// The entry read that a captured value names.
+    pub entry_value: Option<u8>,
+}
+
+impl FarShift {
+    /// The shift of `hops`, read whole.
+    pub const fn whole(hops: &'static [(HopArg, HopArg)]) -> Self {
+        FarShift {
+            hops,
+            whole: true,
+            entries: 0,
+            entry_value: None,
+        }
+    }
+
+    /// The shift of `hops`, read at the entries `entries` and `entry_value`.
+    pub const fn entries(
+        hops: &'static [(HopArg, HopArg)],
+        entries: u32,
+        entry_value: Option<u8>,
+    ) -> Self {
+        FarShift {
+            hops,
+            whole: false,
+            entries,
+            entry_value,
+        }
+    }
 }
 
 impl Gathers {
     /// No neighbour gathered: every shift reads through the table.
-    pub const NONE: Gathers = Gathers {
-        whole: 0,
-        diagonal: 0,
-    };
+    pub const NONE: Gathers = Gathers::new(0, 0);
 
     /// The neighbours the macro found a body to read.
     pub const fn new(whole: u16, diagonal: u16) -> Self {
-        Gathers { whole, diagonal }
+        Gathers {
+            whole,
+            diagonal,
+            far: &[],
+            values: [0; MAX_VALUES],
+            unknown: 0,
+        }
+    }
+
+    /// These neighbours and the longer shifts `far`.
+    ///
+    /// # Panics
+    /// If there are more than [`MAX_FAR`], or a shift of more than [`MAX_HOPS`] hops (at
+    /// compile time, where the macro calls it).
+    pub const fn with_far(self, far: &'static [FarShift]) -> Self {
+        assert!(
+            far.len() <= MAX_FAR,
+            "more longer shifts than a group gathers"
+        );
+        let mut i = 0;
+        while i < far.len() {
+            assert!(
+                far[i].hops.len() <= MAX_HOPS,
+                "a shift of more hops than a group gathers"
+            );
+            i += 1;
+        }
+        Gathers { far, ..self }
+    }
+
+    /// These neighbours, with the values the call read from its captures (`None` for a
+    /// capture that is not a number).
+    ///
+    /// # Panics
+    /// If there are more than [`MAX_VALUES`].
+    pub fn with_values<const N: usize>(mut self, values: [Option<i64>; N]) -> Self {
+        assert!(N <= MAX_VALUES, "more values than a group's shifts name");
+        for (i, v) in values.into_iter().enumerate() {
+            match v {
+                Some(v) => self.values[i] = v,
+                None => self.unknown |= 1 << i,
+            }
+        }
+        self
+    }
+
+    /// The number `a` stands for, if known.
+    fn resolve(&self, a: HopArg) -> Option<i64> {
+        match a {
+            HopArg::Const(v) => Some(v),
+            HopArg::Value(i) => {
+                let i = i as usize;
+                (i < MAX_VALUES && self.unknown >> i & 1 == 0).then(|| self.values[i])
+            }
+        }
+    }
+
+    /// The hops of `far` as numbers, and how many; `None` if one is not known.
+    fn far_hops(&self, far: &FarShift) -> Option<([(i64, i64); MAX_HOPS], usize)> {
+        let mut hops = [(0, 0); MAX_HOPS];
+        if far.hops.len() > MAX_HOPS {
+            return None;
+        }
+        for (h, &(mu, k)) in hops.iter_mut().zip(far.hops) {
+            *h = (self.resolve(mu)?, self.resolve(k)?);
+        }
+        Some((hops, far.hops.len()))
+    }
+
+    /// The entries of `far` to gather (bit `e`), or `None` for the whole element.
+    fn far_entries(&self, far: &FarShift) -> Option<u32> {
+        if far.whole {
+            return None;
+        }
+        // An entry out of range gathers nothing: the body's read of it fails, and reports.
+        let named = far
+            .entry_value
+            .and_then(|i| self.resolve(HopArg::Value(i)))
+            .filter(|e| (0..32).contains(e))
+            .map_or(0, |e| 1u32 << e);
+        Some(far.entries | named)
     }
 }
+
+/// A captured value as a shift's direction or distance at the call site: `Some` for a
+/// number (`(&&CapturedValue(&mu)).captured_value()` picks [`NumberValue`] for one), `None` for
+/// anything else ([`NotANumber`]), whose shifts the lanes then do not gather.
+pub struct CapturedValue<'a, T: ?Sized>(pub &'a T);
+
+/// The value of a captured number.
+pub trait NumberValue {
+    /// The number.
+    fn captured_value(&self) -> Option<i64>;
+}
+
+impl<T: ShiftArg> NumberValue for &CapturedValue<'_, T> {
+    #[inline(always)]
+    fn captured_value(&self) -> Option<i64> {
+        Some(self.0.to_i64())
+    }
+}
+
+/// A capture that is not a number (a field, say).
+pub trait NotANumber {
+    /// `None`.
+    fn captured_value(&self) -> Option<i64> {
+        None
+    }
+}
+
+impl<T: ?Sized> NotANumber for CapturedValue<'_, T> {}
 
 /// The neighbours' slots: one and three steps along each direction and sign
 /// (`2 * mu + back + 8 * (steps == 3)`).
@@ -83,6 +261,9 @@ struct Slots<T: Element, L: Layout> {
     whole: [*const T::Scalar; SLOTS],
     /// Where each slot's diagonal entries lie, the same way.
     diagonal: [*const T::Scalar; SLOTS],
+    /// Where each longer shift's neighbours lie, the same way as `whole` (of an element
+    /// array, only the entries read were gathered).
+    far: [*const T::Scalar; MAX_FAR],
 }
 
 impl<T: Element, L: Layout> Drop for GatheredLanes<T, L> {
@@ -111,7 +292,10 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
         let entry = Self::ENTRY;
         // Room for every slot, gathered or not, so that a lane's read is in bounds whatever
         // it reads (and needs no check that would keep the lane loop scalar).
-        let bytes = (Self::WHOLE + SLOTS * entry * LANES) * std::mem::size_of::<T::Scalar>();
+        let near = Self::WHOLE + SLOTS * entry * LANES;
+        let far_slot = T::COMPONENTS * LANES;
+        let nfar = gathers.far.len().min(MAX_FAR);
+        let bytes = (near + nfar * far_slot) * std::mem::size_of::<T::Scalar>();
         let buf = take_buffer(bytes);
         let at = buf.as_ptr().cast::<T::Scalar>().cast_mut();
         let (storage, stride) = view.storage();
@@ -127,6 +311,8 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
             diagonal: std::array::from_fn(|slot| {
                 at.add(Self::WHOLE + slot * entry * LANES).cast_const()
             }),
+            // Slots past the body's read nothing; they point into the buffer all the same.
+            far: std::array::from_fn(|k| at.add(near + k.min(nfar) * far_slot).cast_const()),
         };
         let mut lanes = GatheredLanes {
             buf,
@@ -178,6 +364,42 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
             if diagonal {
                 let to = lanes.slots.diagonal[slot].cast_mut();
                 view.gather_components(&sites, first, to);
+            }
+        }
+        for (k, far) in gathers.far.iter().take(MAX_FAR).enumerate() {
+            let Some((hops, n)) = gathers.far_hops(far) else {
+                lanes.ready = false;
+                return lanes;
+            };
+            let mut sites = [0usize; LANES];
+            for (l, j) in sites.iter_mut().enumerate() {
+                match view.far_site(s0 + l, &hops[..n]) {
+                    Some(n) => *j = n,
+                    None => {
+                        lanes.ready = false;
+                        return lanes;
+                    }
+                }
+            }
+            let block = sites[0] % LANES == 0
+                && sites.iter().enumerate().all(|(l, &j)| j == sites[0] + l)
+                && site_io::groups_in_place::<T, L>();
+            if block {
+                lanes.slots.far[k] = storage.add(L::index(sites[0], 0, T::COMPONENTS, stride));
+                continue;
+            }
+            let to = lanes.slots.far[k].cast_mut();
+            let Some(entries) = gathers.far_entries(far) else {
+                view.gather_components(&sites, 0..T::COMPONENTS, to);
+                continue;
+            };
+            // Only the entries read, each where it lies in a whole element's slot.
+            for e in (0..T::ENTRIES).filter(|&e| entries >> e & 1 != 0) {
+                view.gather_components(
+                    &sites,
+                    e * entry..(e + 1) * entry,
+                    to.add(e * entry * LANES),
+                );
             }
         }
         lanes
@@ -327,6 +549,16 @@ impl<T: Element, L: Layout> LaneShiftView<T, L> {
         // of the group's.
         unsafe { site_io::lane_at(g.whole[slot], lane_of(site)) }
     }
+
+    /// The gathered neighbour of `site` at the group's longer shift `k` ([`FarShift`]).
+    #[inline(always)]
+    pub fn far(&self, site: usize, k: usize) -> T {
+        let g = self.slots();
+        // SAFETY: every one of the `MAX_FAR` slots points to `T::COMPONENTS * LANES` scalars
+        // of the buffer or the field (the body's slots were gathered whole: the macro names
+        // them in `Gathers`), and the lane is one of the group's.
+        unsafe { site_io::lane_at(g.far[k % MAX_FAR], lane_of(site)) }
+    }
 }
 
 impl<A: ElementArray, L: Layout> LaneShiftView<A, L> {
@@ -384,6 +616,20 @@ impl<A: ElementArray, L: Layout> LaneShiftView<A, L> {
         unsafe { site_io::lane_at(g.whole[slot].add(e * entry * LANES), lane_of(site)) }
     }
 
+    /// Entry `e` of the gathered neighbour of `site` at the group's longer shift `k`.
+    ///
+    /// # Panics
+    /// If `e >= A::LEN`.
+    #[inline(always)]
+    pub fn far_entry(&self, site: usize, k: usize, e: usize) -> A::Entry {
+        assert!(e < A::LEN, "index {e} of an array of {}", A::LEN);
+        let entry = GatheredLanes::<A, L>::ENTRY;
+        let g = self.slots();
+        // SAFETY: as for `far`; entry `e`'s components are the slot's from `e * entry` (the
+        // macro names every entry the body reads in the shift's `FarShift`).
+        unsafe { site_io::lane_at(g.far[k % MAX_FAR].add(e * entry * LANES), lane_of(site)) }
+    }
+
     /// Entry `mu` of the neighbour of `site` `steps` along `mu` (`f.shift(mu, ±1)[mu]`),
     /// gathered alone.
     ///
@@ -439,6 +685,27 @@ impl<T: Element, L: Layout> ShiftView<T, L> {
         Some(j).filter(|&j| j < self.len())
     }
 
+    /// The site that the hops `(direction, steps)` lead to from `site`, taken in order as
+    /// [`ShiftView::hop`] takes them; `None` beyond a split lattice's halo.
+    #[inline(always)]
+    pub(crate) fn far_site(&self, site: usize, hops: &[(i64, i64)]) -> Option<usize> {
+        let mut j = site;
+        for &(mu, k) in hops {
+            // A direction out of range: the group runs site by site, where the shift reports.
+            let mu = usize::try_from(mu).ok().filter(|&m| m < 4)?;
+            let table = if k == 1 || k == -1 {
+                self.hops().get(j, mu, k < 0)
+            } else {
+                None
+            };
+            j = match table {
+                Some(n) => n,
+                None => self.lattice().checked_shift(j, mu, k)?,
+            };
+        }
+        Some(j).filter(|&j| j < self.len())
+    }
+
     /// Copies the components `comps` of the elements at `sites` into `to`, component-major
     /// (`to[(c - comps.start) * LANES + l]`), in whole runs where the sites are consecutive.
     ///
@@ -465,5 +732,41 @@ impl<T: Element, L: Layout> ShiftView<T, L> {
                 *to.add(k * LANES + l) = *ptr.add(L::index(j, c, T::COMPONENTS, stride));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    // The macro's form: the borrows pick the trait.
+    #[allow(clippy::needless_borrow)]
+    fn a_captured_number_is_a_value_and_anything_else_is_not() {
+        let (mu, k, field) = (2usize, -3i64, vec![1.0f64]);
+        assert_eq!((&&CapturedValue(&mu)).captured_value(), Some(2));
+        assert_eq!((&&CapturedValue(&k)).captured_value(), Some(-3));
+        assert_eq!((&&CapturedValue(&field)).captured_value(), None);
+    }
+
+    #[test]
+    fn far_shifts_resolve_their_values_and_entries() {
+        const HOPS: &[(HopArg, HopArg)] = &[
+            (HopArg::Value(1), HopArg::Const(-1)),
+            (HopArg::Const(3), HopArg::Value(0)),
+        ];
+        const FAR: &[FarShift] = &[FarShift::entries(HOPS, 0b1, Some(1)), FarShift::whole(HOPS)];
+        let g = Gathers::new(0, 0)
+            .with_far(FAR)
+            .with_values([Some(2), Some(2)]);
+        let (hops, n) = g.far_hops(&g.far[0]).unwrap();
+        assert_eq!(&hops[..n], &[(2, -1), (3, 2)]);
+        assert_eq!(g.far_entries(&g.far[0]), Some(0b101));
+        assert_eq!(g.far_entries(&g.far[1]), None);
+        // A value the call could not read: the shift is not gathered.
+        let unknown = Gathers::new(0, 0)
+            .with_far(FAR)
+            .with_values([Some(1), None]);
+        assert!(unknown.far_hops(&unknown.far[0]).is_none());
     }
 }
