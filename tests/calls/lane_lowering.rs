@@ -377,6 +377,63 @@ fn shifts_directed_by_captured_values_are_gathered_and_give_the_bits_of_single_s
     });
 }
 
+/// Two bodies the lowering must not get wrong, in layout `L`: an entry of a longer shift
+/// named by a field's value at each site (the call site cannot read it: the whole element is
+/// gathered), and a loop of run-time bounds whose variable shadows an unrolled loop's (its
+/// shifts are the inner variable's, not the outer constant's); with the two outputs.
+fn shadowed_and_per_site_entries<L: Layout>(
+    lat: Lattice,
+    a: &[f64],
+    links: &[[ColorMatrix<f64>; 4]],
+) -> (Vec<f64>, Vec<f64>) {
+    let a: Field<f64, L> = Field::from_vec(a.to_vec());
+    let u: Field<[ColorMatrix<f64>; 4], L> = Field::from_vec(links.to_vec());
+    let e: Field<i32, L> = Field::from_fn(lat.volume(), |i| (i % 4) as i32);
+    let mut out: Field<f64, L> = Field::filled(lat.volume(), f64::NAN);
+    let mut inner: Field<f64, L> = Field::filled(lat.volume(), f64::NAN);
+    let (mu, n) = (2usize, 3usize);
+    on_gpu!(lat, {
+        out = u.shift(1, 2)[e].trace().re + u.shift(mu, -1).shift(0, 2)[e].trace().im;
+    })
+    .unwrap();
+    on_gpu!(lat, {
+        let mut t = 0.0;
+        for mu in 0..4 {
+            t += a.shift(mu, 2);
+            for mu in 0..n {
+                t += 0.5 * a.shift(mu, 2);
+            }
+        }
+        inner = t;
+    })
+    .unwrap();
+    (out.to_vec().unwrap(), inner.to_vec().unwrap())
+}
+
+#[test]
+fn per_site_entries_and_shadowed_loop_variables_give_the_bits_of_single_sites() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let mut r = rng(13);
+        let a: Vec<f64> = (0..lat.volume())
+            .map(|_| r.random_range(-1.0..1.0))
+            .collect();
+        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
+            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+            .collect();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let (out, inner) = shadowed_and_per_site_entries::<AoS>(lat, &a, &links);
+        assert!(out.iter().chain(&inner).all(|x| x.is_finite()));
+        for (o, i) in [
+            shadowed_and_per_site_entries::<AoSoA<32>>(lat, &a, &links),
+            shadowed_and_per_site_entries::<SoA>(lat, &a, &links),
+        ] {
+            assert_eq!(bits(&o), bits(&out), "an entry named per site");
+            assert_eq!(bits(&i), bits(&inner), "a shadowed loop variable");
+        }
+    });
+}
+
 /// The shifts the lanes do not gather, in layout `L`: a distance set per site, and more
 /// longer shifts of one field than a group gathers; with the lines of the two calls.
 fn ungathered_shifts<L: Layout>(lat: Lattice, a: &[f64]) -> (Vec<f64>, [u32; 2]) {

@@ -368,8 +368,11 @@ impl Lanes {
         let outer = self.constants.get(&name).copied();
         let mut out = TokenStream::new();
         for v in start..end {
+            // A `mut` variable is no constant, and shadows an outer loop's that is.
             if m.is_none() {
                 self.constants.insert(name.clone(), v);
+            } else {
+                self.constants.remove(&name);
             }
             let lit = syn::LitInt::new(&format!("{v}{suffix}"), id.span());
             let body = self.stmts(&f.body);
@@ -448,8 +451,19 @@ impl EmitRust for Lanes {
                 Some(t) => t,
                 None => {
                     self.fall_back("a loop whose bounds are not constants (or of more than 16 iterations, or with break or continue)");
-                    // Variables of outer unrolled loops stay constants inside.
-                    body::expr(self, e)
+                    // Variables of outer unrolled loops stay constants inside, unless this
+                    // loop's variable shadows one.
+                    let name = f.binding.ident.to_string();
+                    let outer = self.constants.remove(&name);
+                    let shifted = self.shifted.remove(&name);
+                    let t = body::expr(self, e);
+                    if let Some(v) = outer {
+                        self.constants.insert(name.clone(), v);
+                    }
+                    if shifted {
+                        self.shifted.insert(name);
+                    }
+                    t
                 }
             },
             Expr::While(..) | Expr::Loop(..) => {

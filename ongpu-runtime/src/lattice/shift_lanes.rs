@@ -179,13 +179,15 @@ impl Gathers {
         if far.whole {
             return None;
         }
-        // An entry out of range gathers nothing: the body's read of it fails, and reports.
-        let named = far
-            .entry_value
-            .and_then(|i| self.resolve(HopArg::Value(i)))
-            .filter(|e| (0..32).contains(e))
-            .map_or(0, |e| 1u32 << e);
-        Some(far.entries | named)
+        let Some(i) = far.entry_value else {
+            return Some(far.entries);
+        };
+        match self.resolve(HopArg::Value(i)) {
+            Some(e) if (0..32).contains(&e) => Some(far.entries | 1 << e),
+            // An entry the call could not read (a field's value at each site) or past 32:
+            // the whole element, which holds whatever entry the body reads.
+            _ => None,
+        }
     }
 }
 
@@ -311,8 +313,12 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
             diagonal: std::array::from_fn(|slot| {
                 at.add(Self::WHOLE + slot * entry * LANES).cast_const()
             }),
-            // Slots past the body's read nothing; they point into the buffer all the same.
-            far: std::array::from_fn(|k| at.add(near + k.min(nfar) * far_slot).cast_const()),
+            // Slots past the body's read nothing; they point to the buffer's first whole
+            // slot all the same (`T::COMPONENTS * LANES` scalars, as a far slot holds).
+            far: std::array::from_fn(|k| {
+                let offset = if k < nfar { near + k * far_slot } else { 0 };
+                at.add(offset).cast_const()
+            }),
         };
         let mut lanes = GatheredLanes {
             buf,
@@ -394,7 +400,7 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
                 continue;
             };
             // Only the entries read, each where it lies in a whole element's slot.
-            for e in (0..T::ENTRIES).filter(|&e| entries >> e & 1 != 0) {
+            for e in (0..T::ENTRIES.min(32)).filter(|&e| entries >> e & 1 != 0) {
                 view.gather_components(
                     &sites,
                     e * entry..(e + 1) * entry,
@@ -555,8 +561,8 @@ impl<T: Element, L: Layout> LaneShiftView<T, L> {
     pub fn far(&self, site: usize, k: usize) -> T {
         let g = self.slots();
         // SAFETY: every one of the `MAX_FAR` slots points to `T::COMPONENTS * LANES` scalars
-        // of the buffer or the field (the body's slots were gathered whole: the macro names
-        // them in `Gathers`), and the lane is one of the group's.
+        // of the buffer or the field, unused ones included (the body's slots were gathered
+        // whole: the macro names them in `Gathers`), and the lane is one of the group's.
         unsafe { site_io::lane_at(g.far[k % MAX_FAR], lane_of(site)) }
     }
 }
@@ -622,6 +628,12 @@ impl<A: ElementArray, L: Layout> LaneShiftView<A, L> {
     /// If `e >= A::LEN`.
     #[inline(always)]
     pub fn far_entry(&self, site: usize, k: usize, e: usize) -> A::Entry {
+        const {
+            assert!(
+                A::ENTRIES == A::LEN,
+                "Element::ENTRIES must be ElementArray::LEN"
+            )
+        };
         assert!(e < A::LEN, "index {e} of an array of {}", A::LEN);
         let entry = GatheredLanes::<A, L>::ENTRY;
         let g = self.slots();
@@ -768,5 +780,12 @@ mod tests {
             .with_far(FAR)
             .with_values([Some(1), None]);
         assert!(unknown.far_hops(&unknown.far[0]).is_none());
+        // An entry the call could not read, or past 32: the whole element is gathered.
+        for entry in [None, Some(40)] {
+            let g = Gathers::new(0, 0)
+                .with_far(FAR)
+                .with_values([Some(2), entry]);
+            assert_eq!(g.far_entries(&g.far[0]), None, "{entry:?}");
+        }
     }
 }
