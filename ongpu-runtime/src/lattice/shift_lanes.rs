@@ -28,7 +28,7 @@ pub struct Gathers {
     pub whole: u16,
     /// Neighbours of which only the entry of the shift's direction is read.
     pub diagonal: u16,
-    /// Longer shifts, each gathered into a slot of its own (at most [`MAX_FAR`]).
+    /// Longer shifts, each gathered into a slot of its own (at most `MAX_FAR`).
     pub far: &'static [FarShift],
     /// The values of the call's captures that `far` names ([`HopArg::Value`]).
     pub values: [i64; MAX_VALUES],
@@ -63,7 +63,7 @@ pub enum HopArg {
 /// call's value `entry_value` names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FarShift {
-    /// The hops, in order (at most [`MAX_HOPS`]).
+    /// The hops, in order (at most `MAX_HOPS`).
     pub hops: &'static [(HopArg, HopArg)],
     /// Read whole.
     pub whole: bool,
@@ -117,7 +117,7 @@ impl Gathers {
     /// These neighbours and the longer shifts `far`.
     ///
     /// # Panics
-    /// If there are more than [`MAX_FAR`], or a shift of more than [`MAX_HOPS`] hops (at
+    /// If there are more than `MAX_FAR`, or a shift of more than `MAX_HOPS` hops (at
     /// compile time, where the macro calls it).
     pub const fn with_far(self, far: &'static [FarShift]) -> Self {
         assert!(
@@ -139,7 +139,7 @@ impl Gathers {
     /// capture that is not a number).
     ///
     /// # Panics
-    /// If there are more than [`MAX_VALUES`].
+    /// If there are more than `MAX_VALUES`.
     pub fn with_values<const N: usize>(mut self, values: [Option<i64>; N]) -> Self {
         assert!(N <= MAX_VALUES, "more values than a group's shifts name");
         for (i, v) in values.into_iter().enumerate() {
