@@ -42,6 +42,18 @@ fn links_and_vectors(
     (links, psi)
 }
 
+/// Random reals and links for every site of `lat`, from `seed`.
+fn reals_and_links(lat: Lattice, seed: u64) -> (Vec<f64>, Vec<[ColorMatrix<f64>; 4]>) {
+    let mut r = rng(seed);
+    let a = (0..lat.volume())
+        .map(|_| r.random_range(-1.0..1.0))
+        .collect();
+    let links = (0..lat.volume())
+        .map(|_| std::array::from_fn(|_| matrix(&mut r)))
+        .collect();
+    (a, links)
+}
+
 /// How the CPU backend lowered the call at `line` of this file.
 fn lowering_at(line: u32) -> Lowering {
     ongpu::cpu_lowerings()
@@ -220,13 +232,7 @@ fn outputs_in_runs<L: Layout, M: Layout>(
 fn fields_written_in_different_runs_keep_what_each_run_wrote() {
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
-        let mut r = rng(12);
-        let a: Vec<f64> = (0..lat.volume())
-            .map(|_| r.random_range(-1.0..1.0))
-            .collect();
-        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
-            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
-            .collect();
+        let (a, links) = reals_and_links(lat, 12);
         let (s0, d0, w0, _) = outputs_in_runs::<AoS, AoS>(lat, &a, &links);
         // Against the lattice's own shifts, term by term as the body adds.
         for i in 0..lat.volume() {
@@ -296,13 +302,7 @@ fn shifts<L: Layout>(lat: Lattice, a: &[f64], links: &[[ColorMatrix<f64>; 4]]) -
 fn shifts_of_every_kind_give_the_bits_of_single_sites() {
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
-        let mut r = rng(8);
-        let a: Vec<f64> = (0..lat.volume())
-            .map(|_| r.random_range(-1.0..1.0))
-            .collect();
-        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
-            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
-            .collect();
+        let (a, links) = reals_and_links(lat, 8);
         let (sites, _) = shifts::<AoS>(lat, &a, &links);
         let (lanes, line) = shifts::<AoSoA<32>>(lat, &a, &links);
         let (soa, _) = shifts::<SoA>(lat, &a, &links);
@@ -353,13 +353,7 @@ fn captured_shifts<L: Layout>(
 fn shifts_directed_by_captured_values_are_gathered_and_give_the_bits_of_single_sites() {
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
-        let mut r = rng(11);
-        let a: Vec<f64> = (0..lat.volume())
-            .map(|_| r.random_range(-1.0..1.0))
-            .collect();
-        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
-            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
-            .collect();
+        let (a, links) = reals_and_links(lat, 11);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         for (mu, nu) in [(0, 1), (3, 2), (1, 3)] {
             let (sites, _) = captured_shifts::<AoS>(lat, &a, &links, mu, nu);
@@ -414,13 +408,7 @@ fn shadowed_and_per_site_entries<L: Layout>(
 fn per_site_entries_and_shadowed_loop_variables_give_the_bits_of_single_sites() {
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
-        let mut r = rng(13);
-        let a: Vec<f64> = (0..lat.volume())
-            .map(|_| r.random_range(-1.0..1.0))
-            .collect();
-        let links: Vec<[ColorMatrix<f64>; 4]> = (0..lat.volume())
-            .map(|_| std::array::from_fn(|_| matrix(&mut r)))
-            .collect();
+        let (a, links) = reals_and_links(lat, 13);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let (out, inner) = shadowed_and_per_site_entries::<AoS>(lat, &a, &links);
         assert!(out.iter().chain(&inner).all(|x| x.is_finite()));

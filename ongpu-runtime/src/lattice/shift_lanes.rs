@@ -243,6 +243,25 @@ fn take_buffer(bytes: usize) -> Vec<Line> {
     buf
 }
 
+/// The neighbour `site_of` finds for each lane of the group at `s0`; `None` if one has none.
+#[inline(always)]
+fn lane_sites(s0: usize, site_of: impl Fn(usize) -> Option<usize>) -> Option<[usize; LANES]> {
+    let mut sites = [0usize; LANES];
+    for (l, j) in sites.iter_mut().enumerate() {
+        *j = site_of(s0 + l)?;
+    }
+    Some(sites)
+}
+
+/// True when `sites` are one whole block that the layout stores as a lane buffer (the lanes
+/// then read it where it lies).
+#[inline(always)]
+fn block_in_place<T: Element, L: Layout>(sites: &[usize; LANES]) -> bool {
+    sites[0] % LANES == 0
+        && sites.iter().enumerate().all(|(l, &j)| j == sites[0] + l)
+        && site_io::groups_in_place::<T, L>()
+}
+
 /// The gathered neighbours of one group of a shifted field.
 pub struct GatheredLanes<T: Element, L: Layout> {
     buf: Vec<Line>,
@@ -340,19 +359,11 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
                 continue;
             }
             let (mu, back, steps) = (slot % 8 / 2, slot % 2 == 1, 1 + 2 * (slot / 8));
-            let mut sites = [0usize; LANES];
-            for (l, j) in sites.iter_mut().enumerate() {
-                match view.near_site(s0 + l, mu, back, steps) {
-                    Some(n) => *j = n,
-                    None => {
-                        lanes.ready = false;
-                        return lanes;
-                    }
-                }
-            }
-            let block = sites[0] % LANES == 0
-                && sites.iter().enumerate().all(|(l, &j)| j == sites[0] + l)
-                && site_io::groups_in_place::<T, L>();
+            let Some(sites) = lane_sites(s0, |s| view.near_site(s, mu, back, steps)) else {
+                lanes.ready = false;
+                return lanes;
+            };
+            let block = block_in_place::<T, L>(&sites);
             let first = mu * entry..(mu + 1) * entry;
             if block {
                 // The neighbours are a block stored as a lane buffer: read where they lie.
@@ -377,20 +388,11 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
                 lanes.ready = false;
                 return lanes;
             };
-            let mut sites = [0usize; LANES];
-            for (l, j) in sites.iter_mut().enumerate() {
-                match view.far_site(s0 + l, &hops[..n]) {
-                    Some(n) => *j = n,
-                    None => {
-                        lanes.ready = false;
-                        return lanes;
-                    }
-                }
-            }
-            let block = sites[0] % LANES == 0
-                && sites.iter().enumerate().all(|(l, &j)| j == sites[0] + l)
-                && site_io::groups_in_place::<T, L>();
-            if block {
+            let Some(sites) = lane_sites(s0, |s| view.far_site(s, &hops[..n])) else {
+                lanes.ready = false;
+                return lanes;
+            };
+            if block_in_place::<T, L>(&sites) {
                 lanes.slots.far[k] = storage.add(L::index(sites[0], 0, T::COMPONENTS, stride));
                 continue;
             }
