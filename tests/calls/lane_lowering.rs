@@ -105,6 +105,22 @@ fn dslash<L: Layout>(
     (chi.to_vec().unwrap()[..lat.volume() / 2].to_vec(), line)
 }
 
+/// The bits of reals: compared as bits, a NaN equals a NaN and -0.0 differs from 0.0, as the
+/// lanes' contract (the same bits) asks.
+fn real_bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// Panics unless the call at `line` of this file was lowered lane-major (in one loop or in
+/// runs).
+fn assert_lane_major(line: u32) {
+    let l = lowering_at(line);
+    assert!(
+        matches!(l, Lowering::LaneMajor | Lowering::Runs(_)),
+        "{l:?}"
+    );
+}
+
 fn on_cpu(f: impl FnOnce()) {
     ongpu::with_backend(Backend::Cpu, f);
 }
@@ -251,7 +267,6 @@ fn fields_written_in_different_runs_keep_what_each_run_wrote() {
                 + links[sh(1, 1)][0].adj() * links[sh(0, 1)][0];
             assert_eq!(w0[i], w, "w at {i}");
         }
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let (s1, d1, w1, line) = outputs_in_runs::<AoSoA<32>, AoSoA<32>>(lat, &a, &links);
         let (s2, d2, w2, _) = outputs_in_runs::<SoA, AoSoA<32>>(lat, &a, &links);
         let (s3, d3, w3, _) = outputs_in_runs::<AoSoA<32>, SoA>(lat, &a, &links);
@@ -260,9 +275,73 @@ fn fields_written_in_different_runs_keep_what_each_run_wrote() {
             l => panic!("a body of four shifts lowered as {l:?}"),
         }
         for (s, d, w) in [(s1, d1, w1), (s2, d2, w2), (s3, d3, w3)] {
-            assert_eq!(bits(&s), bits(&s0));
-            assert_eq!(bits(&d), bits(&d0));
+            assert_eq!(real_bits(&s), real_bits(&s0));
+            assert_eq!(real_bits(&d), real_bits(&d0));
             assert_eq!(w, w0);
+        }
+    });
+}
+
+/// Two long bodies whose top-level `let` binds a written field's name, in layout `L`: the
+/// field keeps what the body wrote to it before, the local only shadows it. In the first,
+/// three runs would name the written fields; in the second, one (which would set the group's
+/// field from the local). The outputs of both, and the lines of the calls.
+fn shadowed_fields<L: Layout>(lat: Lattice, a: &[f64]) -> ([Vec<f64>; 4], [u32; 2]) {
+    let a: Field<f64, L> = Field::from_vec(a.to_vec());
+    let poisoned = || Field::<f64, L>::filled(lat.volume(), f64::NAN);
+    let (mut s, mut d, mut t, mut e) = (poisoned(), poisoned(), poisoned(), poisoned());
+    let first = line!() + 1;
+    on_gpu!(lat, {
+        s = a.shift(2, -1) + a.shift(3, 1);
+        d = a.shift(0, 1) + a.shift(1, 1);
+        let s = 2.0 * a.shift(0, -1) + a.shift(1, -1);
+        d += s + a.shift(2, 1);
+    })
+    .unwrap();
+    let second = line!() + 1;
+    on_gpu!(lat, {
+        let p = a.shift(0, 1) + a.shift(1, 1);
+        let q = a.shift(2, 1) + a.shift(3, 1);
+        t = p + q;
+        let t = 2.0 * p + a.shift(0, -1);
+        e = t;
+    })
+    .unwrap();
+    let out = [s, d, t, e].map(|f| f.to_vec().unwrap());
+    (out, [first, second])
+}
+
+#[test]
+fn a_local_that_shadows_a_written_field_is_not_stored_in_it() {
+    on_cpu(|| {
+        let lat = Lattice::new(DIMS).unwrap();
+        let (a, _) = reals_and_links(lat, 13);
+        let (sites, _) = shadowed_fields::<AoS>(lat, &a);
+        for i in 0..lat.volume() {
+            let sh = |mu: usize, k: i64| a[lat.shift(i, mu, k)];
+            let local = 2.0 * sh(0, -1) + sh(1, -1);
+            let (p, q) = (sh(0, 1) + sh(1, 1), sh(2, 1) + sh(3, 1));
+            let want = [
+                sh(2, -1) + sh(3, 1),
+                p + (local + sh(2, 1)),
+                p + q,
+                2.0 * p + sh(0, -1),
+            ];
+            for (k, w) in want.iter().enumerate() {
+                assert_eq!(sites[k][i].to_bits(), w.to_bits(), "output {k} at {i}");
+            }
+        }
+        for (lanes, lines) in [
+            shadowed_fields::<AoSoA<32>>(lat, &a),
+            shadowed_fields::<SoA>(lat, &a),
+        ] {
+            // One lane loop each: runs would set the group's field from the local.
+            for line in lines {
+                assert_eq!(lowering_at(line), Lowering::LaneMajor);
+            }
+            for (got, want) in lanes.iter().zip(&sites) {
+                assert_eq!(real_bits(got), real_bits(want));
+            }
         }
     });
 }
@@ -307,18 +386,17 @@ fn shifts_of_every_kind_give_the_bits_of_single_sites() {
         let (lanes, line) = shifts::<AoSoA<32>>(lat, &a, &links);
         let (soa, _) = shifts::<SoA>(lat, &a, &links);
         assert!(sites.iter().all(|x| x.is_finite()));
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(
-            bits(&lanes),
-            bits(&sites),
+            real_bits(&lanes),
+            real_bits(&sites),
             "AoSoA<32> lanes against AoS sites"
         );
-        assert_eq!(bits(&soa), bits(&sites), "SoA lanes against AoS sites");
-        assert!(
-            matches!(lowering_at(line), Lowering::LaneMajor | Lowering::Runs(_)),
-            "{:?}",
-            lowering_at(line)
+        assert_eq!(
+            real_bits(&soa),
+            real_bits(&sites),
+            "SoA lanes against AoS sites"
         );
+        assert_lane_major(line);
     });
 }
 
@@ -354,19 +432,18 @@ fn shifts_directed_by_captured_values_are_gathered_and_give_the_bits_of_single_s
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
         let (a, links) = reals_and_links(lat, 11);
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         for (mu, nu) in [(0, 1), (3, 2), (1, 3)] {
             let (sites, _) = captured_shifts::<AoS>(lat, &a, &links, mu, nu);
             let (lanes, line) = captured_shifts::<AoSoA<32>>(lat, &a, &links, mu, nu);
             let (soa, _) = captured_shifts::<SoA>(lat, &a, &links, mu, nu);
             assert!(sites.iter().all(|x| x.is_finite()));
-            assert_eq!(bits(&lanes), bits(&sites), "AoSoA<32>, mu {mu} nu {nu}");
-            assert_eq!(bits(&soa), bits(&sites), "SoA, mu {mu} nu {nu}");
-            assert!(
-                matches!(lowering_at(line), Lowering::LaneMajor | Lowering::Runs(_)),
-                "{:?}",
-                lowering_at(line)
+            assert_eq!(
+                real_bits(&lanes),
+                real_bits(&sites),
+                "AoSoA<32>, mu {mu} nu {nu}"
             );
+            assert_eq!(real_bits(&soa), real_bits(&sites), "SoA, mu {mu} nu {nu}");
+            assert_lane_major(line);
         }
     });
 }
@@ -409,15 +486,14 @@ fn per_site_entries_and_shadowed_loop_variables_give_the_bits_of_single_sites() 
     on_cpu(|| {
         let lat = Lattice::new(DIMS).unwrap();
         let (a, links) = reals_and_links(lat, 13);
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let (out, inner) = shadowed_and_per_site_entries::<AoS>(lat, &a, &links);
         assert!(out.iter().chain(&inner).all(|x| x.is_finite()));
         for (o, i) in [
             shadowed_and_per_site_entries::<AoSoA<32>>(lat, &a, &links),
             shadowed_and_per_site_entries::<SoA>(lat, &a, &links),
         ] {
-            assert_eq!(bits(&o), bits(&out), "an entry named per site");
-            assert_eq!(bits(&i), bits(&inner), "a shadowed loop variable");
+            assert_eq!(real_bits(&o), real_bits(&out), "an entry named per site");
+            assert_eq!(real_bits(&i), real_bits(&inner), "a shadowed loop variable");
         }
     });
 }
@@ -456,8 +532,7 @@ fn shifts_the_lanes_do_not_gather_fall_back_and_give_the_bits_of_single_sites() 
         let (sites, _) = ungathered_shifts::<AoS>(lat, &a);
         let (lanes, [per_site, too_many]) = ungathered_shifts::<AoSoA<32>>(lat, &a);
         assert!(sites.iter().all(|x| x.is_finite()));
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&lanes), bits(&sites));
+        assert_eq!(real_bits(&lanes), real_bits(&sites));
         match lowering_at(per_site) {
             Lowering::Fallback(why) => assert!(why.contains("set per site"), "{why}"),
             l => panic!("a shift of a distance set per site lowered as {l:?}"),
@@ -571,11 +646,7 @@ fn a_body_that_calls_device_functions_is_lowered_and_gives_the_bits_of_single_si
         let (sites, _) = device_hop::<AoS>(lat, &links, &psi);
         let (lanes, line) = device_hop::<AoSoA<32>>(lat, &links, &psi);
         let (soa, _) = device_hop::<SoA>(lat, &links, &psi);
-        assert!(
-            matches!(lowering_at(line), Lowering::LaneMajor | Lowering::Runs(_)),
-            "{:?}",
-            lowering_at(line)
-        );
+        assert_lane_major(line);
         assert!(sites.iter().all(|c| c.v.iter().all(|z| z.re.is_finite())));
         assert_eq!(
             bits(&lanes),

@@ -22,14 +22,14 @@ use std::ops::Range;
 const RUN_SHIFTS: usize = 3;
 
 /// The runs of `block`'s top-level statements, when there are two or more; `None` for a body
-/// that runs as one lane loop (few shifts, or a `let` without a value, which a run could not
-/// hand on).
-pub fn plan(block: &Block) -> Option<Vec<Range<usize>>> {
-    if block
-        .stmts
-        .iter()
-        .any(|s| matches!(s, Stmt::Let(l) if l.init.is_none()))
-    {
+/// that runs as one lane loop: few shifts, a `let` without a value (which a run could not
+/// hand on), or a top-level `let` that binds a capture's name (`captures`): a run sets the
+/// group's captures by name, and would set the local in the capture's place.
+pub fn plan(block: &Block, captures: &[&syn::Ident]) -> Option<Vec<Range<usize>>> {
+    if block.stmts.iter().any(|s| match s {
+        Stmt::Let(l) => l.init.is_none() || captures.iter().any(|c| l.binding.ident == **c),
+        _ => false,
+    }) {
         return None;
     }
     let mut runs = Vec::new();

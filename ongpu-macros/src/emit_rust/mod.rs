@@ -231,7 +231,10 @@ impl CallParts {
         let lowered = shifts || lanes.unrolled;
         let mut lowering = lanes.lowering();
         let runs = match lowering {
-            Lowering::LaneMajor if in_runs && lowered => chunks::plan(&call.body.block),
+            Lowering::LaneMajor if in_runs && lowered => {
+                let names: Vec<&syn::Ident> = call.captures.iter().map(|c| &c.ident).collect();
+                chunks::plan(&call.body.block, &names)
+            }
             _ => None,
         };
         if let Some(r) = &runs {
