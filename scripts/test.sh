@@ -28,7 +28,7 @@ step cargo test --workspace --doc
 # The CPU-only build (no `cuda` feature: fields without a device side, another dispatch of
 # calls and reductions) runs the unit tests and every harness of the runtime's behaviour. The
 # physics harnesses (gauge, quarks) call the same runtime on the same CPU backend as in the
-# run above, where they ran (a quarter of an hour of CPU), and the macro's compile errors
+# run above, where they ran (about ten minutes of two cores), and the macro's compile errors
 # (ui) do not depend on the features; clippy above checked all three in this build.
 runtime_tests=()
 for harness in tests/*/main.rs tests/*.rs; do
