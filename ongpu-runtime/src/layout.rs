@@ -204,6 +204,22 @@ impl<const V: usize> Layout for AoSoA<V> {
         block: *mut S,
         lanes: usize,
     ) {
+        if lanes == V && s0 % V != 0 {
+            // A whole group across two blocks (a shift along a direction whose step is not
+            // a multiple of V): each component's two V-lane pieces put side by side, and
+            // the group's V lanes taken from there. Every copy is of the constant V, so
+            // each becomes a few vector moves, not two `memcpy` calls of odd lengths.
+            let (offset, first) = (s0 % V, (s0 / V) * comps * V);
+            let mut pair = std::mem::MaybeUninit::<[[S; V]; 2]>::uninit();
+            let pair = pair.as_mut_ptr().cast::<S>();
+            for c in 0..comps {
+                let piece = storage.add(first + c * V);
+                std::ptr::copy_nonoverlapping(piece, pair, V);
+                std::ptr::copy_nonoverlapping(piece.add(comps * V), pair.add(V), V);
+                std::ptr::copy_nonoverlapping(pair.add(offset), block.add(c * V), V);
+            }
+            return;
+        }
         // Runs of sites within one V-block: component c of each run is contiguous.
         let mut l = 0;
         while l < lanes {
@@ -287,7 +303,7 @@ mod tests {
     fn gather_scatter_round_trip<L: Layout>(len: usize, comps: usize) {
         let stride = L::padded_len(len);
         let storage: Vec<u32> = (0..stride * comps).map(|i| i as u32 + 1).collect();
-        for lanes in [1, 5, 32] {
+        for lanes in [1, 5, 8, 32] {
             for s0 in (0..len.saturating_sub(lanes - 1)).step_by(3) {
                 let mut block = vec![0u32; lanes * comps];
                 let mut back = vec![0u32; stride * comps];

@@ -6,7 +6,14 @@
 //! (MILC's and QDP++'s neighbour arrays), the first call that shifts on a lattice builds a
 //! table of every site's eight nearest neighbours, once, and shifts by ±1 look them up; other
 //! distances are still computed. Tables are kept for the lattices used last.
+//!
+//! Beside the sites' hops, the table says for every group of [`LANES`] sites (the CPU
+//! backend's lane groups) and hop whether the group's neighbours are consecutive sites, and
+//! from which: a group then gathers them as one run (or reads them where they lie) without
+//! looking up its lanes one by one and checking that they follow each other, which cost
+//! about as much as the stencil's arithmetic.
 
+use crate::field::site_io::LANES;
 use crate::geometry::Lattice;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -23,10 +30,13 @@ const KEPT_ENTRIES: usize = 1 << 27;
 /// instead, which reports it.
 const NO_SITE: u32 = u32::MAX;
 
-/// Every site's nearest neighbours on one lattice: `hops[(2 mu + back) · V + site]`.
+/// Every site's nearest neighbours on one lattice: `hops[(2 mu + back) · V + site]`; and
+/// per group of [`LANES`] sites, `runs[(2 mu + back) · groups + group]`: the first of the
+/// group's neighbours where they are consecutive sites, else `NO_SITE`.
 pub struct NeighbourTable {
     sites: usize,
     hops: Box<[u32]>,
+    runs: Box<[u32]>,
 }
 
 impl NeighbourTable {
@@ -55,13 +65,38 @@ impl NeighbourTable {
         }
         #[cfg(not(feature = "rayon"))]
         pieces.for_each(fill);
-        NeighbourTable { sites, hops }
+        let runs = Self::runs(&hops, sites);
+        NeighbourTable { sites, hops, runs }
+    }
+
+    /// For every hop and whole group of [`LANES`] sites, the first neighbour where the
+    /// group's neighbours are consecutive sites, else `NO_SITE`.
+    fn runs(hops: &[u32], sites: usize) -> Box<[u32]> {
+        let groups = sites / LANES;
+        let mut runs = vec![NO_SITE; 8 * groups].into_boxed_slice();
+        if groups == 0 {
+            return runs;
+        }
+        for (d, row) in runs.chunks_mut(groups).enumerate() {
+            for (g, run) in row.iter_mut().enumerate() {
+                let lanes = &hops[d * sites + g * LANES..][..LANES];
+                let first = lanes[0];
+                let consecutive = first != NO_SITE
+                    && (first as usize) + LANES <= sites
+                    && lanes.iter().zip(first..).all(|(&j, f)| j == f);
+                if consecutive {
+                    *run = first;
+                }
+            }
+        }
+        runs
     }
 
     /// A pointer to the table for a [`Hops`], valid while `self` lives.
     pub(crate) fn hops(&self) -> Hops {
         Hops {
             ptr: self.hops.as_ptr(),
+            runs: self.runs.as_ptr(),
             sites: self.sites,
         }
     }
@@ -97,6 +132,7 @@ pub(crate) fn table(lat: &Lattice) -> Option<Arc<NeighbourTable>> {
 #[derive(Clone, Copy)]
 pub struct Hops {
     ptr: *const u32,
+    runs: *const u32,
     sites: usize,
 }
 
@@ -110,6 +146,7 @@ impl Hops {
     /// No table: every shift is computed.
     pub(crate) const NONE: Hops = Hops {
         ptr: std::ptr::null(),
+        runs: std::ptr::null(),
         sites: 0,
     };
 
@@ -123,6 +160,23 @@ impl Hops {
         // SAFETY: `mu < 4` and `site < sites`: in bounds of the 8 × sites table, alive while
         // the view is (see `Hops`).
         let j = unsafe { *self.ptr.add((2 * mu + back as usize) * self.sites + site) };
+        (j != NO_SITE).then_some(j as usize)
+    }
+
+    /// The first of the neighbours one step along `mu` (forward, or backward if `back`) of
+    /// the [`LANES`] sites from `s0`, where the table holds them all and they are
+    /// consecutive sites (neighbour of `s0 + l` = first + l); `None` otherwise, and for an
+    /// `s0` that does not start a whole group.
+    #[inline(always)]
+    pub(crate) fn run(&self, s0: usize, mu: usize, back: bool) -> Option<usize> {
+        let groups = self.sites / LANES;
+        if self.runs.is_null() || s0 % LANES != 0 || s0 / LANES >= groups || mu >= 4 {
+            return None;
+        }
+        // SAFETY: `mu < 4` and `s0 / LANES < groups`: in bounds of the 8 × groups runs,
+        // alive while the view is (see `Hops`).
+        let at = (2 * mu + back as usize) * groups + s0 / LANES;
+        let j = unsafe { *self.runs.add(at) };
         (j != NO_SITE).then_some(j as usize)
     }
 }
@@ -143,6 +197,19 @@ mod tests {
             }
         }
         assert_eq!(hops.get(lat.volume(), 0, false), None);
+        // The groups' runs: exactly where every lane's neighbour follows the first's.
+        let mut found = 0;
+        for s0 in (0..lat.volume()).step_by(LANES) {
+            for (mu, back) in (0..4).flat_map(|mu| [(mu, false), (mu, true)]) {
+                let k = if back { -1 } else { 1 };
+                let first = lat.shift(s0, mu, k);
+                let consecutive = (0..LANES).all(|l| lat.shift(s0 + l, mu, k) == first + l);
+                assert_eq!(hops.run(s0, mu, back), consecutive.then_some(first));
+                found += consecutive as usize;
+            }
+        }
+        assert!(found > 0, "some groups' neighbours are runs");
+        assert_eq!(hops.run(1, 0, false), None, "not a group's start");
         assert!(
             Arc::ptr_eq(&t, &table(&lat).unwrap()),
             "kept, not built again"

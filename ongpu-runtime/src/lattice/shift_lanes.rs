@@ -359,12 +359,37 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
                 continue;
             }
             let (mu, back, steps) = (slot % 8 / 2, slot % 2 == 1, 1 + 2 * (slot / 8));
+            let first = mu * entry..(mu + 1) * entry;
+            // One step whose neighbours are consecutive sites (the table says so once a
+            // group): one run, read where it lies if it is a block stored as a lane buffer.
+            let run = (steps == 1)
+                .then(|| view.hops().run(s0, mu, back))
+                .flatten()
+                .filter(|&j| j + LANES <= view.len());
+            if let Some(j) = run {
+                let index = |c| L::index(j, c, T::COMPONENTS, stride);
+                if j % LANES == 0 && site_io::groups_in_place::<T, L>() {
+                    lanes.slots.whole[slot] = storage.add(index(0));
+                    if diagonal {
+                        lanes.slots.diagonal[slot] = storage.add(index(first.start));
+                    }
+                    continue;
+                }
+                if whole {
+                    let to = lanes.slots.whole[slot].cast_mut();
+                    L::gather(storage, j, T::COMPONENTS, stride, to, LANES);
+                }
+                if diagonal {
+                    let to = lanes.slots.diagonal[slot].cast_mut();
+                    view.gather_run(j, first, to);
+                }
+                continue;
+            }
             let Some(sites) = lane_sites(s0, |s| view.near_site(s, mu, back, steps)) else {
                 lanes.ready = false;
                 return lanes;
             };
             let block = block_in_place::<T, L>(&sites);
-            let first = mu * entry..(mu + 1) * entry;
             if block {
                 // The neighbours are a block stored as a lane buffer: read where they lie.
                 let index = |c| L::index(sites[0], c, T::COMPONENTS, stride);
@@ -718,6 +743,27 @@ impl<T: Element, L: Layout> ShiftView<T, L> {
             };
         }
         Some(j).filter(|&j| j < self.len())
+    }
+
+    /// Copies the components `comps` of the elements at sites `j .. j + LANES` into `to`,
+    /// component-major (`to[(c - comps.start) * LANES + l]`).
+    ///
+    /// # Safety
+    /// `j + LANES` is at most the view's length; `to` has room for `comps.len() * LANES`
+    /// scalars.
+    #[inline(always)]
+    pub(crate) unsafe fn gather_run(
+        &self,
+        j: usize,
+        comps: std::ops::Range<usize>,
+        to: *mut T::Scalar,
+    ) {
+        let (ptr, stride) = self.storage();
+        for (k, c) in comps.enumerate() {
+            for l in 0..LANES {
+                *to.add(k * LANES + l) = *ptr.add(L::index(j + l, c, T::COMPONENTS, stride));
+            }
+        }
     }
 
     /// Copies the components `comps` of the elements at `sites` into `to`, component-major
