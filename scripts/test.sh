@@ -21,20 +21,27 @@ step() {
 step cargo fmt --all -- --check
 step cargo clippy --workspace --all-targets -- -D warnings
 step cargo clippy --workspace --all-targets --no-default-features --features rayon -- -D warnings
-# The tests and the doc tests; the examples, which hold no tests, are checked by clippy above
-# (building them again here took minutes of a clean machine's two cores).
-step cargo test --workspace --lib --bins --tests
-step cargo test --workspace --doc
-# The CPU-only build (no `cuda` feature: fields without a device side, another dispatch of
-# calls and reductions) runs the unit tests and every harness of the runtime's behaviour. The
-# physics harnesses (gauge, quarks) call the same runtime on the same CPU backend as in the
-# run above, where they ran (about ten minutes of two cores), and the macro's compile errors
-# (ui) do not depend on the features; clippy above checked all three in this build.
+# The test harnesses (tests/<topic>/main.rs or tests/<topic>.rs): those of the runtime's
+# behaviour, the physics library's (gauge, quarks), and the macro's compile errors (ui).
 runtime_tests=()
 for harness in tests/*/main.rs tests/*.rs; do
   name=$(basename "${harness%/main.rs}" .rs)
   case $name in gauge | quarks | ui) ;; *) runtime_tests+=(--test "$name") ;; esac
 done
+# The unit tests, the runtime's harnesses and the compile errors; the examples, which hold
+# no tests, are checked by clippy above (building them again here took minutes of a clean
+# machine's two cores).
+step cargo test --workspace --lib --bins "${runtime_tests[@]}" --test ui
+# The physics harnesses optimised (the `physics-test` profile, debug assertions on): their
+# Markov chains and solvers on the CPU backend took 14 minutes of two cores unoptimised,
+# and take 2 optimised, after a build of 5.
+step cargo test --profile physics-test --test gauge --test quarks
+step cargo test --workspace --doc
+# The CPU-only build (no `cuda` feature: fields without a device side, another dispatch of
+# calls and reductions) runs the unit tests and every harness of the runtime's behaviour. The
+# physics harnesses call the same runtime on the same CPU backend as in the run above, and
+# the macro's compile errors do not depend on the features; clippy above checked all three
+# in this build.
 step cargo test --workspace --lib --bins "${runtime_tests[@]}" --no-default-features --features rayon,qcd
 RUSTDOCFLAGS="-D warnings" step cargo doc --workspace --no-deps --quiet
 # The `mpi` feature: its build, and its test program under mpirun with 1, 2 and 4 ranks.
