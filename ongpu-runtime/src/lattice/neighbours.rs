@@ -173,9 +173,9 @@ impl Hops {
         if self.runs.is_null() || s0 % LANES != 0 || s0 / LANES >= groups || mu >= 4 {
             return None;
         }
+        let at = (2 * mu + back as usize) * groups + s0 / LANES;
         // SAFETY: `mu < 4` and `s0 / LANES < groups`: in bounds of the 8 × groups runs,
         // alive while the view is (see `Hops`).
-        let at = (2 * mu + back as usize) * groups + s0 / LANES;
         let j = unsafe { *self.runs.add(at) };
         (j != NO_SITE).then_some(j as usize)
     }
