@@ -206,17 +206,21 @@ impl<const V: usize> Layout for AoSoA<V> {
     ) {
         if lanes == V && s0 % V != 0 {
             // A whole group across two blocks (a shift along a direction whose step is not
-            // a multiple of V): each component's two V-lane pieces put side by side, and
-            // the group's V lanes taken from there. Every copy is of the constant V, so
-            // each becomes a few vector moves, not two `memcpy` calls of odd lengths.
+            // a multiple of V): lane `l` lies at `offset + l` in this block's component or
+            // at `offset + l - V` in the next block's. Both are read for every lane and the
+            // lane keeps the one that holds its site, a loop the compiler vectorises (two
+            // loads and a blend), where two `memcpy` calls of odd lengths a component were
+            // function calls. Both reads stay within the two blocks' storage: a component
+            // lies between them.
             let (offset, first) = (s0 % V, (s0 / V) * comps * V);
-            let mut pair = std::mem::MaybeUninit::<[[S; V]; 2]>::uninit();
-            let pair = pair.as_mut_ptr().cast::<S>();
             for c in 0..comps {
-                let piece = storage.add(first + c * V);
-                std::ptr::copy_nonoverlapping(piece, pair, V);
-                std::ptr::copy_nonoverlapping(piece.add(comps * V), pair.add(V), V);
-                std::ptr::copy_nonoverlapping(pair.add(offset), block.add(c * V), V);
+                let here = storage.add(first + c * V + offset);
+                let next = storage.add(first + (comps + c) * V + offset - V);
+                let to = block.add(c * V);
+                for l in 0..V {
+                    let (a, b) = (*here.add(l), *next.add(l));
+                    *to.add(l) = if l + offset < V { a } else { b };
+                }
             }
             return;
         }
