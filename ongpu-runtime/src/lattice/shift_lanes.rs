@@ -360,39 +360,37 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
             }
             let (mu, back, steps) = (slot % 8 / 2, slot % 2 == 1, 1 + 2 * (slot / 8));
             let first = mu * entry..(mu + 1) * entry;
-            // One step whose neighbours are consecutive sites (the table says so once a
-            // group): one run, read where it lies if it is a block stored as a lane buffer.
-            let run = (steps == 1)
+            // One step whose neighbours are consecutive sites: the table says so once a
+            // group; otherwise the lanes' neighbours are found one by one.
+            let table_run = (steps == 1)
                 .then(|| view.hops().run(s0, mu, back))
                 .flatten()
                 .filter(|&j| j + LANES <= view.len());
-            if let Some(j) = run {
-                let index = |c| L::index(j, c, T::COMPONENTS, stride);
-                if j % LANES == 0 && site_io::groups_in_place::<T, L>() {
-                    lanes.slots.whole[slot] = storage.add(index(0));
-                    if diagonal {
-                        lanes.slots.diagonal[slot] = storage.add(index(first.start));
+            let j = match table_run {
+                Some(j) => j,
+                None => {
+                    let Some(sites) = lane_sites(s0, |s| view.near_site(s, mu, back, steps)) else {
+                        lanes.ready = false;
+                        return lanes;
+                    };
+                    if !sites.iter().enumerate().all(|(l, &j)| j == sites[0] + l) {
+                        if whole {
+                            let to = lanes.slots.whole[slot].cast_mut();
+                            view.gather_components(&sites, 0..T::COMPONENTS, to);
+                        }
+                        if diagonal {
+                            let to = lanes.slots.diagonal[slot].cast_mut();
+                            view.gather_components(&sites, first, to);
+                        }
+                        continue;
                     }
-                    continue;
+                    sites[0]
                 }
-                if whole {
-                    let to = lanes.slots.whole[slot].cast_mut();
-                    L::gather(storage, j, T::COMPONENTS, stride, to, LANES);
-                }
-                if diagonal {
-                    let to = lanes.slots.diagonal[slot].cast_mut();
-                    view.gather_run(j, first, to);
-                }
-                continue;
-            }
-            let Some(sites) = lane_sites(s0, |s| view.near_site(s, mu, back, steps)) else {
-                lanes.ready = false;
-                return lanes;
             };
-            let block = block_in_place::<T, L>(&sites);
-            if block {
-                // The neighbours are a block stored as a lane buffer: read where they lie.
-                let index = |c| L::index(sites[0], c, T::COMPONENTS, stride);
+            // The neighbours are the run of sites from `j`: read where they lie if they are a
+            // block stored as a lane buffer, else copied as one run.
+            let index = |c| L::index(j, c, T::COMPONENTS, stride);
+            if j % LANES == 0 && site_io::groups_in_place::<T, L>() {
                 lanes.slots.whole[slot] = storage.add(index(0));
                 if diagonal {
                     lanes.slots.diagonal[slot] = storage.add(index(first.start));
@@ -401,11 +399,11 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
             }
             if whole {
                 let to = lanes.slots.whole[slot].cast_mut();
-                view.gather_components(&sites, 0..T::COMPONENTS, to);
+                L::gather(storage, j, T::COMPONENTS, stride, to, LANES);
             }
             if diagonal {
                 let to = lanes.slots.diagonal[slot].cast_mut();
-                view.gather_components(&sites, first, to);
+                view.gather_run(j, first, to);
             }
         }
         for (k, far) in gathers.far.iter().take(MAX_FAR).enumerate() {
