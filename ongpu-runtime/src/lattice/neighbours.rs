@@ -10,8 +10,8 @@
 //! Beside the sites' hops, the table says for every group of [`LANES`] sites (the CPU
 //! backend's lane groups) and hop whether the group's neighbours are consecutive sites, and
 //! from which: a group then gathers them as one run (or reads them where they lie) without
-//! looking up its lanes one by one and checking that they follow each other, which cost
-//! about as much as the stencil's arithmetic.
+//! looking up its lanes one by one and checking that they follow each other (which made the
+//! f32 staggered Dslash at 16^4 up to 1.6× slower on two cores).
 
 use crate::field::site_io::LANES;
 use crate::geometry::Lattice;

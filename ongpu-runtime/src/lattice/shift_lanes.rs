@@ -253,13 +253,22 @@ fn lane_sites(s0: usize, site_of: impl Fn(usize) -> Option<usize>) -> Option<[us
     Some(sites)
 }
 
+/// The first of `sites` where they are consecutive (lane `l` at `sites[0] + l`).
+#[inline(always)]
+fn run_start(sites: &[usize; LANES]) -> Option<usize> {
+    let j = sites[0];
+    sites
+        .iter()
+        .enumerate()
+        .all(|(l, &s)| s == j + l)
+        .then_some(j)
+}
+
 /// True when `sites` are one whole block that the layout stores as a lane buffer (the lanes
 /// then read it where it lies).
 #[inline(always)]
 fn block_in_place<T: Element, L: Layout>(sites: &[usize; LANES]) -> bool {
-    sites[0] % LANES == 0
-        && sites.iter().enumerate().all(|(l, &j)| j == sites[0] + l)
-        && site_io::groups_in_place::<T, L>()
+    run_start(sites).is_some_and(|j| j % LANES == 0) && site_io::groups_in_place::<T, L>()
 }
 
 /// The gathered neighbours of one group of a shifted field.
@@ -373,7 +382,7 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
                         lanes.ready = false;
                         return lanes;
                     };
-                    if !sites.iter().enumerate().all(|(l, &j)| j == sites[0] + l) {
+                    let Some(j) = run_start(&sites) else {
                         if whole {
                             let to = lanes.slots.whole[slot].cast_mut();
                             view.gather_components(&sites, 0..T::COMPONENTS, to);
@@ -383,8 +392,8 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
                             view.gather_components(&sites, first, to);
                         }
                         continue;
-                    }
-                    sites[0]
+                    };
+                    j
                 }
             };
             // The neighbours are the run of sites from `j`: read where they lie if they are a
@@ -399,7 +408,7 @@ impl<T: Element, L: Layout> GatheredLanes<T, L> {
             }
             if whole {
                 let to = lanes.slots.whole[slot].cast_mut();
-                L::gather(storage, j, T::COMPONENTS, stride, to, LANES);
+                view.gather_run(j, 0..T::COMPONENTS, to);
             }
             if diagonal {
                 let to = lanes.slots.diagonal[slot].cast_mut();
@@ -744,7 +753,8 @@ impl<T: Element, L: Layout> ShiftView<T, L> {
     }
 
     /// Copies the components `comps` of the elements at sites `j .. j + LANES` into `to`,
-    /// component-major (`to[(c - comps.start) * LANES + l]`).
+    /// component-major (`to[(c - comps.start) * LANES + l]`): all of them through the
+    /// layout's copy of a group, a subset component by component.
     ///
     /// # Safety
     /// `j + LANES` is at most the view's length; `to` has room for `comps.len() * LANES`
@@ -757,6 +767,10 @@ impl<T: Element, L: Layout> ShiftView<T, L> {
         to: *mut T::Scalar,
     ) {
         let (ptr, stride) = self.storage();
+        if comps.len() == T::COMPONENTS {
+            L::gather(ptr, j, T::COMPONENTS, stride, to, LANES);
+            return;
+        }
         for (k, c) in comps.enumerate() {
             for l in 0..LANES {
                 *to.add(k * LANES + l) = *ptr.add(L::index(j + l, c, T::COMPONENTS, stride));
@@ -777,12 +791,10 @@ impl<T: Element, L: Layout> ShiftView<T, L> {
         comps: std::ops::Range<usize>,
         to: *mut T::Scalar,
     ) {
-        let (ptr, stride) = self.storage();
-        let consecutive = sites.iter().enumerate().all(|(l, &j)| j == sites[0] + l);
-        if consecutive && comps.len() == T::COMPONENTS {
-            L::gather(ptr, sites[0], T::COMPONENTS, stride, to, LANES);
-            return;
+        if let Some(j) = run_start(sites) {
+            return self.gather_run(j, comps, to);
         }
+        let (ptr, stride) = self.storage();
         // Lane by lane: a site's components are found from its first (the layouts' index is
         // computed once a site, not once a component).
         for (l, &j) in sites.iter().enumerate() {
